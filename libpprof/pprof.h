@@ -122,6 +122,14 @@ struct pprof_fold_options {
 int pprof_fold(struct pprof_profile *p, const struct pprof_fold_options *o,
 	       struct pprof_folded **out);
 void pprof_folded_free(struct pprof_folded *f);
+/* Calls EMIT for each folded line in order, without keeping the lines; stops
+ * at the first status EMIT returns other than PPROF_OK and returns it. */
+int pprof_fold_each(struct pprof_profile *p, const struct pprof_fold_options *o,
+		    int (*emit)(void *ctx, const char *stack, size_t len, int64_t value),
+		    void *ctx);
+/* Writes the folded lines of P to OUT as they are made. */
+int pprof_fold_write(struct pprof_profile *p, const struct pprof_fold_options *o,
+		     FILE *out);
 /* Writes folded lines to OUT; PPROF_EIO (errno set) on a write error. */
 int pprof_folded_write(const struct pprof_folded *f, FILE *out);
 

@@ -1,0 +1,380 @@
+/* fold.c: the profile as folded stacks, in bytewise order, without building
+ * the lines first.
+ *
+ * Frames are named at the chosen granularity and the tree is rebuilt on the
+ * names (so frames that print alike merge).  Lines then come out of one
+ * depth-first walk: at each node, a child contributes two items, its own line
+ * (key NAME) and its descendants' lines (key "NAME;"); sorting the items
+ * bytewise orders every line below the node, because names hold no ';'. */
+#include "config.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pprof_private.h"
+
+struct dnode {
+	uint32_t name;  /* string id of the printed name */
+	uint32_t first; /* index of the first child in the children array */
+	uint32_t count; /* number of children */
+	int64_t value;
+};
+
+struct item {
+	uint32_t node;
+	uint32_t desc; /* 0: the node's own line; 1: its descendants */
+};
+
+struct folder {
+	struct pprof_profile *p;
+	struct dnode *dn;
+	uint32_t ndn;
+	uint32_t *children;
+};
+
+/* Bytewise order of NAME (desc 0) or NAME";" (desc 1). */
+static int item_cmp_ctx(const struct item *a, const struct item *b, const struct folder *f)
+{
+	const struct pprof_profile *p = f->p;
+	uint32_t na = f->dn[a->node].name, nb = f->dn[b->node].name;
+	size_t la = pp_strlen(p, na), lb = pp_strlen(p, nb);
+	size_t m = la < lb ? la : lb;
+	int c = memcmp(pp_str(p, na), pp_str(p, nb), m);
+	if (c)
+		return c;
+	/* One name is a prefix of the other (or they are equal): compare the
+	 * next byte, which is ';' for a descendants item and "end" otherwise. */
+	int ca = la > m ? (unsigned char)pp_str(p, na)[m] : (a->desc ? ';' : -1);
+	int cb = lb > m ? (unsigned char)pp_str(p, nb)[m] : (b->desc ? ';' : -1);
+	if (ca == cb) /* equal names: only one node's own and descendants items */
+		return a->node != b->node ? (a->node < b->node ? -1 : 1) : (int)a->desc - (int)b->desc;
+	return ca < cb ? -1 : 1;
+}
+
+/* qsort has no context argument in C11; the walk is single-threaded. */
+static const struct folder *sort_ctx;
+static int item_cmp(const void *a, const void *b)
+{
+	return item_cmp_ctx(a, b, sort_ctx);
+}
+
+/* A small open-addressing map from (parent, name) to a display node. */
+struct dmap {
+	uint64_t *keys;
+	uint32_t *vals;
+	uint32_t cap;
+};
+
+static int build(struct folder *f, const struct pprof_fold_options *o)
+{
+	struct pprof_profile *p = f->p;
+	int sel = o->sample_index;
+	int status = PPROF_OK;
+	uint32_t *fname = malloc((size_t)p->nframes * sizeof(*fname));
+	int64_t *nval = calloc(p->nnodes, sizeof(*nval));
+	uint32_t *dof = malloc((size_t)p->nnodes * sizeof(*dof));
+	struct dmap m = {0};
+	m.cap = 1024;
+	while (m.cap < p->nnodes * 2u && m.cap < (1u << 31))
+		m.cap *= 2;
+	m.keys = malloc((size_t)m.cap * sizeof(*m.keys));
+	m.vals = calloc(m.cap, sizeof(*m.vals));
+	f->dn = malloc((size_t)p->nnodes * sizeof(*f->dn));
+	if (!fname || !nval || !dof || !m.keys || !m.vals || !f->dn) {
+		status = pp_nomem(p);
+		goto out;
+	}
+
+	/* 1. Printed names of the frames, interned in the profile's strings. */
+	struct pp_buf b;
+	pp_buf_init(&b);
+	fname[0] = 0;
+	for (uint32_t i = 1; i < p->nframes; i++) {
+		b.len = 0;
+		if (!pp_frame_name(p, i, o->granularity, &b)) {
+			pp_buf_release(&b);
+			status = pp_nomem(p);
+			goto out;
+		}
+		status = pp_intern(p, b.s, b.len, &fname[i]);
+		if (status != PPROF_OK) {
+			pp_buf_release(&b);
+			goto out;
+		}
+	}
+	pp_buf_release(&b);
+
+	/* 2. The selected value per node. */
+	for (uint32_t e = 0; e < p->nentries; e++) {
+		int64_t v = p->values[(size_t)e * p->ntypes + (uint32_t)sel];
+		uint32_t n = p->entries[e].node;
+		if (__builtin_add_overflow(nval[n], v, &nval[n])) {
+			status = pp_error(p, PPROF_EINPUT, "sum of values leaves the 64-bit range");
+			goto out;
+		}
+	}
+
+	/* 3. The tree on printed names; a parent always has a smaller id than
+	 * its children, so one pass in id order suffices. */
+	f->ndn = 1;
+	f->dn[0] = (struct dnode){0, 0, 0, 0};
+	dof[0] = 0;
+	for (uint32_t n = 1; n < p->nnodes; n++) {
+		uint32_t dp = dof[p->nodes[n].parent];
+		uint32_t name = fname[p->nodes[n].frame];
+		uint64_t key = ((uint64_t)dp << 32) | name;
+		uint64_t h = key * 0x9E3779B97F4A7C15ull;
+		uint32_t s = (uint32_t)(h >> 32) & (m.cap - 1);
+		while (m.vals[s] && m.keys[s] != key)
+			s = (s + 1) & (m.cap - 1);
+		uint32_t d;
+		if (m.vals[s]) {
+			d = m.vals[s] - 1;
+		} else {
+			d = f->ndn++;
+			f->dn[d] = (struct dnode){name, 0, 0, 0};
+			m.keys[s] = key;
+			m.vals[s] = d + 1;
+			f->dn[dp].count++;
+		}
+		dof[n] = d;
+		if (__builtin_add_overflow(f->dn[d].value, nval[n], &f->dn[d].value)) {
+			status = pp_error(p, PPROF_EINPUT, "sum of values leaves the 64-bit range");
+			goto out;
+		}
+	}
+
+	/* 4. Children lists (CSR).  Display nodes were also made parent first. */
+	f->children = malloc((size_t)(f->ndn ? f->ndn : 1) * sizeof(*f->children));
+	if (!f->children) {
+		status = pp_nomem(p);
+		goto out;
+	}
+	uint32_t at = 0;
+	for (uint32_t d = 0; d < f->ndn; d++) {
+		f->dn[d].first = at;
+		at += f->dn[d].count;
+		f->dn[d].count = 0;
+	}
+	/* Parents of display nodes: recover them from the map's keys. */
+	for (uint32_t s = 0; s < m.cap; s++) {
+		if (!m.vals[s])
+			continue;
+		uint32_t d = m.vals[s] - 1, dp = (uint32_t)(m.keys[s] >> 32);
+		f->children[f->dn[dp].first + f->dn[dp].count++] = d;
+	}
+out:
+	free(fname);
+	free(nval);
+	free(dof);
+	free(m.keys);
+	free(m.vals);
+	return status;
+}
+
+int pprof_fold_each(struct pprof_profile *p, const struct pprof_fold_options *o,
+		    int (*emit)(void *ctx, const char *stack, size_t len, int64_t value),
+		    void *ctx)
+{
+	if (o->sample_index < 0 || (uint32_t)o->sample_index >= p->ntypes)
+		return pp_error(p, PPROF_EUSAGE, "no sample type selected");
+	struct folder f = {p, NULL, 0, NULL};
+	int status = build(&f, o);
+	struct item *items = NULL;
+	size_t nitems = 0, capitems = 0;
+	/* The walk's stack: per level, where its items start, the next one, and
+	 * the length of the path string at that level. */
+	struct level {
+		size_t begin, next, end, pathlen;
+	} *lv = NULL;
+	size_t nlv = 0, caplv = 0;
+	struct pp_buf path;
+	pp_buf_init(&path);
+	if (status != PPROF_OK)
+		goto out;
+
+	uint32_t node = 0;
+	for (;;) {
+		/* Enter NODE: push its children's items, sorted. */
+		const struct dnode *d = &f.dn[node];
+		size_t need = nitems + 2 * (size_t)d->count;
+		if (need > capitems) {
+			size_t cap = capitems ? capitems : 256;
+			while (cap < need)
+				cap *= 2;
+			struct item *ni = realloc(items, cap * sizeof(*ni));
+			if (!ni) {
+				status = pp_nomem(p);
+				goto out;
+			}
+			items = ni;
+			capitems = cap;
+		}
+		size_t begin = nitems;
+		for (uint32_t k = 0; k < d->count; k++) {
+			uint32_t c = f.children[d->first + k];
+			if (f.dn[c].value != 0)
+				items[nitems++] = (struct item){c, 0};
+			if (f.dn[c].count)
+				items[nitems++] = (struct item){c, 1};
+		}
+		sort_ctx = &f;
+		if (nitems - begin > 1)
+			qsort(items + begin, nitems - begin, sizeof(*items), item_cmp);
+		if (nlv == caplv) {
+			size_t cap = caplv ? caplv * 2 : 64;
+			struct level *nl = realloc(lv, cap * sizeof(*nl));
+			if (!nl) {
+				status = pp_nomem(p);
+				goto out;
+			}
+			lv = nl;
+			caplv = cap;
+		}
+		lv[nlv++] = (struct level){begin, begin, nitems, path.len};
+
+		/* Take the next item of the innermost level; pop finished levels. */
+		for (;;) {
+			if (nlv == 0)
+				goto out;
+			struct level *l = &lv[nlv - 1];
+			if (l->next == l->end) {
+				nitems = l->begin;
+				nlv--;
+				continue;
+			}
+			struct item it = items[l->next++];
+			const struct dnode *c = &f.dn[it.node];
+			path.len = l->pathlen;
+			if (path.len && !pp_buf_addc(&path, ';')) {
+				status = pp_nomem(p);
+				goto out;
+			}
+			if (!pp_buf_add(&path, pp_str(p, c->name), pp_strlen(p, c->name))) {
+				status = pp_nomem(p);
+				goto out;
+			}
+			if (it.desc == 0) {
+				status = emit(ctx, path.s, path.len, c->value);
+				if (status != PPROF_OK)
+					goto out;
+				continue;
+			}
+			node = it.node;
+			break;
+		}
+	}
+out:
+	pp_buf_release(&path);
+	free(items);
+	free(lv);
+	free(f.dn);
+	free(f.children);
+	return status;
+}
+
+/* ---- folded lines in memory ---- */
+
+struct collect {
+	struct pprof_profile *p;
+	struct pprof_folded *f;
+	size_t cap, bufcap;
+};
+
+static int collect_line(void *ctx, const char *stack, size_t len, int64_t value)
+{
+	struct collect *c = ctx;
+	struct pprof_folded *f = c->f;
+	if (f->n == c->cap) {
+		size_t cap = c->cap ? c->cap * 2 : 1024;
+		struct pprof_folded_line *l = realloc(f->lines, cap * sizeof(*l));
+		if (!l)
+			return pp_nomem(c->p);
+		f->lines = l;
+		c->cap = cap;
+	}
+	if (f->buflen + len > c->bufcap) {
+		size_t cap = c->bufcap ? c->bufcap : 65536;
+		while (cap < f->buflen + len)
+			cap *= 2;
+		char *b = realloc(f->buf, cap);
+		if (!b)
+			return pp_nomem(c->p);
+		f->buf = b;
+		c->bufcap = cap;
+	}
+	memcpy(f->buf + f->buflen, stack, len);
+	/* Offsets for now: the buffer moves while it grows. */
+	f->lines[f->n].stack = (const char *)(uintptr_t)f->buflen;
+	f->lines[f->n].len = len;
+	f->lines[f->n].value = value;
+	f->buflen += len;
+	f->n++;
+	if (__builtin_add_overflow(f->total, value, &f->total))
+		return pp_error(c->p, PPROF_EINPUT, "sum of values leaves the 64-bit range");
+	return PPROF_OK;
+}
+
+int pprof_fold(struct pprof_profile *p, const struct pprof_fold_options *o,
+	       struct pprof_folded **out)
+{
+	struct pprof_folded *f = calloc(1, sizeof(*f));
+	if (!f)
+		return pp_nomem(p);
+	struct collect c = {p, f, 0, 0};
+	int s = pprof_fold_each(p, o, collect_line, &c);
+	if (s != PPROF_OK) {
+		pprof_folded_free(f);
+		return s;
+	}
+	for (size_t i = 0; i < f->n; i++)
+		f->lines[i].stack = f->buf + (uintptr_t)f->lines[i].stack;
+	*out = f;
+	return PPROF_OK;
+}
+
+void pprof_folded_free(struct pprof_folded *f)
+{
+	if (!f)
+		return;
+	free(f->lines);
+	free(f->buf);
+	free(f);
+}
+
+static int write_line(FILE *out, const char *stack, size_t len, int64_t value)
+{
+	char num[24];
+	int n = snprintf(num, sizeof(num), " %lld\n", (long long)value);
+	if (fwrite(stack, 1, len, out) != len || fwrite(num, 1, (size_t)n, out) != (size_t)n)
+		return PPROF_EIO;
+	return PPROF_OK;
+}
+
+int pprof_folded_write(const struct pprof_folded *f, FILE *out)
+{
+	for (size_t i = 0; i < f->n; i++)
+		if (write_line(out, f->lines[i].stack, f->lines[i].len, f->lines[i].value))
+			return PPROF_EIO;
+	return PPROF_OK;
+}
+
+struct writer {
+	struct pprof_profile *p;
+	FILE *out;
+};
+
+static int write_emit(void *ctx, const char *stack, size_t len, int64_t value)
+{
+	struct writer *w = ctx;
+	if (write_line(w->out, stack, len, value) != PPROF_OK)
+		return pp_error(w->p, PPROF_EIO, "write error: %s", strerror(errno));
+	return PPROF_OK;
+}
+
+int pprof_fold_write(struct pprof_profile *p, const struct pprof_fold_options *o, FILE *out)
+{
+	struct writer w = {p, out};
+	return pprof_fold_each(p, o, write_emit, &w);
+}

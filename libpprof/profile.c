@@ -1,0 +1,638 @@
+/* profile.c: the model: interned strings and frames, the call tree, label
+ * sets, sample types and aggregated values. */
+#include "config.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pprof_private.h"
+
+/* One open-addressing table serves every intern table: a slot holds a 64-bit
+ * key (a hash, or a packed pair of ids) and the id + 1 it leads to (0 =
+ * empty).  Equal hashes of different content are told apart by the caller's
+ * comparison, so probing goes on past them. */
+struct pp_hash {
+	uint64_t *keys;
+	uint32_t *vals;
+	uint32_t cap, n; /* cap is a power of two */
+};
+
+static struct pp_hash *hash_new(void)
+{
+	struct pp_hash *h = calloc(1, sizeof(*h));
+	if (!h)
+		return NULL;
+	h->cap = 1024;
+	h->keys = calloc(h->cap, sizeof(*h->keys));
+	h->vals = calloc(h->cap, sizeof(*h->vals));
+	if (!h->keys || !h->vals) {
+		free(h->keys);
+		free(h->vals);
+		free(h);
+		return NULL;
+	}
+	return h;
+}
+
+static void hash_free(struct pp_hash *h)
+{
+	if (!h)
+		return;
+	free(h->keys);
+	free(h->vals);
+	free(h);
+}
+
+static inline uint32_t hash_slot(uint64_t key, uint32_t cap)
+{
+	key ^= key >> 31;
+	key *= 0x9E3779B97F4A7C15ull;
+	key ^= key >> 29;
+	return (uint32_t)key & (cap - 1);
+}
+
+/* Grows the table when it is more than half full. */
+static bool hash_reserve(struct pp_hash *h)
+{
+	if (h->n * 2 < h->cap)
+		return true;
+	if (h->cap > (UINT32_MAX >> 2))
+		return false;
+	uint32_t cap = h->cap * 2;
+	uint64_t *keys = calloc(cap, sizeof(*keys));
+	uint32_t *vals = calloc(cap, sizeof(*vals));
+	if (!keys || !vals) {
+		free(keys);
+		free(vals);
+		return false;
+	}
+	for (uint32_t i = 0; i < h->cap; i++) {
+		if (!h->vals[i])
+			continue;
+		uint32_t s = hash_slot(h->keys[i], cap);
+		while (vals[s])
+			s = (s + 1) & (cap - 1);
+		keys[s] = h->keys[i];
+		vals[s] = h->vals[i];
+	}
+	free(h->keys);
+	free(h->vals);
+	h->keys = keys;
+	h->vals = vals;
+	h->cap = cap;
+	return true;
+}
+
+static uint64_t hash_bytes(const void *p, size_t n, uint64_t seed)
+{
+	const unsigned char *s = p;
+	uint64_t h = seed ^ (n * 0xff51afd7ed558ccdull);
+	while (n >= 8) {
+		uint64_t w;
+		memcpy(&w, s, 8);
+		h = (h ^ w) * 0x9E3779B97F4A7C15ull;
+		h ^= h >> 32;
+		s += 8;
+		n -= 8;
+	}
+	uint64_t w = 0;
+	memcpy(&w, s, n);
+	h = (h ^ w) * 0x9E3779B97F4A7C15ull;
+	h ^= h >> 29;
+	h *= 0xc4ceb9fe1a85ec53ull;
+	h ^= h >> 32;
+	return h;
+}
+
+/* ---- diagnostics ---- */
+
+static int verror(struct pprof_profile *p, int status, const char *fmt, va_list ap)
+{
+	char tmp[1024];
+	vsnprintf(tmp, sizeof(tmp), fmt, ap);
+	p->error.len = 0;
+	if (!pp_buf_add(&p->error, tmp, strlen(tmp)))
+		p->error.len = 0;
+	return status;
+}
+
+int pp_error(struct pprof_profile *p, int status, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	verror(p, status, fmt, ap);
+	va_end(ap);
+	return status;
+}
+
+int pp_error_at(struct pprof_profile *p, int status, uint64_t offset,
+		const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	verror(p, status, fmt, ap);
+	va_end(ap);
+	pp_buf_addf(&p->error, " (at byte %llu)", (unsigned long long)offset);
+	return status;
+}
+
+int pp_nomem(struct pprof_profile *p)
+{
+	return pp_error(p, PPROF_ENOMEM, "out of memory");
+}
+
+void pp_warn(struct pprof_profile *p, const char *fmt, ...)
+{
+	char tmp[1024];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(tmp, sizeof(tmp), fmt, ap);
+	va_end(ap);
+	for (size_t i = 0; i < p->nwarnings; i++)
+		if (strcmp(p->warnings[i], tmp) == 0)
+			return;
+	char **w = realloc(p->warnings, (p->nwarnings + 1) * sizeof(*w));
+	if (!w)
+		return;
+	p->warnings = w;
+	if ((w[p->nwarnings] = strdup(tmp)) != NULL)
+		p->nwarnings++;
+}
+
+const char *pprof_profile_error(const struct pprof_profile *p)
+{
+	return p->error.s;
+}
+
+size_t pprof_profile_warning_count(const struct pprof_profile *p)
+{
+	return p->nwarnings;
+}
+
+const char *pprof_profile_warning(const struct pprof_profile *p, size_t i)
+{
+	return i < p->nwarnings ? p->warnings[i] : NULL;
+}
+
+/* ---- life cycle ---- */
+
+struct pprof_profile *pprof_profile_new(void)
+{
+	struct pprof_profile *p = calloc(1, sizeof(*p));
+	if (!p)
+		return NULL;
+	pp_arena_init(&p->arena);
+	pp_buf_init(&p->error);
+	p->default_type = -1;
+	p->strhash = hash_new();
+	p->framehash = hash_new();
+	p->nodehash = hash_new();
+	p->labelhash = hash_new();
+	p->entryhash = hash_new();
+	p->nodes = malloc(sizeof(*p->nodes) * 1024);
+	p->frames = malloc(sizeof(*p->frames) * 1024);
+	p->labelsets = malloc(sizeof(*p->labelsets) * 2);
+	if (!p->strhash || !p->framehash || !p->nodehash || !p->labelhash ||
+	    !p->entryhash || !p->nodes || !p->frames || !p->labelsets)
+		goto fail;
+	p->capnodes = 1024;
+	p->nnodes = 1; /* the root */
+	p->nodes[0].parent = 0;
+	p->nodes[0].frame = 0;
+	p->capframes = 1024;
+	p->nframes = 1; /* id 0: no frame */
+	memset(&p->frames[0], 0, sizeof(p->frames[0]));
+	p->caplabelsets = 2;
+	p->nlabelsets = 1; /* set 0: no labels */
+	p->labelsets[0] = 0;
+	p->labelsets[1] = 0;
+	uint32_t empty;
+	if (pp_intern(p, "", 0, &empty) != PPROF_OK || empty != 0)
+		goto fail;
+	return p;
+fail:
+	pprof_profile_free(p);
+	return NULL;
+}
+
+void pprof_profile_free(struct pprof_profile *p)
+{
+	if (!p)
+		return;
+	hash_free(p->strhash);
+	hash_free(p->framehash);
+	hash_free(p->nodehash);
+	hash_free(p->labelhash);
+	hash_free(p->entryhash);
+	free(p->strs);
+	free(p->strlens);
+	free(p->frames);
+	free(p->nodes);
+	free(p->labels);
+	free(p->labelsets);
+	free(p->types);
+	free(p->entries);
+	free(p->values);
+	free(p->seq);
+	free(p->comments);
+	free(p->typemap);
+	for (size_t i = 0; i < p->nwarnings; i++)
+		free(p->warnings[i]);
+	free(p->warnings);
+	pp_buf_release(&p->error);
+	pp_arena_release(&p->arena);
+	free(p);
+}
+
+/* Grows an array of N used elements to hold one more. */
+static bool grow(void **arr, uint32_t *cap, uint32_t n, size_t size)
+{
+	if (n < *cap)
+		return true;
+	if (*cap >= UINT32_MAX / 2)
+		return false;
+	uint32_t ncap = *cap ? *cap * 2 : 64;
+	void *a = realloc(*arr, (size_t)ncap * size);
+	if (!a)
+		return false;
+	*arr = a;
+	*cap = ncap;
+	return true;
+}
+
+/* ---- strings ---- */
+
+int pp_intern(struct pprof_profile *p, const char *s, size_t len, uint32_t *id)
+{
+	if (len > UINT32_MAX - 1)
+		return pp_error(p, PPROF_EINPUT, "string longer than 4 GiB");
+	uint64_t h = hash_bytes(s, len, 0x5bd1e995);
+	struct pp_hash *t = p->strhash;
+	uint32_t i = hash_slot(h, t->cap);
+	while (t->vals[i]) {
+		uint32_t cand = t->vals[i] - 1;
+		if (t->keys[i] == h && p->strlens[cand] == len &&
+		    memcmp(p->strs[cand], s, len) == 0) {
+			*id = cand;
+			return PPROF_OK;
+		}
+		i = (i + 1) & (t->cap - 1);
+	}
+	if (!grow((void **)&p->strs, &p->capstrs, p->nstrs, sizeof(*p->strs)))
+		return pp_nomem(p);
+	if (p->capstrs > 0) {
+		uint32_t *l = realloc(p->strlens, (size_t)p->capstrs * sizeof(*l));
+		if (!l)
+			return pp_nomem(p);
+		p->strlens = l;
+	}
+	char *copy = pp_arena_alloc(&p->arena, len + 1);
+	if (!copy)
+		return pp_nomem(p);
+	memcpy(copy, s, len);
+	copy[len] = '\0';
+	uint32_t nid = p->nstrs++;
+	p->strs[nid] = copy;
+	p->strlens[nid] = (uint32_t)len;
+	t->keys[i] = h;
+	t->vals[i] = nid + 1;
+	t->n++;
+	if (!hash_reserve(t))
+		return pp_nomem(p);
+	*id = nid;
+	return PPROF_OK;
+}
+
+int pp_intern_cstr(struct pprof_profile *p, const char *s, uint32_t *id)
+{
+	return pp_intern(p, s, strlen(s), id);
+}
+
+/* ---- frames ---- */
+
+static bool frame_eq(const struct pp_frame *a, const struct pp_frame *b)
+{
+	return a->name == b->name && a->file == b->file && a->mapping == b->mapping &&
+	       a->flags == b->flags && a->line == b->line && a->column == b->column &&
+	       a->address == b->address;
+}
+
+int pp_frame_intern(struct pprof_profile *p, const struct pp_frame *f, uint32_t *id)
+{
+	struct pp_frame k;
+	memset(&k, 0, sizeof(k)); /* no padding bytes in the hash */
+	k.name = f->name;
+	k.file = f->file;
+	k.mapping = f->mapping;
+	k.flags = f->flags;
+	k.line = f->line;
+	k.column = f->column;
+	k.address = f->address;
+	uint64_t h = hash_bytes(&k, sizeof(k), 0x27d4eb2f);
+	struct pp_hash *t = p->framehash;
+	uint32_t i = hash_slot(h, t->cap);
+	while (t->vals[i]) {
+		uint32_t cand = t->vals[i] - 1;
+		if (t->keys[i] == h && frame_eq(&p->frames[cand], &k)) {
+			*id = cand;
+			return PPROF_OK;
+		}
+		i = (i + 1) & (t->cap - 1);
+	}
+	if (!grow((void **)&p->frames, &p->capframes, p->nframes, sizeof(*p->frames)))
+		return pp_nomem(p);
+	uint32_t nid = p->nframes++;
+	p->frames[nid] = k;
+	if (k.column)
+		p->have_columns = true;
+	t->keys[i] = h;
+	t->vals[i] = nid + 1;
+	t->n++;
+	if (!hash_reserve(t))
+		return pp_nomem(p);
+	*id = nid;
+	return PPROF_OK;
+}
+
+/* ---- tree ---- */
+
+int pp_node_child(struct pprof_profile *p, uint32_t parent, uint32_t frame,
+		  uint32_t *child)
+{
+	uint64_t key = ((uint64_t)parent << 32) | frame;
+	struct pp_hash *t = p->nodehash;
+	uint32_t i = hash_slot(key, t->cap);
+	while (t->vals[i]) {
+		if (t->keys[i] == key) {
+			*child = t->vals[i] - 1;
+			return PPROF_OK;
+		}
+		i = (i + 1) & (t->cap - 1);
+	}
+	if (!grow((void **)&p->nodes, &p->capnodes, p->nnodes, sizeof(*p->nodes)))
+		return pp_nomem(p);
+	uint32_t nid = p->nnodes++;
+	p->nodes[nid].parent = parent;
+	p->nodes[nid].frame = frame;
+	t->keys[i] = key;
+	t->vals[i] = nid + 1;
+	t->n++;
+	if (!hash_reserve(t))
+		return pp_nomem(p);
+	*child = nid;
+	return PPROF_OK;
+}
+
+/* ---- labels ---- */
+
+int pp_labelset_intern(struct pprof_profile *p, const struct pp_label *l,
+		       uint32_t n, uint32_t *id)
+{
+	if (n == 0) {
+		*id = 0;
+		return PPROF_OK;
+	}
+	uint64_t h = 0x9ae16a3b2f90404full;
+	for (uint32_t k = 0; k < n; k++) {
+		uint64_t w[3] = {((uint64_t)l[k].key << 32) | l[k].str, (uint64_t)l[k].num,
+				 l[k].unit};
+		h = hash_bytes(w, sizeof(w), h);
+	}
+	struct pp_hash *t = p->labelhash;
+	uint32_t i = hash_slot(h, t->cap);
+	while (t->vals[i]) {
+		uint32_t cand = t->vals[i] - 1;
+		uint32_t b = p->labelsets[cand], e = p->labelsets[cand + 1];
+		if (t->keys[i] == h && e - b == n) {
+			uint32_t k = 0;
+			for (; k < n; k++) {
+				const struct pp_label *x = &p->labels[b + k];
+				if (x->key != l[k].key || x->str != l[k].str ||
+				    x->num != l[k].num || x->unit != l[k].unit)
+					break;
+			}
+			if (k == n) {
+				*id = cand;
+				return PPROF_OK;
+			}
+		}
+		i = (i + 1) & (t->cap - 1);
+	}
+	if (n > UINT32_MAX - p->nlabels)
+		return pp_nomem(p);
+	while (p->caplabels < p->nlabels + n)
+		if (!grow((void **)&p->labels, &p->caplabels, p->caplabels, sizeof(*p->labels)))
+			return pp_nomem(p);
+	if (!grow((void **)&p->labelsets, &p->caplabelsets, p->nlabelsets + 1,
+		  sizeof(*p->labelsets)))
+		return pp_nomem(p);
+	memcpy(p->labels + p->nlabels, l, n * sizeof(*l));
+	p->nlabels += n;
+	uint32_t nid = p->nlabelsets++;
+	p->labelsets[nid + 1] = p->nlabels;
+	t->keys[i] = h;
+	t->vals[i] = nid + 1;
+	t->n++;
+	if (!hash_reserve(t))
+		return pp_nomem(p);
+	*id = nid;
+	return PPROF_OK;
+}
+
+/* ---- sample types and values ---- */
+
+int pp_begin_input(struct pprof_profile *p, const struct pp_sample_type *t,
+		   uint32_t n, int default_type)
+{
+	p->ninputs++;
+	free(p->typemap);
+	p->typemap = NULL;
+	if (p->ninputs == 1 || p->ntypes == 0) {
+		p->types = malloc((n ? n : 1) * sizeof(*p->types));
+		if (!p->types)
+			return pp_nomem(p);
+		memcpy(p->types, t, n * sizeof(*t));
+		p->ntypes = n;
+		p->default_type = default_type;
+		if (p->nentries)
+			return pp_error(p, PPROF_EINPUT, "incompatible sample types");
+		return PPROF_OK;
+	}
+	if (n != p->ntypes)
+		return pp_error(p, PPROF_EINPUT, "incompatible sample types");
+	p->typemap = malloc((n ? n : 1) * sizeof(*p->typemap));
+	if (!p->typemap)
+		return pp_nomem(p);
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t j = 0;
+		for (; j < p->ntypes; j++)
+			if (p->types[j].type == t[i].type && p->types[j].unit == t[i].unit)
+				break;
+		if (j == p->ntypes)
+			return pp_error(p, PPROF_EINPUT,
+					"incompatible sample types: %s/%s is not in the first input",
+					pp_str(p, t[i].type), pp_str(p, t[i].unit));
+		p->typemap[i] = j;
+	}
+	return PPROF_OK;
+}
+
+int pp_add_sample(struct pprof_profile *p, uint32_t node, uint32_t labels,
+		  const int64_t *values, uint64_t offset)
+{
+	uint64_t key = ((uint64_t)node << 32) | labels;
+	struct pp_hash *t = p->entryhash;
+	uint32_t i = hash_slot(key, t->cap);
+	uint32_t e;
+	for (;;) {
+		if (!t->vals[i]) {
+			uint32_t cap = p->capentries;
+			if (!grow((void **)&p->entries, &p->capentries, p->nentries,
+				  sizeof(*p->entries)))
+				return pp_nomem(p);
+			if (cap != p->capentries || !p->values) {
+				size_t nv = (size_t)p->capentries * (p->ntypes ? p->ntypes : 1);
+				int64_t *v = realloc(p->values, nv * sizeof(*v));
+				if (!v)
+					return pp_nomem(p);
+				p->values = v;
+			}
+			e = p->nentries++;
+			p->entries[e].node = node;
+			p->entries[e].labels = labels;
+			memset(p->values + (size_t)e * p->ntypes, 0, p->ntypes * sizeof(int64_t));
+			t->keys[i] = key;
+			t->vals[i] = e + 1;
+			t->n++;
+			if (!hash_reserve(t))
+				return pp_nomem(p);
+			break;
+		}
+		if (t->keys[i] == key) {
+			e = t->vals[i] - 1;
+			break;
+		}
+		i = (i + 1) & (t->cap - 1);
+	}
+	int64_t *v = p->values + (size_t)e * p->ntypes;
+	for (uint32_t k = 0; k < p->ntypes; k++) {
+		uint32_t dst = p->typemap ? p->typemap[k] : k;
+		if (__builtin_add_overflow(v[dst], values[k], &v[dst]))
+			return pp_error_at(p, PPROF_EINPUT, offset,
+					   "sum of %s values leaves the 64-bit range",
+					   pp_str(p, p->types[dst].type));
+	}
+	return PPROF_OK;
+}
+
+int pp_seq_push(struct pprof_profile *p, uint32_t node, int64_t time, int64_t wall)
+{
+	if (p->nseq == p->capseq) {
+		size_t cap = p->capseq ? p->capseq * 2 : 1024;
+		struct pp_seq *s = realloc(p->seq, cap * sizeof(*s));
+		if (!s)
+			return pp_nomem(p);
+		p->seq = s;
+		p->capseq = cap;
+	}
+	p->seq[p->nseq].node = node;
+	p->seq[p->nseq].time = time;
+	p->seq[p->nseq].wall = wall;
+	p->nseq++;
+	return PPROF_OK;
+}
+
+/* ---- public accessors ---- */
+
+enum pprof_format pprof_profile_format(const struct pprof_profile *p)
+{
+	return p->format;
+}
+
+const char *pprof_format_name(enum pprof_format f)
+{
+	switch (f) {
+	case PPROF_FMT_PPROF:
+		return "pprof";
+	case PPROF_FMT_CPUPROFILE:
+		return "cpuprofile";
+	case PPROF_FMT_HEAPPROFILE:
+		return "heapprofile";
+	case PPROF_FMT_FOLDED:
+		return "folded";
+	default:
+		return "unknown";
+	}
+}
+
+size_t pprof_sample_type_count(const struct pprof_profile *p)
+{
+	return p->ntypes;
+}
+
+const char *pprof_sample_type_name(const struct pprof_profile *p, size_t i)
+{
+	return i < p->ntypes ? pp_str(p, p->types[i].type) : NULL;
+}
+
+const char *pprof_sample_type_unit(const struct pprof_profile *p, size_t i)
+{
+	return i < p->ntypes ? pp_str(p, p->types[i].unit) : NULL;
+}
+
+int pprof_sample_type_select(struct pprof_profile *p, const char *arg)
+{
+	if (p->ntypes == 0) {
+		pp_error(p, PPROF_EUSAGE, "the profile has no sample types");
+		return -1;
+	}
+	if (!arg || !*arg) {
+		if (p->default_type >= 0 && (uint32_t)p->default_type < p->ntypes)
+			return p->default_type;
+		return (int)p->ntypes - 1;
+	}
+	char *end;
+	errno = 0;
+	long v = strtol(arg, &end, 10);
+	if (*end == '\0' && errno == 0) {
+		if (v >= 0 && (unsigned long)v < p->ntypes)
+			return (int)v;
+		pp_error(p, PPROF_EUSAGE, "sample index %s out of range: the profile has %u types",
+			 arg, p->ntypes);
+		return -1;
+	}
+	/* As pprof: an exact name first, then a name without its inuse_ prefix. */
+	for (uint32_t i = 0; i < p->ntypes; i++)
+		if (strcmp(pp_str(p, p->types[i].type), arg) == 0)
+			return (int)i;
+	for (uint32_t i = 0; i < p->ntypes; i++) {
+		const char *n = pp_str(p, p->types[i].type);
+		if (strncmp(n, "inuse_", 6) == 0 && strcmp(n + 6, arg) == 0)
+			return (int)i;
+	}
+	struct pp_buf b;
+	pp_buf_init(&b);
+	for (uint32_t i = 0; i < p->ntypes; i++)
+		pp_buf_addf(&b, "%s%s", i ? " " : "", pp_str(p, p->types[i].type));
+	pp_error(p, PPROF_EUSAGE, "sample type %s not found; the profile has: %s", arg, b.s);
+	pp_buf_release(&b);
+	return -1;
+}
+
+int pprof_granularity_parse(const char *name)
+{
+	static const char *const names[] = {"functions", "filefunctions", "lines", "files",
+					    "addresses"};
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (strcmp(name, names[i]) == 0)
+			return (int)i;
+	return -1;
+}
+
+const char *pprof_version(void)
+{
+	return PACKAGE_VERSION;
+}

@@ -1,0 +1,85 @@
+# tests/lib.sh: a small git-style harness for the end-to-end tests, emitting
+# TAP.  A test script sources it, then calls test_expect_success, and ends
+# with test_done.
+#
+#   test_expect_success "what it checks" '
+#           pprof-fold "$FIX/x.pb.gz" >actual &&
+#           test_cmp "$EXP/x.folded" actual
+#   '
+#
+# Environment: $SRC (source tree), $BUILD (build tree, programs in it),
+# $SHARED (the shared data beside the checkout, or empty), $FIX (fixtures),
+# $EXP (tests/cli/expected).  Each test runs in a fresh scratch directory.
+
+: "${top_srcdir:=$(cd "$(dirname "$0")/../.." && pwd)}"
+: "${top_builddir:=.}"
+SRC=$(cd "$top_srcdir" && pwd)
+BUILD=$(cd "$top_builddir" && pwd)
+FIX=$SRC/fixtures
+EXP=$SRC/tests/cli/expected
+# Shared test data lives beside the checkout (../shared) when present.
+SHARED=${PPROF_SHARED:-}
+if [ -z "$SHARED" ] && [ -d "$SRC/../shared/testdata" ]; then
+	SHARED=$(cd "$SRC/../shared" && pwd)
+fi
+PATH=$BUILD:$PATH
+LC_ALL=C
+export PATH LC_ALL SRC BUILD FIX EXP SHARED
+
+test_count=0
+test_failed=0
+TRASH=$(mktemp -d "${TMPDIR:-/tmp}/pprof-test.XXXXXX")
+trap 'rm -rf "$TRASH"' EXIT
+
+test_expect_success() {
+	test_count=$((test_count + 1))
+	desc=$1
+	dir=$TRASH/$test_count
+	mkdir -p "$dir"
+	if (cd "$dir" && eval "$2") >"$TRASH/out.$test_count" 2>&1; then
+		echo "ok $test_count - $desc"
+	else
+		echo "not ok $test_count - $desc"
+		sed 's/^/# /' "$TRASH/out.$test_count"
+		test_failed=$((test_failed + 1))
+	fi
+}
+
+test_skip() {
+	test_count=$((test_count + 1))
+	echo "ok $test_count # SKIP $1"
+}
+
+# test_cmp EXPECTED ACTUAL: whole-file comparison, showing a diff on failure.
+test_cmp() {
+	diff -u "$1" "$2"
+}
+
+# test_fails STATUS CMD...: CMD exits with STATUS, prints nothing on stdout
+# and exactly one line on stderr (kept in ./err).
+test_fails() {
+	want=$1
+	shift
+	"$@" >out 2>err
+	got=$?
+	if [ "$got" != "$want" ]; then
+		echo "exit status $got, expected $want"
+		cat err
+		return 1
+	fi
+	if [ -s out ]; then
+		echo "stdout not empty:"
+		head -5 out
+		return 1
+	fi
+	if [ "$(wc -l <err)" != 1 ]; then
+		echo "stderr is not one line:"
+		cat err
+		return 1
+	fi
+}
+
+test_done() {
+	echo "1..$test_count"
+	[ "$test_failed" = 0 ]
+}

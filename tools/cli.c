@@ -1,0 +1,264 @@
+/* cli.c: the shared part of every program. */
+#include "config.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cli.h"
+
+void cli_init(struct cli *c, const char *prog, void (*usage)(FILE *))
+{
+	memset(c, 0, sizeof(*c));
+	c->prog = prog;
+	c->usage = usage;
+	c->granularity = PPROF_G_FUNCTIONS;
+}
+
+void cli_release(struct cli *c)
+{
+	free(c->maps);
+	free(c->tmppath);
+}
+
+static void vmsg(const struct cli *c, const char *fmt, va_list ap)
+{
+	fprintf(stderr, "%s: ", c->prog);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+}
+
+void cli_error(const struct cli *c, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vmsg(c, fmt, ap);
+	va_end(ap);
+}
+
+void cli_warn(const struct cli *c, const char *fmt, ...)
+{
+	if (c->quiet)
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	fprintf(stderr, "%s: warning: ", c->prog);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+	va_end(ap);
+}
+
+void cli_usage_error(const struct cli *c, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vmsg(c, fmt, ap);
+	va_end(ap);
+	if (c->usage)
+		c->usage(stderr);
+	exit(CLI_USAGE);
+}
+
+bool cli_parse_size(const char *s, uint64_t *out)
+{
+	char *end;
+	errno = 0;
+	if (*s == '-' || *s == '\0')
+		return false;
+	unsigned long long v = strtoull(s, &end, 10);
+	if (errno || end == s)
+		return false;
+	unsigned shift = 0;
+	switch (*end) {
+	case '\0':
+		break;
+	case 'k': case 'K': shift = 10; end++; break;
+	case 'm': case 'M': shift = 20; end++; break;
+	case 'g': case 'G': shift = 30; end++; break;
+	case 't': case 'T': shift = 40; end++; break;
+	default:
+		return false;
+	}
+	if ((*end == 'b' || *end == 'B') && shift)
+		end++;
+	else if (*end == 'i' && shift && (end[1] == 'B' || end[1] == 'b'))
+		end += 2;
+	if (*end != '\0' || (shift && v > (UINT64_MAX >> shift)))
+		return false;
+	*out = (uint64_t)v << shift;
+	return true;
+}
+
+int cli_option(struct cli *c, int opt, const char *arg)
+{
+	switch (opt) {
+	case 'i':
+		c->sample = arg;
+		return 1;
+	case 'g': {
+		int g = pprof_granularity_parse(arg);
+		if (g < 0)
+			cli_usage_error(c, "unknown granularity '%s' (functions, filefunctions, lines, files, addresses)",
+					arg);
+		c->granularity = g;
+		return 1;
+	}
+	case 'o':
+		c->output = strcmp(arg, "-") == 0 ? NULL : arg;
+		return 1;
+	case 'm': {
+		const char **m = realloc(c->maps, (c->nmaps + 1) * sizeof(*m));
+		if (!m) {
+			cli_error(c, "out of memory");
+			exit(CLI_FAIL);
+		}
+		c->maps = m;
+		c->maps[c->nmaps++] = arg;
+		return 1;
+	}
+	case CLI_OPT_MAX_INPUT:
+		if (!cli_parse_size(arg, &c->read.max_input) || c->read.max_input == 0)
+			cli_usage_error(c, "bad --max-input size '%s'", arg);
+		return 1;
+	case CLI_OPT_QUIET:
+		c->quiet = true;
+		return 1;
+	case CLI_OPT_HELP:
+		c->usage(stdout);
+		exit(fflush(stdout) == 0 ? CLI_OK : CLI_FAIL);
+	case CLI_OPT_VERSION:
+		printf("%s (pprof-tools) %s\n", c->prog, PACKAGE_VERSION);
+		exit(fflush(stdout) == 0 ? CLI_OK : CLI_FAIL);
+	case '?':
+		/* getopt_long has said what is wrong */
+		if (c->usage)
+			c->usage(stderr);
+		exit(CLI_USAGE);
+	default:
+		return 0;
+	}
+}
+
+void cli_flush_warnings(struct cli *c, const struct pprof_profile *p)
+{
+	if (c->warned_for != p) {
+		c->warned_for = p;
+		c->warned = 0;
+	}
+	size_t n = pprof_profile_warning_count(p);
+	for (; c->warned < n; c->warned++)
+		cli_warn(c, "%s", pprof_profile_warning(p, c->warned));
+}
+
+struct pprof_profile *cli_load(struct cli *c, char **files, int n)
+{
+	struct pprof_profile *p = pprof_profile_new();
+	if (!p) {
+		cli_error(c, "out of memory");
+		return NULL;
+	}
+	char *stdin_name[] = {"-"};
+	if (n == 0) {
+		files = stdin_name;
+		n = 1;
+	}
+	for (int i = 0; i < n; i++) {
+		const char *path = files[i];
+		const char *shown = strcmp(path, "-") == 0 ? "<stdin>" : path;
+		if (pprof_read_file(p, path, &c->read) != PPROF_OK) {
+			cli_error(c, "%s: %s", shown, pprof_profile_error(p));
+			pprof_profile_free(p);
+			return NULL;
+		}
+	}
+	cli_flush_warnings(c, p);
+	return p;
+}
+
+int cli_sample_index(struct cli *c, struct pprof_profile *p)
+{
+	int i = pprof_sample_type_select(p, c->sample);
+	if (i < 0)
+		cli_error(c, "%s", pprof_profile_error(p));
+	return i;
+}
+
+FILE *cli_open_output(struct cli *c)
+{
+	if (!c->output) {
+		c->out = stdout;
+		return stdout;
+	}
+	size_t n = strlen(c->output);
+	c->tmppath = malloc(n + 16);
+	if (!c->tmppath) {
+		cli_error(c, "out of memory");
+		return NULL;
+	}
+	/* The temporary file sits beside the target so rename() is atomic. */
+	snprintf(c->tmppath, n + 16, "%s.tmpXXXXXX", c->output);
+	int fd = mkstemp(c->tmppath);
+	if (fd < 0) {
+		cli_error(c, "%s: %s", c->output, strerror(errno));
+		free(c->tmppath);
+		c->tmppath = NULL;
+		return NULL;
+	}
+	/* mkstemp makes the file 0600; give it the mode a new file would get. */
+	mode_t mask = umask(0);
+	umask(mask);
+	fchmod(fd, 0666 & ~mask);
+	c->out = fdopen(fd, "w");
+	if (!c->out) {
+		cli_error(c, "%s: %s", c->output, strerror(errno));
+		close(fd);
+		unlink(c->tmppath);
+		return NULL;
+	}
+	return c->out;
+}
+
+int cli_commit(struct cli *c)
+{
+	const char *name = c->output ? c->output : "<stdout>";
+	if (!c->out)
+		return CLI_FAIL;
+	int bad = ferror(c->out);
+	int e = errno;
+	if (fflush(c->out) != 0) {
+		bad = 1;
+		e = errno;
+	}
+	if (c->out != stdout) {
+		if (fclose(c->out) != 0 && !bad) {
+			bad = 1;
+			e = errno;
+		}
+	}
+	c->out = NULL;
+	if (bad) {
+		cli_error(c, "%s: write error: %s", name, strerror(e));
+		if (c->tmppath)
+			unlink(c->tmppath);
+		return CLI_FAIL;
+	}
+	if (c->tmppath && rename(c->tmppath, c->output) != 0) {
+		cli_error(c, "%s: %s", c->output, strerror(errno));
+		unlink(c->tmppath);
+		return CLI_FAIL;
+	}
+	return CLI_OK;
+}
+
+void cli_abort(struct cli *c)
+{
+	if (c->out && c->out != stdout)
+		fclose(c->out);
+	c->out = NULL;
+	if (c->tmppath)
+		unlink(c->tmppath);
+}

@@ -1,0 +1,62 @@
+/* pprof-fold: any profile(s) to folded stacks. */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+static void usage(FILE *out)
+{
+	fputs("usage: pprof-fold [-i sample] [-g granularity] [-m map] [-o file]\n"
+	      "                  [--max-input size] [--quiet] [file ...]\n"
+	      "\n"
+	      "Reads pprof (.pb, .pb.gz), V8 .cpuprofile and .heapprofile, or folded\n"
+	      "stacks, gzipped or not, and writes folded stacks \"root;...;leaf VALUE\",\n"
+	      "bytewise sorted.  Several files are summed.  Standard input when no file\n"
+	      "is named or the file is -.\n"
+	      "\n"
+	      "  -i, --sample-index=NAME|N  value to fold (default: the profile's default)\n"
+	      "  -g, --granularity=G        functions, filefunctions, lines, files, addresses\n"
+	      "  -m, --sourcemap=PATH       source map file or directory (repeatable)\n"
+	      "  -o, --output=FILE          write FILE atomically instead of standard output\n"
+	      "      --max-input=SIZE       largest inflated input (default 4g)\n"
+	      "      --quiet                no warnings\n"
+	      "      --help, --version\n",
+	      out);
+}
+
+int main(int argc, char **argv)
+{
+	struct cli c;
+	cli_init(&c, "pprof-fold", usage);
+	static const struct option longopts[] = {CLI_LONGOPTS, {NULL, 0, NULL, 0}};
+	int opt;
+	while ((opt = getopt_long(argc, argv, CLI_SHORTOPTS, longopts, NULL)) != -1) {
+		if (!cli_option(&c, opt, optarg))
+			cli_usage_error(&c, "unknown option");
+	}
+	int status = CLI_FAIL;
+	struct pprof_profile *p = cli_load(&c, argv + optind, argc - optind);
+	if (!p)
+		goto out;
+	struct pprof_fold_options fo = {0};
+	fo.granularity = (enum pprof_granularity)c.granularity;
+	fo.sample_index = cli_sample_index(&c, p);
+	if (fo.sample_index < 0)
+		goto out;
+	FILE *out = cli_open_output(&c);
+	if (!out)
+		goto out;
+	if (pprof_fold_write(p, &fo, out) != PPROF_OK) {
+		cli_error(&c, "%s", pprof_profile_error(p));
+		cli_abort(&c);
+		goto out;
+	}
+	cli_flush_warnings(&c, p);
+	status = cli_commit(&c);
+out:
+	pprof_profile_free(p);
+	cli_release(&c);
+	return status;
+}
