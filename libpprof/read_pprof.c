@@ -1,0 +1,1187 @@
+/* read_pprof.c: the pprof reader (profile.proto, see FORMATS.md).
+ *
+ * The Profile message is never unpacked whole: its top-level fields are
+ * walked by hand, a few times over (walking is cheap next to decoding), so
+ * that memory stays near the size of the input.  First the string table,
+ * the sample types and the scalars; then mappings and functions; then the
+ * locations, each expanded once into its frames (root side first) with
+ * drop_frames already applied; last the samples, streamed into the call
+ * tree.  Go writes samples before locations, so the file order is never
+ * relied on.  The submessages are small and decoded by hand too, which
+ * also gives every error its byte offset.
+ *
+ * Validation follows what google/pprof's Parse and CheckValid reject, so
+ * that a file go tool pprof refuses is refused here too. */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define PCRE2_CODE_UNIT_WIDTH 8
+#include <pcre2.h>
+
+#include "pprof_private.h"
+
+/* Profile field numbers. */
+enum {
+	F_SAMPLE_TYPE = 1,
+	F_SAMPLE = 2,
+	F_MAPPING = 3,
+	F_LOCATION = 4,
+	F_FUNCTION = 5,
+	F_STRING_TABLE = 6,
+	F_DROP_FRAMES = 7,
+	F_KEEP_FRAMES = 8,
+	F_TIME_NANOS = 9,
+	F_DURATION_NANOS = 10,
+	F_PERIOD_TYPE = 11,
+	F_PERIOD = 12,
+	F_COMMENT = 13,
+	F_DEFAULT_SAMPLE_TYPE = 14,
+	F_DOC_URL = 15,
+};
+
+enum { WT_VARINT = 0, WT_I64 = 1, WT_LEN = 2, WT_I32 = 5 };
+
+/* One field as the scanner found it. */
+struct field {
+	uint32_t num, wt;
+	size_t off;  /* offset of its key in the input */
+	uint64_t v;  /* the value (wire types 0, 1, 5) */
+	size_t data; /* the payload (wire type 2): [data, data + len) */
+	size_t len;
+};
+
+/* A string index read before the string table was complete. */
+struct sref {
+	int64_t idx;
+	size_t off;
+};
+
+struct mapping {
+	uint64_t id;
+	uint32_t base; /* string id of the file's basename, 0 = none */
+};
+
+struct function {
+	uint64_t id;
+	uint32_t name, file; /* string ids */
+	int8_t drop;         /* -1 not known yet, 0 no, 1 matches drop_frames and not keep_frames */
+};
+
+/* A location expanded into frames, root side first: frames[off .. off+n). */
+struct location {
+	uint64_t id;
+	uint32_t off, n;
+	uint8_t prune; /* PRUNE_* */
+};
+
+enum { PRUNE_ALL = 1, PRUNE_BENEATH = 2 };
+
+/* Ids to indexes: a direct table when the ids are dense (the usual 1..N),
+ * else open addressing. */
+struct idmap {
+	uint32_t *dense; /* dense[id] = index + 1 */
+	uint64_t ndense;
+	uint64_t *keys; /* 0 = empty slot (ids are never 0) */
+	uint32_t *vals;
+	size_t mask;
+};
+
+struct line {
+	uint64_t function_id;
+	int64_t line, column;
+	size_t off;
+};
+
+struct rd {
+	struct pprof_profile *p;
+	const unsigned char *b;
+	size_t len;
+
+	/* string table: profile index -> model string id */
+	uint32_t *sids;
+	size_t nstr, capstr;
+	size_t strtab_off; /* offset of the first string, for messages */
+
+	struct sref *types; /* sample types: type, unit, type, unit, ... */
+	size_t ntypes2, captypes2;
+	struct sref *comments;
+	size_t ncomments, capcomments;
+	struct sref drop, keep, default_type, doc_url, period_type[2];
+	int64_t time_nanos, duration_nanos, period;
+	size_t nmappings, nfunctions, nlocations;
+
+	struct mapping *mappings;
+	struct function *functions;
+	struct location *locations;
+	size_t nm, nf, nl;
+	struct idmap mapmap, funmap, locmap;
+	uint32_t *frames; /* the locations' frames */
+	size_t nframes, capframes;
+
+	pcre2_code *drop_re, *keep_re;
+	pcre2_match_data *md;
+
+	/* scratch, reused across messages */
+	struct line *lines;
+	size_t caplines;
+	uint32_t *locs; /* a sample's locations, leaf first (indexes) */
+	size_t caplocs;
+	int64_t *vals;
+	size_t capvals;
+	struct pp_label *labels, *prevlabels;
+	size_t caplabels, capprevlabels, nprevlabels;
+	uint32_t prevlabelset;
+	/* the previous sample's path, to reuse its common root-side part:
+	 * location index and the node after its frames, root first */
+	struct step {
+		uint32_t loc, node;
+	} *prev;
+	size_t prevn, capprev;
+};
+
+/* ---- growable arrays ---- */
+
+static bool grow_to(void **arr, size_t *cap, size_t need, size_t size)
+{
+	if (need <= *cap)
+		return true;
+	size_t ncap = *cap ? *cap : 16;
+	while (ncap < need) {
+		if (ncap > SIZE_MAX / 2 / size)
+			return false;
+		ncap *= 2;
+	}
+	void *a = realloc(*arr, ncap * size);
+	if (!a)
+		return false;
+	*arr = a;
+	*cap = ncap;
+	return true;
+}
+
+#define GROW(r, arr, cap, need)                                              \
+	(grow_to((void **)&(arr), &(cap), (need), sizeof(*(arr))) ? PPROF_OK \
+								     : pp_nomem((r)->p))
+
+/* ---- wire format ---- */
+
+/* Reads a varint at *POS before END: 0, 1 when truncated, 2 when longer
+ * than 64 bits. */
+static inline int get_varint(const unsigned char *b, size_t *pos, size_t end, uint64_t *out)
+{
+	size_t i = *pos;
+	if (i < end && b[i] < 0x80) {
+		*out = b[i];
+		*pos = i + 1;
+		return 0;
+	}
+	uint64_t v = 0;
+	for (unsigned shift = 0; shift < 70; shift += 7) {
+		if (i >= end)
+			return 1;
+		unsigned char c = b[i++];
+		if (shift == 63 && c > 1)
+			return 2;
+		v |= (uint64_t)(c & 0x7f) << shift;
+		if (c < 0x80) {
+			*out = v;
+			*pos = i;
+			return 0;
+		}
+	}
+	return 2;
+}
+
+static int varint_error(struct rd *r, int e, size_t off, const char *what)
+{
+	if (e == 1)
+		return pp_error_at(r->p, PPROF_EINPUT, off, "truncated %s", what);
+	return pp_error_at(r->p, PPROF_EINPUT, off, "varint overflow in %s", what);
+}
+
+/* Reads the field at *POS before END (the end of the enclosing message). */
+static int next_field(struct rd *r, size_t *pos, size_t end, struct field *f, const char *msg)
+{
+	uint64_t key;
+	f->off = *pos;
+	int e = get_varint(r->b, pos, end, &key);
+	if (e)
+		return varint_error(r, e, f->off, msg);
+	f->num = key >> 3 > UINT32_MAX ? UINT32_MAX : (uint32_t)(key >> 3);
+	f->wt = key & 7;
+	switch (f->wt) {
+	case WT_VARINT:
+		e = get_varint(r->b, pos, end, &f->v);
+		if (e)
+			return varint_error(r, e, f->off, msg);
+		return PPROF_OK;
+	case WT_I64:
+	case WT_I32: {
+		size_t n = f->wt == WT_I64 ? 8 : 4;
+		if (end - *pos < n)
+			return pp_error_at(r->p, PPROF_EINPUT, f->off, "truncated %s", msg);
+		f->v = 0;
+		for (size_t k = 0; k < n; k++)
+			f->v |= (uint64_t)r->b[*pos + k] << (8 * k);
+		*pos += n;
+		return PPROF_OK;
+	}
+	case WT_LEN: {
+		uint64_t n;
+		e = get_varint(r->b, pos, end, &n);
+		if (e)
+			return varint_error(r, e, f->off, msg);
+		if (n > end - *pos)
+			return pp_error_at(r->p, PPROF_EINPUT, f->off,
+					   "truncated %s: field %u needs %llu bytes, %zu left", msg,
+					   f->num, (unsigned long long)n, end - *pos);
+		f->data = *pos;
+		f->len = (size_t)n;
+		*pos += (size_t)n;
+		return PPROF_OK;
+	}
+	default:
+		return pp_error_at(r->p, PPROF_EINPUT, f->off, "bad wire type %u in %s", f->wt, msg);
+	}
+}
+
+static int want(struct rd *r, const struct field *f, uint32_t wt, const char *msg)
+{
+	if (f->wt == wt)
+		return PPROF_OK;
+	return pp_error_at(r->p, PPROF_EINPUT, f->off, "bad wire type %u for field %u of %s",
+			   f->wt, f->num, msg);
+}
+
+/* Runs BODY with VAR set to each number of a repeated varint field, packed
+ * or not. */
+#define FOR_EACH_VARINT(r, f, msg, var, body)                                           \
+	do {                                                                          \
+		if ((f)->wt == WT_VARINT) {                                           \
+			uint64_t var = (f)->v;                                          \
+			body;                                                         \
+		} else if ((f)->wt == WT_LEN) {                                       \
+			size_t pos_ = (f)->data, end_ = (f)->data + (f)->len;         \
+			while (pos_ < end_) {                                         \
+				uint64_t var;                                           \
+				int e_ = get_varint((r)->b, &pos_, end_, &var);         \
+				if (e_)                                               \
+					return varint_error((r), e_, pos_, (msg));    \
+				body;                                                 \
+			}                                                             \
+		} else {                                                              \
+			return want((r), (f), WT_VARINT, (msg));                      \
+		}                                                                     \
+	} while (0)
+
+/* ---- strings ---- */
+
+static int str_id(struct rd *r, int64_t idx, size_t off, uint32_t *id)
+{
+	if (idx < 0 || (uint64_t)idx >= r->nstr)
+		return pp_error_at(r->p, PPROF_EINPUT, off,
+				   "string index %lld out of range (the table has %zu strings)",
+				   (long long)idx, r->nstr);
+	*id = r->sids[idx];
+	return PPROF_OK;
+}
+
+static int sref_id(struct rd *r, const struct sref *s, uint32_t *id)
+{
+	return str_id(r, s->idx, s->off, id);
+}
+
+/* ---- id maps ---- */
+
+static void idmap_release(struct idmap *m)
+{
+	free(m->dense);
+	free(m->keys);
+	free(m->vals);
+	memset(m, 0, sizeof(*m));
+}
+
+static inline size_t idmap_slot(uint64_t id, size_t mask)
+{
+	id ^= id >> 33;
+	id *= 0xff51afd7ed558ccdull;
+	id ^= id >> 33;
+	return (size_t)id & mask;
+}
+
+/* Index of ID plus one, 0 when absent. */
+static inline uint32_t idmap_get(const struct idmap *m, uint64_t id)
+{
+	if (m->dense)
+		return id < m->ndense ? m->dense[id] : 0;
+	if (!m->keys || id == 0)
+		return 0;
+	for (size_t s = idmap_slot(id, m->mask);; s = (s + 1) & m->mask) {
+		if (m->keys[s] == id)
+			return m->vals[s];
+		if (m->keys[s] == 0)
+			return 0;
+	}
+}
+
+/* Builds the map of N objects of SIZE bytes each starting with a uint64_t
+ * id; WHAT names them in messages. */
+static int idmap_build(struct rd *r, struct idmap *m, const void *objs, size_t n, size_t size,
+		       const char *what)
+{
+	uint64_t max = 0;
+	for (size_t i = 0; i < n; i++) {
+		uint64_t id;
+		memcpy(&id, (const char *)objs + i * size, sizeof(id));
+		if (id == 0)
+			return pp_error(r->p, PPROF_EINPUT, "%s with reserved id 0", what);
+		if (id > max)
+			max = id;
+	}
+	if (n == 0)
+		return PPROF_OK;
+	if (max <= 2 * (uint64_t)n + 64) {
+		m->ndense = max + 1;
+		m->dense = calloc(m->ndense, sizeof(*m->dense));
+		if (!m->dense)
+			return pp_nomem(r->p);
+	} else {
+		size_t cap = 64;
+		while (cap < 2 * n)
+			cap *= 2;
+		m->mask = cap - 1;
+		m->keys = calloc(cap, sizeof(*m->keys));
+		m->vals = calloc(cap, sizeof(*m->vals));
+		if (!m->keys || !m->vals)
+			return pp_nomem(r->p);
+	}
+	for (size_t i = 0; i < n; i++) {
+		uint64_t id;
+		memcpy(&id, (const char *)objs + i * size, sizeof(id));
+		uint32_t *slot;
+		if (m->dense) {
+			slot = &m->dense[id];
+		} else {
+			size_t s = idmap_slot(id, m->mask);
+			while (m->keys[s] != 0 && m->keys[s] != id)
+				s = (s + 1) & m->mask;
+			m->keys[s] = id;
+			slot = &m->vals[s];
+		}
+		if (*slot)
+			return pp_error(r->p, PPROF_EINPUT, "several %ss with id %llu", what,
+					(unsigned long long)id);
+		*slot = (uint32_t)i + 1;
+	}
+	return PPROF_OK;
+}
+
+/* ---- pass 1: strings, sample types, scalars ---- */
+
+static int decode_value_type(struct rd *r, const struct field *f, struct sref out[2])
+{
+	size_t pos = f->data, end = f->data + f->len;
+	out[0].idx = out[1].idx = 0;
+	out[0].off = out[1].off = f->off;
+	while (pos < end) {
+		struct field g;
+		int s = next_field(r, &pos, end, &g, "value type");
+		if (s)
+			return s;
+		if (g.num != 1 && g.num != 2)
+			continue;
+		if ((s = want(r, &g, WT_VARINT, "value type")))
+			return s;
+		out[g.num - 1].idx = (int64_t)g.v;
+		out[g.num - 1].off = g.off;
+	}
+	return PPROF_OK;
+}
+
+static int scan_top(struct rd *r)
+{
+	size_t pos = 0;
+	bool have_time = false;
+	while (pos < r->len) {
+		struct field f;
+		int s = next_field(r, &pos, r->len, &f, "profile");
+		if (s)
+			return s;
+		switch (f.num) {
+		case F_SAMPLE_TYPE:
+			if ((s = want(r, &f, WT_LEN, "profile")) ||
+			    (s = GROW(r, r->types, r->captypes2, r->ntypes2 + 2)) ||
+			    (s = decode_value_type(r, &f, r->types + r->ntypes2)))
+				return s;
+			r->ntypes2 += 2;
+			break;
+		case F_SAMPLE:
+		case F_MAPPING:
+		case F_LOCATION:
+		case F_FUNCTION:
+			if ((s = want(r, &f, WT_LEN, "profile")))
+				return s;
+			if (f.num == F_MAPPING)
+				r->nmappings++;
+			else if (f.num == F_LOCATION)
+				r->nlocations++;
+			else if (f.num == F_FUNCTION)
+				r->nfunctions++;
+			break;
+		case F_STRING_TABLE: {
+			if ((s = want(r, &f, WT_LEN, "profile")))
+				return s;
+			if (r->nstr == 0) {
+				r->strtab_off = f.off;
+				if (f.len != 0)
+					return pp_error_at(r->p, PPROF_EINPUT, f.off,
+							   "string_table[0] is not empty");
+			}
+			if ((s = GROW(r, r->sids, r->capstr, r->nstr + 1)) ||
+			    (s = pp_intern(r->p, (const char *)r->b + f.data, f.len,
+					   &r->sids[r->nstr])))
+				return s;
+			r->nstr++;
+			break;
+		}
+		case F_DROP_FRAMES:
+		case F_KEEP_FRAMES:
+		case F_DEFAULT_SAMPLE_TYPE:
+		case F_DOC_URL: {
+			if ((s = want(r, &f, WT_VARINT, "profile")))
+				return s;
+			struct sref *d = f.num == F_DROP_FRAMES   ? &r->drop
+					 : f.num == F_KEEP_FRAMES ? &r->keep
+					 : f.num == F_DOC_URL	  ? &r->doc_url
+								  : &r->default_type;
+			d->idx = (int64_t)f.v;
+			d->off = f.off;
+			break;
+		}
+		case F_TIME_NANOS:
+			if ((s = want(r, &f, WT_VARINT, "profile")))
+				return s;
+			/* Two profiles written back to back merge field by
+			 * field; a second time stamp is how pprof tells. */
+			if (have_time && r->time_nanos != 0)
+				return pp_error_at(r->p, PPROF_EINPUT, f.off,
+						   "concatenated profiles detected");
+			have_time = true;
+			r->time_nanos = (int64_t)f.v;
+			break;
+		case F_DURATION_NANOS:
+		case F_PERIOD:
+			if ((s = want(r, &f, WT_VARINT, "profile")))
+				return s;
+			*(f.num == F_PERIOD ? &r->period : &r->duration_nanos) = (int64_t)f.v;
+			break;
+		case F_PERIOD_TYPE:
+			if ((s = want(r, &f, WT_LEN, "profile")) ||
+			    (s = decode_value_type(r, &f, r->period_type)))
+				return s;
+			break;
+		case F_COMMENT:
+			FOR_EACH_VARINT(r, &f, "profile", v, {
+				if ((s = GROW(r, r->comments, r->capcomments, r->ncomments + 1)))
+					return s;
+				r->comments[r->ncomments].idx = (int64_t)v;
+				r->comments[r->ncomments++].off = f.off;
+			});
+			break;
+		default:
+			break; /* unknown fields are skipped, as pprof does */
+		}
+	}
+	if (r->nstr == 0)
+		return pp_error_at(r->p, PPROF_EINPUT, 0, "no string table");
+	return PPROF_OK;
+}
+
+/* Sample types, default type and metadata into the profile. */
+static int begin(struct rd *r)
+{
+	struct pprof_profile *p = r->p;
+	size_t n = r->ntypes2 / 2;
+	struct pp_sample_type *t = malloc((n ? n : 1) * sizeof(*t));
+	if (!t)
+		return pp_nomem(p);
+	int s = PPROF_OK;
+	for (size_t i = 0; i < n && !s; i++)
+		if (!(s = sref_id(r, &r->types[2 * i], &t[i].type)))
+			s = sref_id(r, &r->types[2 * i + 1], &t[i].unit);
+	uint32_t dflt = 0;
+	if (!s)
+		s = sref_id(r, &r->default_type, &dflt);
+	int dindex = -1;
+	for (size_t i = 0; i < n && dflt; i++)
+		if (t[i].type == dflt) {
+			dindex = (int)i;
+			break;
+		}
+	if (!s)
+		s = pp_begin_input(p, t, (uint32_t)n, dindex);
+	free(t);
+	if (s)
+		return s;
+
+	struct pp_sample_type pt;
+	uint32_t doc;
+	if ((s = sref_id(r, &r->period_type[0], &pt.type)) ||
+	    (s = sref_id(r, &r->period_type[1], &pt.unit)) || (s = sref_id(r, &r->doc_url, &doc)))
+		return s;
+	uint32_t *ids = malloc((r->ncomments ? r->ncomments : 1) * sizeof(*ids));
+	if (!ids)
+		return pp_nomem(p);
+	for (size_t i = 0; i < r->ncomments; i++)
+		if ((s = sref_id(r, &r->comments[i], &ids[i]))) {
+			free(ids);
+			return s;
+		}
+	/* With several inputs: the earliest start, the summed duration, the
+	 * first period and URL, all comments (as pprof's merge does). */
+	if (p->ninputs <= 1 || p->time_nanos == 0 ||
+	    (r->time_nanos != 0 && r->time_nanos < p->time_nanos))
+		p->time_nanos = r->time_nanos;
+	p->duration_nanos = p->ninputs <= 1 ? r->duration_nanos
+					    : p->duration_nanos + r->duration_nanos;
+	if (p->ninputs <= 1 || (!p->period_type.type && !p->period_type.unit)) {
+		p->period_type = pt;
+		p->period = r->period;
+	}
+	if (!p->doc_url)
+		p->doc_url = doc;
+	if (r->ncomments) {
+		if (p->ncomments > UINT32_MAX - r->ncomments) {
+			free(ids);
+			return pp_nomem(p);
+		}
+		uint32_t *c = realloc(p->comments, (p->ncomments + r->ncomments) * sizeof(*c));
+		if (!c) {
+			free(ids);
+			return pp_nomem(p);
+		}
+		memcpy(c + p->ncomments, ids, r->ncomments * sizeof(*ids));
+		p->comments = c;
+		p->ncomments += (uint32_t)r->ncomments;
+	}
+	free(ids);
+	return PPROF_OK;
+}
+
+/* ---- drop_frames / keep_frames ---- */
+
+static int compile_re(struct rd *r, const struct sref *s, const char *what, pcre2_code **out)
+{
+	uint32_t id;
+	int st = sref_id(r, s, &id);
+	if (st || !id)
+		return st;
+	struct pp_buf pat;
+	pp_buf_init(&pat);
+	/* Anchored as pprof anchors it. */
+	if (!pp_buf_add(&pat, "^(", 2) ||
+	    !pp_buf_add(&pat, pp_str(r->p, id), pp_strlen(r->p, id)) || !pp_buf_add(&pat, ")$", 2)) {
+		pp_buf_release(&pat);
+		return pp_nomem(r->p);
+	}
+	int err;
+	PCRE2_SIZE eoff;
+	*out = pcre2_compile((PCRE2_SPTR)pat.s, pat.len,
+			     PCRE2_UTF | PCRE2_MATCH_INVALID_UTF | PCRE2_DOLLAR_ENDONLY, &err,
+			     &eoff, NULL);
+	pp_buf_release(&pat);
+	if (!*out) {
+		PCRE2_UCHAR msg[256];
+		pcre2_get_error_message(err, msg, sizeof(msg));
+		return pp_error_at(r->p, PPROF_EINPUT, s->off, "bad %s regular expression: %s",
+				   what, (const char *)msg);
+	}
+	return PPROF_OK;
+}
+
+static bool re_match(struct rd *r, pcre2_code *re, const char *s, size_t n)
+{
+	return pcre2_match(re, (PCRE2_SPTR)s, n, 0, 0, r->md, NULL) >= 0;
+}
+
+/* Whether function F matches drop_frames and not keep_frames.  The name is
+ * simplified as google/pprof's profile/prune.go does: a leading '.' (PPC
+ * ELF v1) goes, and an argument list from the first '(' past the start,
+ * unless that '(' opens "(anonymous namespace)". */
+static bool fn_dropped(struct rd *r, struct function *f)
+{
+	if (f->drop >= 0)
+		return f->drop;
+	f->drop = 0;
+	if (!f->name)
+		return false;
+	const char *s = pp_str(r->p, f->name);
+	size_t n = pp_strlen(r->p, f->name);
+	if (n && s[0] == '.') {
+		s++;
+		n--;
+	}
+	const char *paren = memchr(s, '(', n);
+	if (paren && paren > s) {
+		static const char anon[] = "(anonymous namespace)";
+		size_t rest = n - (size_t)(paren - s);
+		if (!(rest >= sizeof(anon) - 1 && memcmp(paren, anon, sizeof(anon) - 1) == 0))
+			n = (size_t)(paren - s);
+	}
+	if (re_match(r, r->drop_re, s, n) && !(r->keep_re && re_match(r, r->keep_re, s, n)))
+		f->drop = 1;
+	return f->drop;
+}
+
+/* ---- pass 2: mappings and functions ---- */
+
+static int decode_mapping(struct rd *r, const struct field *f, struct mapping *m)
+{
+	size_t pos = f->data, end = f->data + f->len;
+	struct sref file = {0, f->off}, build = {0, f->off};
+	m->id = 0;
+	m->base = 0;
+	while (pos < end) {
+		struct field g;
+		int s = next_field(r, &pos, end, &g, "mapping");
+		if (s)
+			return s;
+		if (g.num < 1 || g.num > 10)
+			continue;
+		if ((s = want(r, &g, WT_VARINT, "mapping")))
+			return s;
+		if (g.num == 1)
+			m->id = g.v;
+		else if (g.num == 5)
+			file = (struct sref){(int64_t)g.v, g.off};
+		else if (g.num == 6)
+			build = (struct sref){(int64_t)g.v, g.off};
+	}
+	uint32_t fid, bid;
+	int s;
+	if ((s = sref_id(r, &file, &fid)) || (s = sref_id(r, &build, &bid)))
+		return s;
+	if (!fid)
+		return PPROF_OK;
+	/* The basename as Go's filepath.Base gives it. */
+	const char *name = pp_str(r->p, fid);
+	size_t n = pp_strlen(r->p, fid);
+	while (n > 1 && name[n - 1] == '/')
+		n--;
+	size_t b = n;
+	while (b > 0 && name[b - 1] != '/')
+		b--;
+	if (b == n) /* "/" */
+		b = n - 1;
+	char *tmp = malloc(n - b + 1);
+	if (!tmp)
+		return pp_nomem(r->p);
+	memcpy(tmp, name + b, n - b);
+	s = pp_intern(r->p, tmp, n - b, &m->base);
+	free(tmp);
+	return s;
+}
+
+static int decode_function(struct rd *r, const struct field *f, struct function *fn)
+{
+	size_t pos = f->data, end = f->data + f->len;
+	struct sref name = {0, f->off}, sys = {0, f->off}, file = {0, f->off};
+	fn->id = 0;
+	fn->drop = -1;
+	while (pos < end) {
+		struct field g;
+		int s = next_field(r, &pos, end, &g, "function");
+		if (s)
+			return s;
+		if (g.num < 1 || g.num > 5)
+			continue;
+		if ((s = want(r, &g, WT_VARINT, "function")))
+			return s;
+		struct sref ref = {(int64_t)g.v, g.off};
+		if (g.num == 1)
+			fn->id = g.v;
+		else if (g.num == 2)
+			name = ref;
+		else if (g.num == 3)
+			sys = ref;
+		else if (g.num == 4)
+			file = ref;
+	}
+	uint32_t sysid;
+	int s;
+	if ((s = sref_id(r, &name, &fn->name)) || (s = sref_id(r, &sys, &sysid)) ||
+	    (s = sref_id(r, &file, &fn->file)))
+		return s;
+	return PPROF_OK;
+}
+
+static int scan_mappings_functions(struct rd *r)
+{
+	r->mappings = malloc((r->nmappings ? r->nmappings : 1) * sizeof(*r->mappings));
+	r->functions = malloc((r->nfunctions ? r->nfunctions : 1) * sizeof(*r->functions));
+	if (!r->mappings || !r->functions)
+		return pp_nomem(r->p);
+	size_t pos = 0;
+	while (pos < r->len) {
+		struct field f;
+		int s = next_field(r, &pos, r->len, &f, "profile");
+		if (s)
+			return s;
+		if (f.num == F_MAPPING)
+			s = decode_mapping(r, &f, &r->mappings[r->nm++]);
+		else if (f.num == F_FUNCTION)
+			s = decode_function(r, &f, &r->functions[r->nf++]);
+		if (s)
+			return s;
+	}
+	int s;
+	if ((s = idmap_build(r, &r->mapmap, r->mappings, r->nm, sizeof(*r->mappings), "mapping")) ||
+	    (s = idmap_build(r, &r->funmap, r->functions, r->nf, sizeof(*r->functions),
+			     "function")))
+		return s;
+	return PPROF_OK;
+}
+
+/* ---- pass 3: locations ---- */
+
+static int push_frame(struct rd *r, const struct pp_frame *fr)
+{
+	int s = GROW(r, r->frames, r->capframes, r->nframes + 1);
+	if (s)
+		return s;
+	if (r->nframes >= UINT32_MAX)
+		return pp_nomem(r->p);
+	return pp_frame_intern(r->p, fr, &r->frames[r->nframes++]);
+}
+
+static int decode_location(struct rd *r, const struct field *f, struct location *loc)
+{
+	size_t pos = f->data, end = f->data + f->len;
+	uint64_t mapping_id = 0, address = 0;
+	size_t nlines = 0, mapoff = f->off;
+	int s;
+	loc->id = 0;
+	loc->prune = 0;
+	while (pos < end) {
+		struct field g;
+		if ((s = next_field(r, &pos, end, &g, "location")))
+			return s;
+		if (g.num == 4) {
+			if ((s = want(r, &g, WT_LEN, "location")) ||
+			    (s = GROW(r, r->lines, r->caplines, nlines + 1)))
+				return s;
+			struct line *ln = &r->lines[nlines++];
+			memset(ln, 0, sizeof(*ln));
+			ln->off = g.off;
+			size_t lp = g.data, le = g.data + g.len;
+			while (lp < le) {
+				struct field h;
+				if ((s = next_field(r, &lp, le, &h, "line")))
+					return s;
+				if (h.num < 1 || h.num > 3)
+					continue;
+				if ((s = want(r, &h, WT_VARINT, "line")))
+					return s;
+				if (h.num == 1)
+					ln->function_id = h.v;
+				else if (h.num == 2)
+					ln->line = (int64_t)h.v;
+				else
+					ln->column = (int64_t)h.v;
+			}
+			continue;
+		}
+		if (g.num < 1 || g.num > 5)
+			continue;
+		if ((s = want(r, &g, WT_VARINT, "location")))
+			return s;
+		if (g.num == 1)
+			loc->id = g.v;
+		else if (g.num == 2) {
+			mapping_id = g.v;
+			mapoff = g.off;
+		} else if (g.num == 3)
+			address = g.v;
+	}
+
+	uint32_t base = 0;
+	if (mapping_id) {
+		uint32_t m = idmap_get(&r->mapmap, mapping_id);
+		if (!m)
+			return pp_error_at(r->p, PPROF_EINPUT, mapoff,
+					   "location %llu refers to missing mapping %llu",
+					   (unsigned long long)loc->id,
+					   (unsigned long long)mapping_id);
+		base = r->mappings[m - 1].base;
+	}
+	struct pp_frame fr;
+	memset(&fr, 0, sizeof(fr));
+	fr.mapping = base;
+	fr.address = address;
+	fr.flags = address ? PP_FRAME_HAS_ADDRESS : 0;
+
+	/* Every line's function must exist, kept or not. */
+	size_t keep_from = 0; /* lines [keep_from, nlines) stay */
+	for (size_t i = 0; i < nlines; i++) {
+		uint64_t fid = r->lines[i].function_id;
+		if (fid && !idmap_get(&r->funmap, fid))
+			return pp_error_at(r->p, PPROF_EINPUT, r->lines[i].off,
+					   "location %llu refers to missing function %llu",
+					   (unsigned long long)loc->id, (unsigned long long)fid);
+	}
+	if (r->drop_re) {
+		/* As prune.go: the outermost line that matches decides; a
+		 * match on the outermost line prunes the whole location,
+		 * one further in keeps only the lines outside it. */
+		for (size_t k = nlines; k-- > 0;) {
+			uint64_t fid = r->lines[k].function_id;
+			if (!fid)
+				continue;
+			struct function *fn = &r->functions[idmap_get(&r->funmap, fid) - 1];
+			if (fn_dropped(r, fn)) {
+				loc->prune = PRUNE_BENEATH;
+				if (k == nlines - 1)
+					loc->prune |= PRUNE_ALL;
+				else
+					keep_from = k + 1;
+				break;
+			}
+		}
+	}
+
+	if (r->nframes > UINT32_MAX)
+		return pp_nomem(r->p);
+	loc->off = (uint32_t)r->nframes;
+	if (nlines == 0) {
+		fr.flags |= PP_FRAME_NO_SYMBOL;
+		if ((s = push_frame(r, &fr)))
+			return s;
+	}
+	/* Root side first: the outermost (last) line, then the inlined ones. */
+	for (size_t k = nlines; k-- > keep_from;) {
+		const struct line *ln = &r->lines[k];
+		fr.flags &= PP_FRAME_HAS_ADDRESS;
+		fr.name = fr.file = 0;
+		fr.line = ln->line;
+		fr.column = ln->column;
+		if (k != nlines - 1)
+			fr.flags |= PP_FRAME_INLINED;
+		if (ln->function_id) {
+			const struct function *fn =
+				&r->functions[idmap_get(&r->funmap, ln->function_id) - 1];
+			fr.name = fn->name;
+			fr.file = fn->file;
+		}
+		if (!fr.name)
+			fr.flags |= PP_FRAME_NO_SYMBOL;
+		if ((s = push_frame(r, &fr)))
+			return s;
+	}
+	loc->n = (uint32_t)(r->nframes - loc->off);
+	return PPROF_OK;
+}
+
+static int scan_locations(struct rd *r)
+{
+	int s;
+	if ((s = compile_re(r, &r->drop, "drop_frames", &r->drop_re)))
+		return s;
+	if (r->drop_re) {
+		/* keep_frames counts only with drop_frames. */
+		if ((s = compile_re(r, &r->keep, "keep_frames", &r->keep_re)))
+			return s;
+		r->md = pcre2_match_data_create(1, NULL);
+		if (!r->md)
+			return pp_nomem(r->p);
+	} else {
+		uint32_t id;
+		if ((s = sref_id(r, &r->keep, &id)))
+			return s;
+	}
+	r->locations = malloc((r->nlocations ? r->nlocations : 1) * sizeof(*r->locations));
+	if (!r->locations)
+		return pp_nomem(r->p);
+	size_t pos = 0;
+	while (pos < r->len) {
+		struct field f;
+		if ((s = next_field(r, &pos, r->len, &f, "profile")))
+			return s;
+		if (f.num == F_LOCATION && (s = decode_location(r, &f, &r->locations[r->nl++])))
+			return s;
+	}
+	return idmap_build(r, &r->locmap, r->locations, r->nl, sizeof(*r->locations), "location");
+}
+
+/* ---- pass 4: samples ---- */
+
+static int label_cmp(const void *a, const void *b)
+{
+	const struct pp_label *x = a, *y = b;
+	if (x->key != y->key)
+		return x->key < y->key ? -1 : 1;
+	if (x->str != y->str)
+		return x->str < y->str ? -1 : 1;
+	if (x->num != y->num)
+		return x->num < y->num ? -1 : 1;
+	if (x->unit != y->unit)
+		return x->unit < y->unit ? -1 : 1;
+	return 0;
+}
+
+static int decode_label(struct rd *r, const struct field *f, struct pp_label *l, bool *used)
+{
+	size_t pos = f->data, end = f->data + f->len;
+	int64_t v[5] = {0, 0, 0, 0, 0};
+	size_t off[5] = {f->off, f->off, f->off, f->off, f->off};
+	int s;
+	while (pos < end) {
+		struct field g;
+		if ((s = next_field(r, &pos, end, &g, "label")))
+			return s;
+		if (g.num < 1 || g.num > 4)
+			continue;
+		if ((s = want(r, &g, WT_VARINT, "label")))
+			return s;
+		v[g.num] = (int64_t)g.v;
+		off[g.num] = g.off;
+	}
+	memset(l, 0, sizeof(*l));
+	if ((s = str_id(r, v[1], off[1], &l->key)))
+		return s;
+	/* As pprof: a string label when str is set, else a numeric one when
+	 * num or its unit is set, else nothing. */
+	*used = true;
+	if (v[2])
+		return str_id(r, v[2], off[2], &l->str);
+	if (!v[3] && !v[4]) {
+		*used = false;
+		return PPROF_OK;
+	}
+	l->num = v[3];
+	if (v[4])
+		return str_id(r, v[4], off[4], &l->unit);
+	return PPROF_OK;
+}
+
+static int decode_sample(struct rd *r, const struct field *f, uint32_t ntypes)
+{
+	size_t pos = f->data, end = f->data + f->len;
+	size_t nlocs = 0, nvals = 0, nlabels = 0;
+	int s;
+	while (pos < end) {
+		struct field g;
+		if ((s = next_field(r, &pos, end, &g, "sample")))
+			return s;
+		switch (g.num) {
+		case 1:
+			if (g.wt == WT_LEN && (s = GROW(r, r->locs, r->caplocs, nlocs + g.len)))
+				return s;
+			FOR_EACH_VARINT(r, &g, "sample", id, {
+				if (nlocs == r->caplocs &&
+				    (s = GROW(r, r->locs, r->caplocs, nlocs + 1)))
+					return s;
+				uint32_t li = idmap_get(&r->locmap, id);
+				if (!li)
+					return pp_error_at(r->p, PPROF_EINPUT, g.off,
+							   "sample refers to missing location %llu",
+							   (unsigned long long)id);
+				r->locs[nlocs++] = li - 1;
+			});
+			break;
+		case 2:
+			if (g.wt == WT_LEN && (s = GROW(r, r->vals, r->capvals, nvals + g.len)))
+				return s;
+			FOR_EACH_VARINT(r, &g, "sample", v, {
+				if (nvals == r->capvals &&
+				    (s = GROW(r, r->vals, r->capvals, nvals + 1)))
+					return s;
+				r->vals[nvals++] = (int64_t)v;
+			});
+			break;
+		case 3: {
+			bool used;
+			if ((s = want(r, &g, WT_LEN, "sample")) ||
+			    (s = GROW(r, r->labels, r->caplabels, nlabels + 1)) ||
+			    (s = decode_label(r, &g, &r->labels[nlabels], &used)))
+				return s;
+			nlabels += used;
+			break;
+		}
+		default:
+			break;
+		}
+	}
+	if (ntypes == 0)
+		return pp_error_at(r->p, PPROF_EINPUT, f->off,
+				   "sample without sample types in the profile");
+	if (nvals != ntypes)
+		return pp_error_at(r->p, PPROF_EINPUT, f->off,
+				   "sample has %zu values for %u sample types", nvals, ntypes);
+
+	/* Labels: sorted, so that equal sets intern as one; the previous
+	 * sample's set is reused when equal. */
+	uint32_t labelset = 0;
+	if (nlabels) {
+		if (nlabels > 1)
+			qsort(r->labels, nlabels, sizeof(*r->labels), label_cmp);
+		if (nlabels == r->nprevlabels &&
+		    memcmp(r->labels, r->prevlabels, nlabels * sizeof(*r->labels)) == 0) {
+			labelset = r->prevlabelset;
+		} else {
+			if ((s = pp_labelset_intern(r->p, r->labels, (uint32_t)nlabels, &labelset)) ||
+			    (s = GROW(r, r->prevlabels, r->capprevlabels, nlabels)))
+				return s;
+			memcpy(r->prevlabels, r->labels, nlabels * sizeof(*r->labels));
+			r->nprevlabels = nlabels;
+			r->prevlabelset = labelset;
+		}
+	}
+
+	/* drop_frames, as prune.go: from the root toward the leaf, the first
+	 * pruned location after a kept one cuts the stack there. */
+	size_t lo = 0;
+	if (r->drop_re) {
+		bool user = false;
+		for (size_t i = nlocs; i-- > 0;) {
+			uint8_t pr = r->locations[r->locs[i]].prune;
+			if (!pr) {
+				user = true;
+				continue;
+			}
+			if (!user)
+				continue;
+			lo = (pr & PRUNE_ALL) ? i + 1 : i;
+			break;
+		}
+	}
+
+	/* Walk root to leaf, reusing the previous sample's path as far as it
+	 * is the same. */
+	size_t depth = nlocs - lo;
+	if ((s = GROW(r, r->prev, r->capprev, depth)))
+		return s;
+	size_t d = 0;
+	uint32_t node = 0;
+	while (d < depth && d < r->prevn && r->prev[d].loc == r->locs[nlocs - 1 - d]) {
+		node = r->prev[d].node;
+		d++;
+	}
+	for (; d < depth; d++) {
+		uint32_t li = r->locs[nlocs - 1 - d];
+		const struct location *loc = &r->locations[li];
+		for (uint32_t k = 0; k < loc->n; k++)
+			if ((s = pp_node_child(r->p, node, r->frames[loc->off + k], &node)))
+				return s;
+		r->prev[d].loc = li;
+		r->prev[d].node = node;
+	}
+	r->prevn = depth;
+	return pp_add_sample(r->p, node, labelset, r->vals, f->off);
+}
+
+static int scan_samples(struct rd *r)
+{
+	uint32_t ntypes = (uint32_t)(r->ntypes2 / 2);
+	size_t pos = 0;
+	while (pos < r->len) {
+		struct field f;
+		int s = next_field(r, &pos, r->len, &f, "profile");
+		if (s)
+			return s;
+		if (f.num == F_SAMPLE && (s = decode_sample(r, &f, ntypes)))
+			return s;
+	}
+	return PPROF_OK;
+}
+
+static void rd_release(struct rd *r)
+{
+	free(r->sids);
+	free(r->types);
+	free(r->comments);
+	free(r->mappings);
+	free(r->functions);
+	free(r->locations);
+	idmap_release(&r->mapmap);
+	idmap_release(&r->funmap);
+	idmap_release(&r->locmap);
+	free(r->frames);
+	pcre2_code_free(r->drop_re);
+	pcre2_code_free(r->keep_re);
+	pcre2_match_data_free(r->md);
+	free(r->lines);
+	free(r->locs);
+	free(r->vals);
+	free(r->labels);
+	free(r->prevlabels);
+	free(r->prev);
+}
+
+static int pprof_read(struct pprof_profile *p, const unsigned char *buf, size_t len,
+		      const struct pprof_read_options *o)
+{
+	(void)o;
+	struct rd r;
+	memset(&r, 0, sizeof(r));
+	r.p = p;
+	r.b = buf;
+	r.len = len;
+	int s = scan_top(&r);
+	if (!s)
+		s = begin(&r);
+	if (!s)
+		s = scan_mappings_functions(&r);
+	if (!s)
+		s = scan_locations(&r);
+	if (!s)
+		s = scan_samples(&r);
+	rd_release(&r);
+	return s;
+}
+
+/* ---- bid ---- */
+
+/* Wire type of each Profile field (13, comment, may also be packed). */
+static const signed char top_wt[16] = {
+	-1, WT_LEN, WT_LEN, WT_LEN, WT_LEN, WT_LEN, WT_LEN, WT_VARINT,
+	WT_VARINT, WT_VARINT, WT_VARINT, WT_LEN, WT_VARINT, WT_VARINT, WT_VARINT, WT_VARINT,
+};
+
+static bool plausible_key(uint64_t key)
+{
+	uint64_t num = key >> 3;
+	unsigned wt = key & 7;
+	if (num < 1 || num > 15)
+		return false;
+	return wt == (unsigned)top_wt[num] || (num == F_COMMENT && wt == WT_LEN);
+}
+
+/* A protobuf Profile starts with a known field of the right wire type.
+ * Text can look like that by chance ("Z", "j", "2", "\n"), so the bid is
+ * low, and lower still when the fields after the first don't parse. */
+static int pprof_bid(const unsigned char *buf, size_t len)
+{
+	size_t pos = 0;
+	for (int i = 0; i < 8 && pos < len; i++) {
+		uint64_t key, v;
+		if (get_varint(buf, &pos, len, &key) || !plausible_key(key))
+			return i == 0 ? 0 : 1;
+		if (get_varint(buf, &pos, len, &v))
+			return i == 0 ? 0 : 1;
+		if ((key & 7) == WT_LEN) {
+			if (v > len - pos)
+				return 10; /* can't tell more */
+			pos += (size_t)v;
+		}
+	}
+	return 10;
+}
+
+const struct pp_reader pp_reader_pprof = {
+	.format = PPROF_FMT_PPROF,
+	.name = "pprof",
+	.bid = pprof_bid,
+	.read = pprof_read,
+};
