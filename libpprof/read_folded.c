@@ -83,12 +83,12 @@ static size_t skip_bom(const unsigned char *buf, size_t len)
 static int bid_folded(const unsigned char *buf, size_t len)
 {
 	size_t pos = skip_bom(buf, len);
-	size_t limit = len < 65536 ? len : 65536;
 	/* Text whose first lines include a stack with a count; comment and
-	 * invalid lines may come before it, as in real files. */
-	for (int lines = 0; pos < limit && lines < 64; lines++) {
-		const unsigned char *nl = memchr(buf + pos, '\n', limit - pos);
-		size_t end = nl ? (size_t)(nl - buf) : limit;
+	 * invalid lines may come before it, as in real files.  A deep stack
+	 * makes a long line, so lines are read whole. */
+	for (int lines = 0; pos < len && lines < 64; lines++) {
+		const unsigned char *nl = memchr(buf + pos, '\n', len - pos);
+		size_t end = nl ? (size_t)(nl - buf) : len;
 		const char *s = (const char *)buf + pos, *e = (const char *)buf + end;
 		for (const char *c = s; c < e; c++)
 			if ((unsigned char)*c < 0x20 && !is_space((unsigned char)*c))

@@ -1,0 +1,64 @@
+#!/bin/sh
+# build.sh: set up, build and run on a fresh Debian machine.
+#
+#   ./build.sh demo    install what the build needs, build, and fold a real
+#                      Worker profile from fixtures/ (the main job)
+#   ./build.sh check   the same set-up, then every test (what CI runs)
+#   ./build.sh         set-up and build only
+#
+# As root, missing Debian packages are installed with apt-get; otherwise
+# they are named and the script stops.
+set -eu
+cd "$(dirname "$0")"
+
+PACKAGES="autoconf automake libtool pkg-config make gcc protobuf-c-compiler
+libprotobuf-c-dev zlib1g-dev libyaml-dev libpcre2-dev libcmocka-dev"
+# Tests compare with go tool pprof and check SVG with xmllint when present.
+CHECK_PACKAGES="golang-go libxml2-utils clang libclang-rt-14-dev"
+
+need_packages() {
+	missing=""
+	for p in "$@"; do
+		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" ||
+			missing="$missing $p"
+	done
+	[ -z "$missing" ] && return 0
+	if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+		echo "build.sh: installing:$missing" >&2
+		export DEBIAN_FRONTEND=noninteractive
+		apt-get update -qq >/dev/null
+		# shellcheck disable=SC2086
+		apt-get install -y -qq --no-install-recommends $missing >/dev/null
+	else
+		echo "build.sh: missing Debian packages:$missing" >&2
+		echo "build.sh: install them with: sudo apt-get install$missing" >&2
+		exit 1
+	fi
+}
+
+build() {
+	need_packages $PACKAGES
+	[ -x configure ] || ./autogen.sh >/dev/null
+	[ -f Makefile ] || ./configure -q
+	make -s -j"$(nproc 2>/dev/null || echo 2)"
+}
+
+case "${1:-build}" in
+build)
+	build
+	;;
+demo)
+	build
+	echo "== ./pprof-fold fixtures/pprof/workerd-min.cpu.pb.gz" >&2
+	./pprof-fold fixtures/pprof/workerd-min.cpu.pb.gz
+	;;
+check)
+	need_packages $CHECK_PACKAGES
+	build
+	make -s check || { cat test-suite.log 2>/dev/null | tail -100; exit 1; }
+	;;
+*)
+	echo "usage: ./build.sh [build|demo|check]" >&2
+	exit 2
+	;;
+esac

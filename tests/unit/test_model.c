@@ -1,0 +1,332 @@
+/* Unit tests of the model (profile.c), the folded writer (fold.c), naming
+ * and the folded reader. */
+#include "config.h"
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "pprof_private.h"
+
+/* Folds P at sample index 0 and granularity G into a malloc'd string. */
+static char *fold_str(struct pprof_profile *p, int sel, enum pprof_granularity g)
+{
+	struct pprof_fold_options o = {sel, g};
+	struct pprof_folded *f = NULL;
+	assert_int_equal(pprof_fold(p, &o, &f), PPROF_OK);
+	struct pp_buf b;
+	pp_buf_init(&b);
+	for (size_t i = 0; i < f->n; i++) {
+		pp_buf_add(&b, f->lines[i].stack, f->lines[i].len);
+		pp_buf_addf(&b, " %lld\n", (long long)f->lines[i].value);
+	}
+	pprof_folded_free(f);
+	char *s = strdup(b.s);
+	pp_buf_release(&b);
+	return s;
+}
+
+static struct pprof_profile *read_text(const char *text)
+{
+	struct pprof_profile *p = pprof_profile_new();
+	assert_non_null(p);
+	int s = pprof_read_buffer(p, text, strlen(text), NULL);
+	if (s != PPROF_OK)
+		fail_msg("read failed: %s", pprof_profile_error(p));
+	return p;
+}
+
+static void expect_fold(const char *in, const char *want)
+{
+	struct pprof_profile *p = read_text(in);
+	char *got = fold_str(p, pprof_sample_type_select(p, NULL), PPROF_G_FUNCTIONS);
+	assert_string_equal(got, want);
+	free(got);
+	pprof_profile_free(p);
+}
+
+static void test_model_intern_strings(void **state)
+{
+	(void)state;
+	struct pprof_profile *p = pprof_profile_new();
+	uint32_t a, b, c, e;
+	assert_int_equal(pp_intern(p, "main", 4, &a), PPROF_OK);
+	assert_int_equal(pp_intern(p, "mainx", 4, &b), PPROF_OK);
+	assert_int_equal(pp_intern(p, "other", 5, &c), PPROF_OK);
+	assert_int_equal(pp_intern(p, "", 0, &e), PPROF_OK);
+	assert_int_equal(a, b);
+	assert_int_not_equal(a, c);
+	assert_int_equal(e, 0);
+	assert_string_equal(pp_str(p, a), "main");
+	/* enough strings to grow the table several times */
+	char buf[32];
+	for (int i = 0; i < 20000; i++) {
+		uint32_t id;
+		int n = snprintf(buf, sizeof(buf), "f%d", i);
+		assert_int_equal(pp_intern(p, buf, (size_t)n, &id), PPROF_OK);
+	}
+	assert_int_equal(pp_intern(p, "f1234", 5, &b), PPROF_OK);
+	assert_string_equal(pp_str(p, b), "f1234");
+	assert_int_equal(pp_intern(p, "main", 4, &b), PPROF_OK);
+	assert_int_equal(a, b);
+	pprof_profile_free(p);
+}
+
+static void test_model_frames_and_tree(void **state)
+{
+	(void)state;
+	struct pprof_profile *p = pprof_profile_new();
+	struct pp_frame f = {0};
+	uint32_t f1, f2, f3, n1, n2, n3;
+	pp_intern_cstr(p, "a", &f.name);
+	assert_int_equal(pp_frame_intern(p, &f, &f1), PPROF_OK);
+	f.line = 3;
+	assert_int_equal(pp_frame_intern(p, &f, &f2), PPROF_OK);
+	f.line = 0;
+	assert_int_equal(pp_frame_intern(p, &f, &f3), PPROF_OK);
+	assert_int_not_equal(f1, f2);
+	assert_int_equal(f1, f3);
+	assert_int_equal(pp_node_child(p, 0, f1, &n1), PPROF_OK);
+	assert_int_equal(pp_node_child(p, n1, f2, &n2), PPROF_OK);
+	assert_int_equal(pp_node_child(p, 0, f1, &n3), PPROF_OK);
+	assert_int_equal(n1, n3);
+	assert_int_equal(p->nodes[n2].parent, n1);
+	pprof_profile_free(p);
+}
+
+static void test_model_sum_overflow(void **state)
+{
+	(void)state;
+	struct pprof_profile *p = pprof_profile_new();
+	struct pp_sample_type t;
+	pp_intern_cstr(p, "samples", &t.type);
+	pp_intern_cstr(p, "count", &t.unit);
+	assert_int_equal(pp_begin_input(p, &t, 1, -1), PPROF_OK);
+	int64_t v = INT64_MAX;
+	assert_int_equal(pp_add_sample(p, 1, 0, &v, 0), PPROF_OK);
+	v = 1;
+	assert_int_equal(pp_add_sample(p, 1, 0, &v, 42), PPROF_EINPUT);
+	assert_non_null(strstr(pprof_profile_error(p), "64-bit"));
+	assert_non_null(strstr(pprof_profile_error(p), "(at byte 42)"));
+	pprof_profile_free(p);
+}
+
+static void test_model_sample_type_select(void **state)
+{
+	(void)state;
+	struct pprof_profile *p = pprof_profile_new();
+	struct pp_sample_type t[3];
+	pp_intern_cstr(p, "alloc_objects", &t[0].type);
+	pp_intern_cstr(p, "inuse_space", &t[1].type);
+	pp_intern_cstr(p, "alloc_space", &t[2].type);
+	pp_intern_cstr(p, "bytes", &t[0].unit);
+	t[1].unit = t[2].unit = t[0].unit;
+	assert_int_equal(pp_begin_input(p, t, 3, -1), PPROF_OK);
+	assert_int_equal(pprof_sample_type_select(p, NULL), 2);
+	assert_int_equal(pprof_sample_type_select(p, "space"), 1);
+	assert_int_equal(pprof_sample_type_select(p, "alloc_space"), 2);
+	assert_int_equal(pprof_sample_type_select(p, "0"), 0);
+	assert_int_equal(pprof_sample_type_select(p, "3"), -1);
+	assert_int_equal(pprof_sample_type_select(p, "cpu"), -1);
+	assert_non_null(strstr(pprof_profile_error(p), "alloc_objects inuse_space alloc_space"));
+	p->default_type = 0;
+	assert_int_equal(pprof_sample_type_select(p, ""), 0);
+	pprof_profile_free(p);
+}
+
+static void test_fold_sorted_and_merged(void **state)
+{
+	(void)state;
+	expect_fold("b;a 1\na;b 2\na 3\na;b 4\n", "a 3\na;b 6\nb;a 1\n");
+}
+
+/* A sibling whose name extends another's with a byte below ';' sorts between
+ * the shorter sibling's own line and its descendants. */
+static void test_fold_prefix_names_order(void **state)
+{
+	(void)state;
+	expect_fold("f;x 1\nf 2\nf b;y 3\nf-c 4\nf;a 5\n",
+		    "f 2\nf b;y 3\nf-c 4\nf;a 5\nf;x 1\n");
+}
+
+static void test_fold_zero_and_negative(void **state)
+{
+	(void)state;
+	expect_fold("a;b 0\na;c -5\na 0\n", "a;c -5\n");
+}
+
+static void test_fold_separators_in_names(void **state)
+{
+	(void)state;
+	struct pprof_profile *p = pprof_profile_new();
+	struct pp_sample_type t;
+	pp_intern_cstr(p, "samples", &t.type);
+	pp_intern_cstr(p, "count", &t.unit);
+	pp_begin_input(p, &t, 1, -1);
+	struct pp_frame f = {0};
+	pp_intern_cstr(p, "a;b\nc\r", &f.name);
+	uint32_t fid, n;
+	pp_frame_intern(p, &f, &fid);
+	pp_node_child(p, 0, fid, &n);
+	int64_t v = 7;
+	pp_add_sample(p, n, 0, &v, 0);
+	char *got = fold_str(p, 0, PPROF_G_FUNCTIONS);
+	assert_string_equal(got, "a:b c  7\n");
+	free(got);
+	pprof_profile_free(p);
+}
+
+static void test_fold_granularities(void **state)
+{
+	(void)state;
+	struct pprof_profile *p = pprof_profile_new();
+	struct pp_sample_type t;
+	pp_intern_cstr(p, "samples", &t.type);
+	pp_intern_cstr(p, "count", &t.unit);
+	pp_begin_input(p, &t, 1, -1);
+	struct pp_frame f = {0}, g = {0}, h = {0};
+	pp_intern_cstr(p, "main", &f.name);
+	pp_intern_cstr(p, "app/main.c", &f.file);
+	f.line = 12;
+	f.address = 0x401000;
+	f.flags = PP_FRAME_HAS_ADDRESS;
+	g.flags = PP_FRAME_NO_SYMBOL | PP_FRAME_HAS_ADDRESS;
+	g.address = 0x7f0000001234;
+	pp_intern_cstr(p, "libfoo.so", &g.mapping);
+	h.flags = PP_FRAME_NO_SYMBOL | PP_FRAME_HAS_ADDRESS;
+	h.address = 0xdeadbeef;
+	uint32_t a, b, c, n;
+	pp_frame_intern(p, &f, &a);
+	pp_frame_intern(p, &g, &b);
+	pp_frame_intern(p, &h, &c);
+	pp_node_child(p, 0, a, &n);
+	pp_node_child(p, n, b, &n);
+	pp_node_child(p, n, c, &n);
+	int64_t v = 300;
+	pp_add_sample(p, n, 0, &v, 0);
+	static const char *const want[] = {
+		"main;[libfoo.so];<unknown> 300\n",
+		"main app/main.c;[libfoo.so];<unknown> 300\n",
+		"main app/main.c:12;[libfoo.so];<unknown> 300\n",
+		"app/main.c;[libfoo.so];<unknown> 300\n",
+		"0000000000401000 main app/main.c:12;00007f0000001234 [libfoo.so];"
+		"00000000deadbeef <unknown> 300\n",
+	};
+	for (int gi = 0; gi < 5; gi++) {
+		char *got = fold_str(p, 0, (enum pprof_granularity)gi);
+		assert_string_equal(got, want[gi]);
+		free(got);
+	}
+	pprof_profile_free(p);
+}
+
+static void test_folded_reader_formats(void **state)
+{
+	(void)state;
+	/* CRLF, BOM, comments, fractions, a trailing ';', spaces in names */
+	expect_fold("\xef\xbb\xbf# comment\r\nmain;do work 2.5\r\nmain;do work; 1\r\n\r\n",
+		    "main;do work 4\n");
+	/* 3 columns: the default value is the last (after) */
+	expect_fold("a;b 1 2\na;c 3 0\n", "a;b 2\n");
+}
+
+static void test_folded_reader_mixed_columns(void **state)
+{
+	(void)state;
+	struct pprof_profile *p = pprof_profile_new();
+	const char *in = "a;b 1 2\na;c 3\n";
+	assert_int_equal(pprof_read_buffer(p, in, strlen(in), NULL), PPROF_EINPUT);
+	assert_string_equal(pprof_profile_error(p),
+			    "line 2: 2 columns where earlier lines have 3 (at byte 8)");
+	pprof_profile_free(p);
+}
+
+static void test_folded_reader_utf16(void **state)
+{
+	(void)state;
+	static const unsigned char le[] = {0xff, 0xfe, 'a', 0, ';', 0, 'b', 0, ' ', 0, '3', 0, '\n', 0};
+	struct pprof_profile *p = pprof_profile_new();
+	assert_int_equal(pprof_read_buffer(p, le, sizeof(le), NULL), PPROF_OK);
+	char *got = fold_str(p, 0, PPROF_G_FUNCTIONS);
+	assert_string_equal(got, "a;b 3\n");
+	free(got);
+	pprof_profile_free(p);
+}
+
+static void test_read_empty_and_unknown(void **state)
+{
+	(void)state;
+	struct pprof_profile *p = pprof_profile_new();
+	assert_int_equal(pprof_read_buffer(p, "", 0, NULL), PPROF_EINPUT);
+	assert_string_equal(pprof_profile_error(p), "empty input");
+	assert_int_equal(pprof_read_buffer(p, "hello\n", 6, NULL), PPROF_EINPUT);
+	assert_non_null(strstr(pprof_profile_error(p), "unrecognized profile format"));
+	pprof_profile_free(p);
+}
+
+/* Several inputs sum, whatever the order of their lines. */
+static void test_read_merge_inputs(void **state)
+{
+	(void)state;
+	struct pprof_profile *p = pprof_profile_new();
+	const char *a = "x;y 1\nx 2\n", *b = "x;y 3\nz 1\n";
+	assert_int_equal(pprof_read_buffer(p, a, strlen(a), NULL), PPROF_OK);
+	assert_int_equal(pprof_read_buffer(p, b, strlen(b), NULL), PPROF_OK);
+	char *got = fold_str(p, 0, PPROF_G_FUNCTIONS);
+	assert_string_equal(got, "x 2\nx;y 4\nz 1\n");
+	free(got);
+	/* A 3-column input does not merge with a 2-column one. */
+	const char *c = "x 1 2\n";
+	assert_int_equal(pprof_read_buffer(p, c, strlen(c), NULL), PPROF_EINPUT);
+	assert_non_null(strstr(pprof_profile_error(p), "incompatible sample types"));
+	pprof_profile_free(p);
+}
+
+/* 100k frames deep: no recursion anywhere on the way. */
+static void test_fold_deep_stack(void **state)
+{
+	(void)state;
+	size_t depth = 100000;
+	char *in = malloc(depth * 2 + 16);
+	size_t n = 0;
+	for (size_t i = 0; i < depth; i++) {
+		in[n++] = 'f';
+		in[n++] = ';';
+	}
+	n--;
+	n += (size_t)sprintf(in + n, " 1\n");
+	struct pprof_profile *p = read_text(in);
+	char *got = fold_str(p, 0, PPROF_G_FUNCTIONS);
+	assert_int_equal(strlen(got), n);
+	assert_memory_equal(got, in, n);
+	free(got);
+	free(in);
+	pprof_profile_free(p);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_model_intern_strings),
+		cmocka_unit_test(test_model_frames_and_tree),
+		cmocka_unit_test(test_model_sum_overflow),
+		cmocka_unit_test(test_model_sample_type_select),
+		cmocka_unit_test(test_fold_sorted_and_merged),
+		cmocka_unit_test(test_fold_prefix_names_order),
+		cmocka_unit_test(test_fold_zero_and_negative),
+		cmocka_unit_test(test_fold_separators_in_names),
+		cmocka_unit_test(test_fold_granularities),
+		cmocka_unit_test(test_folded_reader_formats),
+		cmocka_unit_test(test_folded_reader_mixed_columns),
+		cmocka_unit_test(test_folded_reader_utf16),
+		cmocka_unit_test(test_read_empty_and_unknown),
+		cmocka_unit_test(test_read_merge_inputs),
+		cmocka_unit_test(test_fold_deep_stack),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
