@@ -71,17 +71,14 @@ static int build(struct folder *f, const struct pprof_fold_options *o)
 	struct pprof_profile *p = f->p;
 	int sel = o->sample_index;
 	int status = PPROF_OK;
+	/* Only walks follow: the child index is not needed while folding. */
+	pp_drop_node_index(p);
 	uint32_t *fname = malloc((size_t)p->nframes * sizeof(*fname));
 	int64_t *nval = calloc(p->nnodes, sizeof(*nval));
 	uint32_t *dof = malloc((size_t)p->nnodes * sizeof(*dof));
 	struct dmap m = {0};
-	m.cap = 1024;
-	while (m.cap < p->nnodes * 2u && m.cap < (1u << 31))
-		m.cap *= 2;
-	m.keys = malloc((size_t)m.cap * sizeof(*m.keys));
-	m.vals = calloc(m.cap, sizeof(*m.vals));
 	f->dn = malloc((size_t)p->nnodes * sizeof(*f->dn));
-	if (!fname || !nval || !dof || !m.keys || !m.vals || !f->dn) {
+	if (!fname || !nval || !dof || !f->dn) {
 		status = pp_nomem(p);
 		goto out;
 	}
@@ -116,27 +113,60 @@ static int build(struct folder *f, const struct pprof_fold_options *o)
 	}
 
 	/* 3. The tree on printed names; a parent always has a smaller id than
-	 * its children, so one pass in id order suffices. */
+	 * its children, so one pass in id order suffices.  When no two frames
+	 * print alike (folded input, most V8 profiles at -g lines), it is the
+	 * tree itself and needs no map. */
+	bool injective = true;
+	{
+		uint8_t *seen = calloc(p->nstrs, 1);
+		if (!seen) {
+			status = pp_nomem(p);
+			goto out;
+		}
+		for (uint32_t i = 1; i < p->nframes && injective; i++) {
+			if (seen[fname[i]])
+				injective = false;
+			seen[fname[i]] = 1;
+		}
+		free(seen);
+	}
 	f->ndn = 1;
 	f->dn[0] = (struct dnode){0, 0, 0, 0};
 	dof[0] = 0;
+	if (!injective) {
+		m.cap = 1024;
+		while (m.cap < p->nnodes * 2u && m.cap < (1u << 31))
+			m.cap *= 2;
+		m.keys = malloc((size_t)m.cap * sizeof(*m.keys));
+		m.vals = calloc(m.cap, sizeof(*m.vals));
+		if (!m.keys || !m.vals) {
+			status = pp_nomem(p);
+			goto out;
+		}
+	}
 	for (uint32_t n = 1; n < p->nnodes; n++) {
 		uint32_t dp = dof[p->nodes[n].parent];
 		uint32_t name = fname[p->nodes[n].frame];
-		uint64_t key = ((uint64_t)dp << 32) | name;
-		uint64_t h = key * 0x9E3779B97F4A7C15ull;
-		uint32_t s = (uint32_t)(h >> 32) & (m.cap - 1);
-		while (m.vals[s] && m.keys[s] != key)
-			s = (s + 1) & (m.cap - 1);
 		uint32_t d;
-		if (m.vals[s]) {
-			d = m.vals[s] - 1;
-		} else {
+		if (injective) {
 			d = f->ndn++;
 			f->dn[d] = (struct dnode){name, 0, 0, 0};
-			m.keys[s] = key;
-			m.vals[s] = d + 1;
 			f->dn[dp].count++;
+		} else {
+			uint64_t key = ((uint64_t)dp << 32) | name;
+			uint64_t h = key * 0x9E3779B97F4A7C15ull;
+			uint32_t s = (uint32_t)(h >> 32) & (m.cap - 1);
+			while (m.vals[s] && m.keys[s] != key)
+				s = (s + 1) & (m.cap - 1);
+			if (m.vals[s]) {
+				d = m.vals[s] - 1;
+			} else {
+				d = f->ndn++;
+				f->dn[d] = (struct dnode){name, 0, 0, 0};
+				m.keys[s] = key;
+				m.vals[s] = d + 1;
+				f->dn[dp].count++;
+			}
 		}
 		dof[n] = d;
 		if (__builtin_add_overflow(f->dn[d].value, nval[n], &f->dn[d].value)) {
@@ -144,6 +174,8 @@ static int build(struct folder *f, const struct pprof_fold_options *o)
 			goto out;
 		}
 	}
+	free(nval);
+	nval = NULL;
 
 	/* 4. Children lists (CSR).  Display nodes were also made parent first. */
 	f->children = malloc((size_t)(f->ndn ? f->ndn : 1) * sizeof(*f->children));
@@ -157,11 +189,14 @@ static int build(struct folder *f, const struct pprof_fold_options *o)
 		at += f->dn[d].count;
 		f->dn[d].count = 0;
 	}
-	/* Parents of display nodes: recover them from the map's keys. */
-	for (uint32_t s = 0; s < m.cap; s++) {
-		if (!m.vals[s])
-			continue;
-		uint32_t d = m.vals[s] - 1, dp = (uint32_t)(m.keys[s] >> 32);
+	/* Display nodes were made parent first, in node order. */
+	uint32_t last = 0;
+	for (uint32_t n = 1; n < p->nnodes; n++) {
+		uint32_t d = dof[n];
+		if (d <= last)
+			continue; /* merged into an earlier display node */
+		last = d;
+		uint32_t dp = dof[p->nodes[n].parent];
 		f->children[f->dn[dp].first + f->dn[dp].count++] = d;
 	}
 out:

@@ -188,6 +188,9 @@ int pp_frame_intern(struct pprof_profile *p, const struct pp_frame *f, uint32_t 
 /* The child of PARENT for FRAME, created when missing. */
 int pp_node_child(struct pprof_profile *p, uint32_t parent, uint32_t frame,
 		  uint32_t *child);
+/* Frees the index that finds a node's child (the largest table of a big
+ * profile) when only walks remain; pp_node_child() rebuilds it if needed. */
+void pp_drop_node_index(struct pprof_profile *p);
 /* Interns a label set (sorted by the callee); N may be 0 (gives set 0). */
 int pp_labelset_intern(struct pprof_profile *p, const struct pp_label *l,
 		       uint32_t n, uint32_t *id);

@@ -359,10 +359,41 @@ int pp_frame_intern(struct pprof_profile *p, const struct pp_frame *f, uint32_t 
 
 /* ---- tree ---- */
 
+/* Rebuilds the node index that pp_drop_node_index() freed. */
+static int node_index(struct pprof_profile *p)
+{
+	struct pp_hash *t = hash_new();
+	if (!t)
+		return pp_nomem(p);
+	for (uint32_t n = 1; n < p->nnodes; n++) {
+		uint64_t key = ((uint64_t)p->nodes[n].parent << 32) | p->nodes[n].frame;
+		uint32_t i = hash_slot(key, t->cap);
+		while (t->vals[i])
+			i = (i + 1) & (t->cap - 1);
+		t->keys[i] = key;
+		t->vals[i] = n + 1;
+		t->n++;
+		if (!hash_reserve(t)) {
+			hash_free(t);
+			return pp_nomem(p);
+		}
+	}
+	p->nodehash = t;
+	return PPROF_OK;
+}
+
+void pp_drop_node_index(struct pprof_profile *p)
+{
+	hash_free(p->nodehash);
+	p->nodehash = NULL;
+}
+
 int pp_node_child(struct pprof_profile *p, uint32_t parent, uint32_t frame,
 		  uint32_t *child)
 {
 	uint64_t key = ((uint64_t)parent << 32) | frame;
+	if (!p->nodehash && node_index(p) != PPROF_OK)
+		return PPROF_ENOMEM;
 	struct pp_hash *t = p->nodehash;
 	uint32_t i = hash_slot(key, t->cap);
 	while (t->vals[i]) {
