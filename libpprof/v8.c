@@ -1,0 +1,610 @@
+/* v8.c: V8 profile nodes, flat or nested, and the call tree built from
+ * them (see v8.h). */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "v8.h"
+
+void pp_v8_init(struct pp_v8 *v, struct pprof_profile *p, struct json *j)
+{
+	memset(v, 0, sizeof(*v));
+	v->p = p;
+	v->j = j;
+	v->last_idx = PP_V8_NONE;
+}
+
+void pp_v8_release(struct pp_v8 *v)
+{
+	free(v->nodes);
+	free(v->kids);
+	free(v->hkeys);
+	free(v->hvals);
+	v->nodes = NULL;
+	v->kids = NULL;
+	v->hkeys = NULL;
+	v->hvals = NULL;
+}
+
+int pp_v8_json_error(struct pprof_profile *p, const struct json *j)
+{
+	return pp_error_at(p, PPROF_EINPUT, json_error_offset(j), "%s", json_error(j));
+}
+
+int pp_v8_int(struct pprof_profile *p, struct json *j, const char *what, int64_t *out)
+{
+	if (!json_int64(j, out))
+		return pp_error_at(p, PPROF_EINPUT, json_offset(j),
+				   "%s is not a 64-bit integer", what);
+	return PPROF_OK;
+}
+
+int pp_v8_int_array(struct pprof_profile *p, struct json *j, int t, const char *what,
+		    int64_t **a, size_t *n, size_t *cap)
+{
+	if (t == JSON_ERROR)
+		return pp_v8_json_error(p, j);
+	if (t != JSON_ARRAY_BEGIN)
+		return pp_error_at(p, PPROF_EINPUT, json_offset(j), "%s is not an array", what);
+	for (;;) {
+		t = json_next(j);
+		if (t == JSON_ARRAY_END)
+			return PPROF_OK;
+		if (t == JSON_ERROR)
+			return pp_v8_json_error(p, j);
+		if (t != JSON_NUMBER)
+			return pp_error_at(p, PPROF_EINPUT, json_offset(j),
+					   "%s holds something other than a number", what);
+		if (*n == *cap) {
+			size_t c = *cap ? *cap * 2 : 4096;
+			int64_t *b = realloc(*a, c * sizeof(*b));
+
+			if (!b)
+				return pp_nomem(p);
+			*a = b;
+			*cap = c;
+		}
+		if (!json_int64(j, &(*a)[*n]))
+			return pp_error_at(p, PPROF_EINPUT, json_offset(j),
+					   "%s holds a number that is not a 64-bit integer", what);
+		(*n)++;
+	}
+}
+
+/* ---- reading nodes ---- */
+
+static int new_node(struct pp_v8 *v, uint32_t parent, uint32_t *idx)
+{
+	struct pp_v8_node *d;
+
+	if (v->n == v->cap) {
+		uint32_t c = v->cap ? v->cap * 2 : 256;
+		struct pp_v8_node *b;
+
+		if (v->cap >= UINT32_MAX / 4)
+			return pp_error(v->p, PPROF_ENOMEM, "too many nodes");
+		b = realloc(v->nodes, (size_t)c * sizeof(*b));
+		if (!b)
+			return pp_nomem(v->p);
+		v->nodes = b;
+		v->cap = c;
+	}
+	*idx = v->n++;
+	d = &v->nodes[*idx];
+	memset(d, 0, sizeof(*d));
+	d->offset = json_offset(v->j);
+	d->line = -1;
+	d->column = -1;
+	d->parent = parent;
+	d->model = PP_V8_NONE;
+	return PPROF_OK;
+}
+
+static int add_kid(struct pp_v8 *v, uint32_t parent)
+{
+	struct pp_v8_kid *k;
+
+	if (v->nkids == v->capkids) {
+		size_t c = v->capkids ? v->capkids * 2 : 256;
+		struct pp_v8_kid *b = realloc(v->kids, c * sizeof(*b));
+
+		if (!b)
+			return pp_nomem(v->p);
+		v->kids = b;
+		v->capkids = c;
+	}
+	k = &v->kids[v->nkids];
+	k->offset = json_offset(v->j);
+	k->parent = parent;
+	if (!json_int64(v->j, &k->id))
+		return pp_error_at(v->p, PPROF_EINPUT, k->offset,
+				   "child id is not a 64-bit integer");
+	v->nkids++;
+	return PPROF_OK;
+}
+
+/* The string value of the current key, interned into *ID. */
+static int string_field(struct pp_v8 *v, const char *what, uint32_t *id)
+{
+	int t = json_next(v->j);
+
+	if (t == JSON_ERROR)
+		return pp_v8_json_error(v->p, v->j);
+	if (t != JSON_STRING)
+		return pp_error_at(v->p, PPROF_EINPUT, json_offset(v->j),
+				   "%s is not a string", what);
+	return pp_intern(v->p, v->j->str, v->j->len, id);
+}
+
+/* The integer value of the current key. */
+static int int_field(struct pp_v8 *v, const char *what, int64_t *out)
+{
+	int t = json_next(v->j);
+
+	if (t == JSON_ERROR)
+		return pp_v8_json_error(v->p, v->j);
+	if (t != JSON_NUMBER)
+		return pp_error_at(v->p, PPROF_EINPUT, json_offset(v->j),
+				   "%s is not a number", what);
+	return pp_v8_int(v->p, v->j, what, out);
+}
+
+/* functionName, url, lineNumber or columnNumber, as found in callFrame or,
+ * in Node's old format, on the node itself.  *KNOWN is false for any other
+ * key (whose value is not read). */
+static int frame_field(struct pp_v8 *v, struct pp_v8_node *d, bool *known)
+{
+	struct json *j = v->j;
+
+	*known = true;
+	if (json_is(j, "functionName"))
+		return string_field(v, "functionName", &d->name);
+	if (json_is(j, "url"))
+		return string_field(v, "url", &d->url);
+	if (json_is(j, "lineNumber"))
+		return int_field(v, "lineNumber", &d->line);
+	if (json_is(j, "columnNumber"))
+		return int_field(v, "columnNumber", &d->column);
+	*known = false;
+	return PPROF_OK;
+}
+
+static int skip_value(struct pp_v8 *v)
+{
+	int t = json_next(v->j);
+
+	if (t == JSON_ERROR || json_skip(v->j, t) == JSON_ERROR)
+		return pp_v8_json_error(v->p, v->j);
+	return PPROF_OK;
+}
+
+static int read_call_frame(struct pp_v8 *v, uint32_t idx)
+{
+	struct json *j = v->j;
+	int t = json_next(j), s;
+
+	if (t == JSON_ERROR)
+		return pp_v8_json_error(v->p, j);
+	if (t != JSON_OBJECT_BEGIN)
+		return pp_error_at(v->p, PPROF_EINPUT, json_offset(j),
+				   "callFrame is not an object");
+	for (;;) {
+		bool known;
+
+		t = json_next(j);
+		if (t == JSON_OBJECT_END)
+			return PPROF_OK;
+		if (t == JSON_ERROR)
+			return pp_v8_json_error(v->p, j);
+		s = frame_field(v, &v->nodes[idx], &known);
+		if (s == PPROF_OK && !known)
+			s = skip_value(v);
+		if (s != PPROF_OK)
+			return s;
+	}
+}
+
+struct level {
+	uint32_t node;
+	bool in_children; /* inside the node's "children" array */
+};
+
+int pp_v8_read_node(struct pp_v8 *v)
+{
+	struct json *j = v->j;
+	struct level *stack = NULL;
+	size_t sp = 0, cap = 0;
+	uint32_t idx;
+	int s, t;
+
+	/* Nesting is bounded by the parser's depth limit; the stack grows
+	 * with it instead of the C stack. */
+#define PUSH(IDX)                                                             \
+	do {                                                                  \
+		if (sp == cap) {                                              \
+			size_t c_ = cap ? cap * 2 : 64;                       \
+			struct level *b_ = realloc(stack, c_ * sizeof(*b_));  \
+			if (!b_) {                                            \
+				s = pp_nomem(v->p);                           \
+				goto out;                                     \
+			}                                                     \
+			stack = b_;                                           \
+			cap = c_;                                             \
+		}                                                             \
+		stack[sp].node = (IDX);                                       \
+		stack[sp].in_children = false;                                \
+		sp++;                                                         \
+	} while (0)
+
+	s = new_node(v, PP_V8_NONE, &idx);
+	if (s != PPROF_OK)
+		return s;
+	PUSH(idx);
+	while (sp > 0) {
+		struct level *top = &stack[sp - 1];
+		uint32_t cur = top->node;
+		struct pp_v8_node *d;
+		bool known;
+
+		t = json_next(j);
+		if (t == JSON_ERROR) {
+			s = pp_v8_json_error(v->p, j);
+			goto out;
+		}
+		if (top->in_children) {
+			if (t == JSON_ARRAY_END) {
+				top->in_children = false;
+			} else if (t == JSON_NUMBER) {
+				s = add_kid(v, cur);
+				if (s != PPROF_OK)
+					goto out;
+			} else if (t == JSON_OBJECT_BEGIN) {
+				s = new_node(v, cur, &idx);
+				if (s != PPROF_OK)
+					goto out;
+				PUSH(idx);
+			} else {
+				s = pp_error_at(v->p, PPROF_EINPUT, json_offset(j),
+						"a child is neither a node id nor a node");
+				goto out;
+			}
+			continue;
+		}
+		if (t == JSON_OBJECT_END) {
+			sp--;
+			continue;
+		}
+		/* t is JSON_KEY: the parser allows nothing else here. */
+		d = &v->nodes[cur];
+		if (json_is(j, "callFrame")) {
+			s = read_call_frame(v, cur);
+		} else if (json_is(j, "id")) {
+			s = int_field(v, "node id", &d->id);
+			d->has_id = true;
+		} else if (json_is(j, "hitCount")) {
+			s = int_field(v, "hitCount", &d->hitcount);
+		} else if (json_is(j, "selfSize")) {
+			s = int_field(v, "selfSize", &d->selfsize);
+		} else if (json_is(j, "children")) {
+			t = json_next(j);
+			if (t == JSON_ERROR) {
+				s = pp_v8_json_error(v->p, j);
+			} else if (t != JSON_ARRAY_BEGIN) {
+				s = pp_error_at(v->p, PPROF_EINPUT, json_offset(j),
+						"children is not an array");
+			} else {
+				top->in_children = true;
+				s = PPROF_OK;
+			}
+		} else {
+			s = frame_field(v, d, &known);
+			if (s == PPROF_OK && !known)
+				s = skip_value(v);
+		}
+		if (s != PPROF_OK)
+			goto out;
+	}
+	s = PPROF_OK;
+out:
+	free(stack);
+	return s;
+#undef PUSH
+}
+
+/* ---- ids ---- */
+
+static inline uint32_t id_slot(int64_t id, uint32_t cap)
+{
+	uint64_t h = (uint64_t)id * UINT64_C(0x9e3779b97f4a7c15);
+
+	return (uint32_t)(h >> 32) & (cap - 1);
+}
+
+static int build_ids(struct pp_v8 *v)
+{
+	uint32_t cap = 64, i;
+
+	while (cap < v->n * 2u + 2)
+		cap *= 2;
+	v->hkeys = malloc((size_t)cap * sizeof(*v->hkeys));
+	v->hvals = calloc(cap, sizeof(*v->hvals));
+	if (!v->hkeys || !v->hvals)
+		return pp_nomem(v->p);
+	v->hcap = cap;
+	for (i = 0; i < v->n; i++) {
+		const struct pp_v8_node *d = &v->nodes[i];
+		uint32_t k;
+
+		if (!d->has_id)
+			continue;
+		for (k = id_slot(d->id, cap); v->hvals[k]; k = (k + 1) & (cap - 1))
+			if (v->hkeys[k] == d->id)
+				return pp_error_at(v->p, PPROF_EINPUT, d->offset,
+						   "duplicate node id %lld", (long long)d->id);
+		v->hkeys[k] = d->id;
+		v->hvals[k] = i + 1;
+	}
+	return PPROF_OK;
+}
+
+uint32_t pp_v8_find(struct pp_v8 *v, int64_t id)
+{
+	uint32_t k;
+
+	if (v->last_idx != PP_V8_NONE && v->last_id == id)
+		return v->last_idx;
+	if (!v->hcap)
+		return PP_V8_NONE;
+	for (k = id_slot(id, v->hcap); v->hvals[k]; k = (k + 1) & (v->hcap - 1)) {
+		if (v->hkeys[k] == id) {
+			v->last_id = id;
+			v->last_idx = v->hvals[k] - 1;
+			return v->last_idx;
+		}
+	}
+	return PP_V8_NONE;
+}
+
+/* ---- the tree ---- */
+
+static bool is_root_name(const struct pp_v8 *v, const struct pp_v8_node *d)
+{
+	return pp_strlen(v->p, d->name) == 6 && memcmp(pp_str(v->p, d->name), "(root)", 6) == 0;
+}
+
+static int node_frame(struct pp_v8 *v, const struct pp_v8_node *d, uint32_t anon,
+		      uint32_t *frame)
+{
+	struct pp_frame f;
+
+	memset(&f, 0, sizeof(f));
+	f.name = pp_strlen(v->p, d->name) ? d->name : anon;
+	f.file = d->url; /* "" is string 0: no file */
+	/* V8's positions are 0-based, -1 for none; the model's 1-based. */
+	f.line = d->line >= 0 && d->line < INT64_MAX ? d->line + 1 : 0;
+	f.column = d->column >= 0 && d->column < INT64_MAX ? d->column + 1 : 0;
+	return pp_frame_intern(v->p, &f, frame);
+}
+
+/* A node whose parent chain does not reach a root: walking up N steps from
+ * it ends on the cycle. */
+static int cycle_error(struct pp_v8 *v, uint32_t start)
+{
+	uint32_t i, c = start;
+
+	for (i = 0; i < v->n && v->nodes[c].parent != PP_V8_NONE; i++)
+		c = v->nodes[c].parent;
+	if (v->nodes[c].has_id)
+		return pp_error_at(v->p, PPROF_EINPUT, v->nodes[c].offset,
+				   "node graph has a cycle through node %lld",
+				   (long long)v->nodes[c].id);
+	return pp_error_at(v->p, PPROF_EINPUT, v->nodes[c].offset, "node graph has a cycle");
+}
+
+int pp_v8_build(struct pp_v8 *v)
+{
+	uint32_t *first = NULL, *order = NULL, anon, i;
+	size_t k;
+	uint32_t head = 0, tail = 0;
+	int s;
+
+	s = build_ids(v);
+	if (s != PPROF_OK)
+		return s;
+	for (k = 0; k < v->nkids; k++) {
+		const struct pp_v8_kid *kid = &v->kids[k];
+		const struct pp_v8_node *par = &v->nodes[kid->parent];
+		uint32_t c = pp_v8_find(v, kid->id);
+
+		if (c == PP_V8_NONE) {
+			if (par->has_id)
+				return pp_error_at(v->p, PPROF_EINPUT, kid->offset,
+						   "node %lld: child %lld does not exist",
+						   (long long)par->id, (long long)kid->id);
+			return pp_error_at(v->p, PPROF_EINPUT, kid->offset,
+					   "child %lld does not exist", (long long)kid->id);
+		}
+		if (v->nodes[c].parent != PP_V8_NONE)
+			return pp_error_at(v->p, PPROF_EINPUT, kid->offset,
+					   "node %lld has more than one parent",
+					   (long long)kid->id);
+		v->nodes[c].parent = kid->parent;
+	}
+
+	/* Children grouped by parent (counting sort on the parent, stable),
+	 * then a breadth-first walk from the roots: every parent gets its
+	 * model node before its children. */
+	first = calloc((size_t)v->n + 1, sizeof(*first));
+	order = malloc(((size_t)v->n + 1) * sizeof(*order));
+	if (!first || !order) {
+		s = pp_nomem(v->p);
+		goto out;
+	}
+	for (i = 0; i < v->n; i++)
+		if (v->nodes[i].parent != PP_V8_NONE)
+			first[v->nodes[i].parent + 1]++;
+	for (i = 0; i < v->n; i++)
+		first[i + 1] += first[i];
+	{
+		/* ORDER temporarily holds the children by parent; the queue of
+		 * the walk reuses FIRST's slots as fill counters. */
+		uint32_t *fill = malloc(((size_t)v->n + 1) * sizeof(*fill));
+		uint32_t *kids = malloc(((size_t)v->n + 1) * sizeof(*kids));
+
+		if (!fill || !kids) {
+			free(fill);
+			free(kids);
+			s = pp_nomem(v->p);
+			goto out;
+		}
+		memcpy(fill, first, ((size_t)v->n + 1) * sizeof(*fill));
+		for (i = 0; i < v->n; i++)
+			if (v->nodes[i].parent != PP_V8_NONE)
+				kids[fill[v->nodes[i].parent]++] = i;
+		free(fill);
+
+		s = pp_intern_cstr(v->p, "(anonymous)", &anon);
+		if (s != PPROF_OK) {
+			free(kids);
+			goto out;
+		}
+		for (i = 0; i < v->n; i++) {
+			struct pp_v8_node *d = &v->nodes[i];
+			uint32_t frame;
+
+			if (d->parent != PP_V8_NONE)
+				continue;
+			if (is_root_name(v, d)) {
+				d->model = 0;
+			} else {
+				s = node_frame(v, d, anon, &frame);
+				if (s == PPROF_OK)
+					s = pp_node_child(v->p, 0, frame, &d->model);
+				if (s != PPROF_OK) {
+					free(kids);
+					goto out;
+				}
+			}
+			order[tail++] = i;
+		}
+		while (head < tail) {
+			uint32_t u = order[head++], c;
+
+			for (c = first[u]; c < first[u + 1]; c++) {
+				struct pp_v8_node *d = &v->nodes[kids[c]];
+				uint32_t frame;
+
+				s = node_frame(v, d, anon, &frame);
+				if (s == PPROF_OK)
+					s = pp_node_child(v->p, v->nodes[u].model, frame,
+							  &d->model);
+				if (s != PPROF_OK) {
+					free(kids);
+					goto out;
+				}
+				order[tail++] = kids[c];
+			}
+		}
+		free(kids);
+	}
+	if (tail < v->n) {
+		for (i = 0; i < v->n; i++)
+			if (v->nodes[i].model == PP_V8_NONE)
+				break;
+		s = cycle_error(v, i);
+		goto out;
+	}
+	s = PPROF_OK;
+out:
+	free(first);
+	free(order);
+	return s;
+}
+
+/* ---- after the fact ---- */
+
+uint64_t pp_v8_element_offset(const unsigned char *buf, size_t len, uint32_t max_depth,
+			      const char *key, size_t index)
+{
+	struct json j;
+	uint64_t off = 0;
+	int t;
+
+	json_init(&j, buf, len, max_depth);
+	if (json_next(&j) != JSON_OBJECT_BEGIN)
+		goto out;
+	for (;;) {
+		t = json_next(&j);
+		if (t != JSON_KEY)
+			goto out;
+		if (json_is(&j, key))
+			break;
+		t = json_next(&j);
+		if (json_skip(&j, t) == JSON_ERROR)
+			goto out;
+	}
+	if (json_next(&j) != JSON_ARRAY_BEGIN)
+		goto out;
+	for (size_t i = 0;; i++) {
+		t = json_next(&j);
+		if (t == JSON_ERROR || t == JSON_ARRAY_END)
+			goto out;
+		if (i == index) {
+			off = json_offset(&j);
+			goto out;
+		}
+		if (json_skip(&j, t) == JSON_ERROR)
+			goto out;
+	}
+out:
+	json_release(&j);
+	return off;
+}
+
+/* ---- bids ---- */
+
+/* KEY (with its quotes) occurs in [B, E) as an object key: not preceded by
+ * a backslash (an escaped quote inside a string), and followed by ':'. */
+static bool has_key(const unsigned char *b, const unsigned char *e, const char *key)
+{
+	size_t n = strlen(key);
+	const unsigned char *p = b;
+
+	while (p < e) {
+		const unsigned char *q = memmem(p, (size_t)(e - p), key, n), *r;
+
+		if (!q)
+			return false;
+		r = q + n;
+		while (r < e && (*r == ' ' || *r == '\t' || *r == '\n' || *r == '\r'))
+			r++;
+		if (r < e && *r == ':' && (q == b || q[-1] != '\\'))
+			return true;
+		p = q + 1;
+	}
+	return false;
+}
+
+unsigned pp_v8_sniff(const unsigned char *buf, size_t len)
+{
+	const unsigned char *p = buf, *e = buf + (len < 65536 ? len : 65536);
+	unsigned r = 0;
+
+	if (e - p >= 3 && p[0] == 0xef && p[1] == 0xbb && p[2] == 0xbf)
+		p += 3;
+	while (p < e && (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r'))
+		p++;
+	if (p >= e || *p != '{')
+		return 0;
+	r |= PP_V8_OBJECT;
+	if (has_key(p, e, "\"selfSize\""))
+		r |= PP_V8_HEAP;
+	if (has_key(p, e, "\"timeDeltas\"") || has_key(p, e, "\"hitCount\"") ||
+	    has_key(p, e, "\"timestamps\"") || has_key(p, e, "\"nodes\""))
+		r |= PP_V8_CPU;
+	if (has_key(p, e, "\"head\"") || has_key(p, e, "\"samples\"") ||
+	    has_key(p, e, "\"callFrame\"") || has_key(p, e, "\"functionName\""))
+		r |= PP_V8_ANY;
+	return r;
+}

@@ -1,0 +1,104 @@
+/*
+ * v8.h: what the .cpuprofile and .heapprofile readers share.  Private to
+ * libpprof.
+ *
+ * V8 writes profile nodes either flat (an array of nodes, children listed
+ * by id: .cpuprofile) or nested (a "head" node whose "children" are node
+ * objects: .heapprofile and Node's old .cpuprofile).  Both are read into one
+ * list of nodes; pp_v8_build() then links children to parents, checks that
+ * the result is a forest, and creates the model's call tree, all without
+ * recursion (a chain may be 100,000 nodes deep).
+ */
+#ifndef PP_V8_H
+#define PP_V8_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "json.h"
+#include "pprof_private.h"
+
+#define PP_V8_NONE UINT32_MAX
+
+struct pp_v8_node {
+	int64_t id;        /* valid when has_id */
+	uint64_t offset;   /* byte offset of the node's '{' */
+	int64_t line;      /* lineNumber, 0-based; -1 when none */
+	int64_t column;    /* columnNumber, 0-based; -1 when none */
+	int64_t hitcount;  /* hitCount, 0 when absent */
+	int64_t selfsize;  /* selfSize, 0 when absent */
+	uint32_t name;     /* string id of functionName ("" when absent) */
+	uint32_t url;      /* string id of url ("" when absent) */
+	uint32_t parent;   /* index of the parent node, or PP_V8_NONE */
+	uint32_t model;    /* the model's node, set by pp_v8_build() */
+	bool has_id;
+};
+
+/* A child named by id: "children": [ID, ...] of node PARENT. */
+struct pp_v8_kid {
+	int64_t id;
+	uint64_t offset;
+	uint32_t parent;
+};
+
+struct pp_v8 {
+	struct pprof_profile *p;
+	struct json *j;
+	struct pp_v8_node *nodes;
+	uint32_t n, cap;
+	struct pp_v8_kid *kids;
+	size_t nkids, capkids;
+	/* id -> index + 1, open addressing */
+	int64_t *hkeys;
+	uint32_t *hvals;
+	uint32_t hcap;
+	int64_t last_id; /* the last look-up, as samples repeat their node */
+	uint32_t last_idx;
+};
+
+void pp_v8_init(struct pp_v8 *v, struct pprof_profile *p, struct json *j);
+void pp_v8_release(struct pp_v8 *v);
+
+/* Reads one node object and everything nested in it; the OBJECT_BEGIN of
+ * the node was the last token read.  The node has no parent. */
+int pp_v8_read_node(struct pp_v8 *v);
+
+/* Links children to their parents, checks for missing children, second
+ * parents and cycles, and creates the model's nodes: a parentless node
+ * named "(root)" is the model's root, any other node a frame under its
+ * parent's model node. */
+int pp_v8_build(struct pp_v8 *v);
+
+/* The index of the node with ID (after pp_v8_build()), or PP_V8_NONE. */
+uint32_t pp_v8_find(struct pp_v8 *v, int64_t id);
+
+/* Sets the parser's error on P. */
+int pp_v8_json_error(struct pprof_profile *p, const struct json *j);
+
+/* Reads the current number as an int64; an error naming WHAT otherwise. */
+int pp_v8_int(struct pprof_profile *p, struct json *j, const char *what,
+	      int64_t *out);
+
+/* Appends the integers of the array that starts at the current token
+ * (which must be ARRAY_BEGIN; T is that token) to *A (malloc'd, *N used,
+ * *CAP allocated). */
+int pp_v8_int_array(struct pprof_profile *p, struct json *j, int t,
+		    const char *what, int64_t **a, size_t *n, size_t *cap);
+
+/* The byte offset of element INDEX of the array under top-level key KEY, or
+ * 0 when it can't be found: for messages, after the fact. */
+uint64_t pp_v8_element_offset(const unsigned char *buf, size_t len,
+			      uint32_t max_depth, const char *key, size_t index);
+
+/* What the first bytes look like: a JSON object, and which keys appear in
+ * the first 64 KiB. */
+enum {
+	PP_V8_OBJECT = 1u << 0, /* starts with '{' */
+	PP_V8_CPU = 1u << 1,    /* "timeDeltas", "hitCount", "timestamps" or "nodes" */
+	PP_V8_HEAP = 1u << 2,   /* "selfSize" */
+	PP_V8_ANY = 1u << 3,    /* "head", "samples", "callFrame" or "functionName" */
+};
+unsigned pp_v8_sniff(const unsigned char *buf, size_t len);
+
+#endif /* PP_V8_H */
