@@ -33,13 +33,13 @@ trap 'rm -rf "$TRASH"' EXIT
 
 test_expect_success() {
 	test_count=$((test_count + 1))
-	desc=$1
-	dir=$TRASH/$test_count
-	mkdir -p "$dir"
-	if (cd "$dir" && eval "$2") >"$TRASH/out.$test_count" 2>&1; then
-		echo "ok $test_count - $desc"
+	_t_desc=$1
+	_t_dir=$TRASH/$test_count
+	mkdir -p "$_t_dir"
+	if (cd "$_t_dir" && eval "$2") >"$TRASH/out.$test_count" 2>&1; then
+		echo "ok $test_count - $_t_desc"
 	else
-		echo "not ok $test_count - $desc"
+		echo "not ok $test_count - $_t_desc"
 		sed 's/^/# /' "$TRASH/out.$test_count"
 		test_failed=$((test_failed + 1))
 	fi
@@ -58,12 +58,12 @@ test_cmp() {
 # test_fails STATUS CMD...: CMD exits with STATUS, prints nothing on stdout
 # and exactly one line on stderr (kept in ./err).
 test_fails() {
-	want=$1
+	_t_want=$1
 	shift
 	"$@" >out 2>err
-	got=$?
-	if [ "$got" != "$want" ]; then
-		echo "exit status $got, expected $want"
+	_t_got=$?
+	if [ "$_t_got" != "$_t_want" ]; then
+		echo "exit status $_t_got, expected $_t_want"
 		cat err
 		return 1
 	fi
