@@ -526,8 +526,8 @@ static int begin(struct rd *r)
 	if (s)
 		return s;
 
-	struct pp_sample_type pt;
-	uint32_t doc;
+	struct pp_sample_type pt = {0, 0};
+	uint32_t doc = 0;
 	if ((s = sref_id(r, &r->period_type[0], &pt.type)) ||
 	    (s = sref_id(r, &r->period_type[1], &pt.unit)) || (s = sref_id(r, &r->doc_url, &doc)))
 		return s;
@@ -574,7 +574,7 @@ static int begin(struct rd *r)
 
 static int compile_re(struct rd *r, const struct sref *s, const char *what, pcre2_code **out)
 {
-	uint32_t id;
+	uint32_t id = 0;
 	int st = sref_id(r, s, &id);
 	if (st || !id)
 		return st;
@@ -659,7 +659,7 @@ static int decode_mapping(struct rd *r, const struct field *f, struct mapping *m
 		else if (g.num == 6)
 			build = (struct sref){(int64_t)g.v, g.off};
 	}
-	uint32_t fid, bid;
+	uint32_t fid = 0, bid = 0;
 	int s;
 	if ((s = sref_id(r, &file, &fid)) || (s = sref_id(r, &build, &bid)))
 		return s;
@@ -709,7 +709,7 @@ static int decode_function(struct rd *r, const struct field *f, struct function 
 		else if (g.num == 4)
 			file = ref;
 	}
-	uint32_t sysid;
+	uint32_t sysid = 0;
 	int s;
 	if ((s = sref_id(r, &name, &fn->name)) || (s = sref_id(r, &sys, &sysid)) ||
 	    (s = sref_id(r, &file, &fn->file)))
@@ -896,7 +896,7 @@ static int scan_locations(struct rd *r)
 		if (!r->md)
 			return pp_nomem(r->p);
 	} else {
-		uint32_t id;
+		uint32_t id = 0;
 		if ((s = sref_id(r, &r->keep, &id)))
 			return s;
 	}
@@ -1164,6 +1164,8 @@ static bool plausible_key(uint64_t key)
 static int pprof_bid(const unsigned char *buf, size_t len)
 {
 	size_t pos = 0;
+	if (len == 0)
+		return 0;
 	for (int i = 0; i < 8 && pos < len; i++) {
 		uint64_t key, v;
 		if (get_varint(buf, &pos, len, &key) || !plausible_key(key))
