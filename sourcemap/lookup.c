@@ -1,0 +1,144 @@
+/*
+ * lookup.c: generated position -> original position, over the sections of
+ * a map.
+ *
+ * An index map is looked up as if its sections were concatenated into one
+ * list of mappings (ECMA-426 DecodeIndexSourceMap, and what trace-mapping
+ * does): a section's segments stop where the next section starts, and on
+ * the first line of a section, a column before its first segment falls to
+ * the last segment of the section before it on that line.
+ */
+#include "smap_private.h"
+
+#include <string.h>
+
+/* The last section in [0, KMAX) that starts at or before LINE:COL, or -1. */
+static long find_section(const struct smap_map *m, size_t kmax, uint32_t line,
+			 uint32_t col)
+{
+	size_t lo = 0, hi = kmax;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		const struct pp_smap_section *s = &m->sec[mid];
+
+		if (s->off_line < line ||
+		    (s->off_line == line && s->off_col <= col))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return (long)lo - 1;
+}
+
+static void fill(const struct smap_map *m, const struct pp_smap_section *s,
+		 const struct pp_smap_seg *g, uint32_t gline,
+		 struct smap_mapping *out)
+{
+	size_t i = s->src_base + g->src;
+
+	out->source = m->src[i].resolved;
+	out->source_index = i;
+	out->line = g->oline;
+	out->column = g->ocol;
+	out->name = g->name != PP_SMAP_NIL ? s->names[g->name] : NULL;
+	out->ignored = m->src[i].ignored;
+	out->generated_line = gline;
+	out->generated_column =
+		gline == s->off_line ? g->gcol + s->off_col : g->gcol;
+}
+
+int smap_lookup(struct smap_map *m, uint32_t line, uint32_t column,
+		struct smap_mapping *out)
+{
+	size_t kmax = m->nsec;
+	uint32_t c = column;
+	const struct pp_smap_seg *g;
+	struct pp_smap_section *s;
+	int rc;
+
+	memset(out, 0, sizeof(*out));
+	out->source_index = SIZE_MAX;
+	for (;;) {
+		long k = find_section(m, kmax, line, c);
+		uint32_t rl, rcol;
+
+		if (k < 0)
+			return SMAP_NONE;
+		s = &m->sec[k];
+		rl = line - s->off_line;
+		rcol = rl == 0 ? c - s->off_col : c;
+		g = pp_smap_find_seg(m, s, rl, rcol, &rc);
+		if (rc)
+			return rc;
+		if (g)
+			break;
+		if (rl != 0 || s->off_col == 0)
+			return SMAP_NONE;
+		c = s->off_col - 1;
+		kmax = (size_t)k;
+	}
+	if (g->src == PP_SMAP_NIL)
+		return SMAP_NONE;
+	fill(m, s, g, line, out);
+	return SMAP_OK;
+}
+
+int smap_lookup_line(struct smap_map *m, uint32_t line,
+		     struct smap_mapping *out)
+{
+	long k0 = find_section(m, m->nsec, line, 0);
+	size_t k, first_k = 0;
+	const struct pp_smap_seg *first = NULL;
+	uint32_t first_abs = 0;
+	bool disagree = false;
+	int rc;
+
+	memset(out, 0, sizeof(*out));
+	out->source_index = SIZE_MAX;
+	/* the sections with a part on LINE: k0, and those starting on it */
+	for (k = k0 < 0 ? 0 : (size_t)k0; k < m->nsec; k++) {
+		struct pp_smap_section *s = &m->sec[k];
+		uint32_t rl, stop = UINT32_MAX, i;
+		const struct pp_smap_seg *v;
+
+		if (s->off_line > line)
+			break;
+		if ((long)k != k0 && s->off_line != line)
+			continue;
+		if (k + 1 < m->nsec && m->sec[k + 1].off_line == line)
+			stop = m->sec[k + 1].off_col;
+		rl = line - s->off_line;
+		if (!s->mappings)
+			continue;
+		if ((rc = pp_smap_decode_line(m, s, rl)))
+			return rc;
+		if (rl >= s->nlines)
+			continue;
+		v = s->segs + s->lines[rl].first;
+		for (i = 0; i < s->lines[rl].count; i++) {
+			uint32_t abs = rl == 0 ? v[i].gcol + s->off_col : v[i].gcol;
+
+			if (abs >= stop)
+				break;
+			if (v[i].src == PP_SMAP_NIL)
+				continue;
+			if (!first) {
+				first = &v[i];
+				first_k = k;
+				first_abs = abs;
+				continue;
+			}
+			if (s->src_base + v[i].src !=
+				    m->sec[first_k].src_base + first->src ||
+			    v[i].oline != first->oline)
+				disagree = true;
+		}
+	}
+	if (!first || disagree)
+		return SMAP_NONE;
+	fill(m, &m->sec[first_k], first, line, out);
+	out->name = NULL;
+	out->generated_column = first_abs;
+	return SMAP_OK;
+}

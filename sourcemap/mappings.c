@@ -1,0 +1,519 @@
+/*
+ * mappings.c: the "mappings" string, decoded lazily, and look-ups.
+ *
+ * A 20 MB map is asked a few thousand positions, so nothing is decoded at
+ * load.  The first look-up in a section finds its line starts with one
+ * memchr pass.  The VLQ fields other than the generated column are relative
+ * across the whole string, so the state at each line's start is kept as a
+ * checkpoint: reaching line L decodes lines up to L once without storing
+ * their segments ("state only"), and L itself is decoded into segments,
+ * sorted by column and cached.  A one-line bundle is decoded whole on the
+ * first look-up, which cannot be avoided.
+ *
+ * Errors follow ECMA-426: a segment that breaks the grammar (bad character,
+ * unfinished VLQ, 0, 2, 3 or more than 5 fields, a value past 32 bits) is
+ * dropped without touching the state; a value out of range (negative, an
+ * index past sources or names) keeps the state, as the spec's decoder
+ * does, and leaves the segment unmapped.  Leniently each is a warning;
+ * pp_smap_check_mappings() makes the first one an error.
+ */
+#include "smap_private.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* base64 digit values; 64 for ',', 65 for the end of a line, -1 else */
+static const signed char b64[256] = {
+	['A'] = 0,  ['B'] = 1,  ['C'] = 2,  ['D'] = 3,  ['E'] = 4,
+	['F'] = 5,  ['G'] = 6,  ['H'] = 7,  ['I'] = 8,  ['J'] = 9,
+	['K'] = 10, ['L'] = 11, ['M'] = 12, ['N'] = 13, ['O'] = 14,
+	['P'] = 15, ['Q'] = 16, ['R'] = 17, ['S'] = 18, ['T'] = 19,
+	['U'] = 20, ['V'] = 21, ['W'] = 22, ['X'] = 23, ['Y'] = 24,
+	['Z'] = 25, ['a'] = 26, ['b'] = 27, ['c'] = 28, ['d'] = 29,
+	['e'] = 30, ['f'] = 31, ['g'] = 32, ['h'] = 33, ['i'] = 34,
+	['j'] = 35, ['k'] = 36, ['l'] = 37, ['m'] = 38, ['n'] = 39,
+	['o'] = 40, ['p'] = 41, ['q'] = 42, ['r'] = 43, ['s'] = 44,
+	['t'] = 45, ['u'] = 46, ['v'] = 47, ['w'] = 48, ['x'] = 49,
+	['y'] = 50, ['z'] = 51, ['0'] = 52, ['1'] = 53, ['2'] = 54,
+	['3'] = 55, ['4'] = 56, ['5'] = 57, ['6'] = 58, ['7'] = 59,
+	['8'] = 60, ['9'] = 61, ['+'] = 62, ['/'] = 63,
+};
+
+/* b64[] has 0 for every byte not listed; a second table says which bytes
+ * are digits at all. */
+static bool is_digit_tab[256];
+static bool tabs_ready;
+
+static void init_tabs(void)
+{
+	static const char digits[] =
+		"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+	size_t i;
+
+	if (tabs_ready)
+		return;
+	for (i = 0; i < 64; i++)
+		is_digit_tab[(unsigned char)digits[i]] = true;
+	tabs_ready = true;
+}
+
+int pp_smap_index_lines(struct smap_map *m, struct pp_smap_section *s)
+{
+	const char *p = s->mappings, *end = p + s->mlen, *q;
+	size_t n = 1, i;
+
+	if (s->indexed)
+		return SMAP_OK;
+	init_tabs();
+	if (!p) {
+		end = p = "";
+	}
+	for (q = p; (q = memchr(q, ';', (size_t)(end - q))); q++)
+		n++;
+	if (n >= UINT32_MAX)
+		return pp_smap_fail(m, SMAP_ENOMEM, "too many generated lines");
+	s->line_start = malloc((n + 1) * sizeof(*s->line_start));
+	s->ckpt = malloc(n * sizeof(*s->ckpt));
+	s->lines = malloc(n * sizeof(*s->lines));
+	if (!s->line_start || !s->ckpt || !s->lines)
+		return pp_smap_fail(m, SMAP_ENOMEM, "out of memory");
+	s->line_start[0] = 0;
+	i = 1;
+	for (q = p; (q = memchr(q, ';', (size_t)(end - q))); q++)
+		s->line_start[i++] = (uint32_t)(q - p) + 1;
+	/* a sentinel: line L ends at line_start[L + 1] - 1 */
+	s->line_start[n] = (uint32_t)(end - p) + 1;
+	for (i = 0; i < n; i++) {
+		s->lines[i].first = PP_SMAP_NIL;
+		s->lines[i].count = 0;
+	}
+	memset(&s->ckpt[0], 0, sizeof(s->ckpt[0]));
+	s->npassed = 0;
+	s->nlines = (uint32_t)n;
+	s->indexed = true;
+	return SMAP_OK;
+}
+
+enum {
+	E_NONE = 0,
+	E_CHAR,     /* not a base64 digit */
+	E_UNENDED,  /* a continuation digit at the end */
+	E_BIG,      /* past 32 bits */
+	E_EMPTY,    /* a segment with no field */
+	E_FIELDS,   /* 2 or 3 fields */
+	E_MANY,     /* more than 5 fields */
+};
+
+static const char *const errtext[] = {
+	[E_CHAR] = "invalid base64 VLQ character",
+	[E_UNENDED] = "base64 VLQ cut short (continuation bit set on its last digit)",
+	[E_BIG] = "base64 VLQ value past 32 bits",
+	[E_EMPTY] = "empty segment",
+	[E_FIELDS] = "segment with 2 or 3 fields (must be 1, 4 or 5)",
+	[E_MANY] = "segment with more than 5 fields",
+};
+
+/* Problems in the values, found after the grammar. */
+enum {
+	V_GCOL = 1, V_SRC, V_LINE, V_COL, V_NAME, V_SRC_RANGE, V_NAME_RANGE,
+	V_BIG,
+};
+
+static const char *const verrtext[] = {
+	[V_GCOL] = "negative generated column",
+	[V_SRC] = "negative source index",
+	[V_LINE] = "negative original line",
+	[V_COL] = "negative original column",
+	[V_NAME] = "negative name index",
+	[V_SRC_RANGE] = "source index past the sources",
+	[V_NAME_RANGE] = "name index past the names",
+	[V_BIG] = "position past 32 bits",
+};
+
+struct problem {
+	const char *what;
+	size_t at; /* offset in the mappings string */
+};
+
+/* Decodes the segments of line L of S from state *ST (updated).  STORE:
+ * append them to s->segs.  *PB gets the first problem, if any. */
+static int decode(struct smap_map *m, struct pp_smap_section *s, uint32_t l,
+		  struct pp_smap_state *st, bool store, struct problem *pb,
+		  uint32_t *maxcol, bool *any)
+{
+	const unsigned char *base = (const unsigned char *)s->mappings;
+	const unsigned char *p = base + s->line_start[l];
+	const unsigned char *end = base + s->line_start[l + 1] - 1;
+	int64_t gcol = 0;
+	int64_t v[6];
+	int nf, err;
+
+	if (p >= end)
+		return SMAP_OK;
+	for (;;) {
+		const unsigned char *seg = p;
+
+		/* the fields of one segment */
+		nf = 0;
+		err = E_NONE;
+		for (;;) {
+			uint64_t u = 0;
+			unsigned shift = 0;
+			int d;
+
+			if (p == end || *p == ',') {
+				if (nf == 0)
+					err = E_EMPTY;
+				break;
+			}
+			for (;;) {
+				unsigned char c = *p;
+
+				if (!is_digit_tab[c]) {
+					err = (c == ',' || p == end) ? E_UNENDED : E_CHAR;
+					break;
+				}
+				d = b64[c];
+				p++;
+				if (shift < 32)
+					u |= (uint64_t)(d & 31) << shift;
+				else if (d & 31)
+					err = E_BIG;
+				if (!(d & 32))
+					break;
+				shift += 5;
+				if (p == end) {
+					err = E_UNENDED;
+					break;
+				}
+			}
+			if (err)
+				break;
+			if (u >= (UINT64_C(1) << 32)) {
+				err = E_BIG;
+				break;
+			}
+			if (nf == 5) {
+				err = E_MANY;
+				break;
+			}
+			/* ECMA-426 VLQSignedValue: "-0" is -2^31 */
+			if (u & 1)
+				v[nf++] = (u >> 1) ? -(int64_t)(u >> 1) :
+						     -(INT64_C(1) << 31);
+			else
+				v[nf++] = (int64_t)(u >> 1);
+		}
+		if (!err && (nf == 2 || nf == 3))
+			err = E_FIELDS;
+		if (err) {
+			if (!pb->what) {
+				pb->what = errtext[err];
+				pb->at = (size_t)((err == E_EMPTY || err == E_FIELDS ||
+						   err == E_MANY ? seg : p) - base);
+				if (err == E_UNENDED && p > seg)
+					pb->at = (size_t)(p - base) - 1;
+			}
+			/* skip the rest of the bad segment */
+			while (p < end && *p != ',')
+				p++;
+		} else {
+			int verr = 0;
+			bool mapped = false;
+
+			gcol += v[0];
+			if (gcol < 0)
+				verr = V_GCOL;
+			else if (gcol > UINT32_MAX)
+				verr = V_BIG;
+			/* ECMA-426 returns before the other fields when the
+			 * generated column is negative: they keep their state. */
+			if (nf >= 4 && verr != V_GCOL) {
+				st->src += v[1];
+				st->oline += v[2];
+				st->ocol += v[3];
+				if (nf == 5)
+					st->name += v[4];
+				if (verr) {
+					/* no mapping at all */
+				} else if (st->src < 0) {
+					verr = V_SRC;
+				} else if (st->src >= s->nsrc) {
+					verr = V_SRC_RANGE;
+				} else if (st->oline < 0) {
+					verr = V_LINE;
+				} else if (st->ocol < 0) {
+					verr = V_COL;
+				} else if (st->oline > UINT32_MAX ||
+					   st->ocol > UINT32_MAX) {
+					verr = V_BIG;
+				} else {
+					mapped = true;
+				}
+				if (nf == 5 && !verr) {
+					if (st->name < 0)
+						verr = V_NAME;
+					else if (st->name >= s->nnames)
+						verr = V_NAME_RANGE;
+				}
+			}
+			if (verr && !pb->what) {
+				pb->what = verrtext[verr];
+				pb->at = (size_t)(seg - base);
+			}
+			if (gcol >= 0 && gcol <= UINT32_MAX) {
+				if (any) {
+					*any = true;
+					if ((uint32_t)gcol > *maxcol)
+						*maxcol = (uint32_t)gcol;
+				}
+				if (store) {
+					struct pp_smap_seg *g;
+
+					if (s->nsegs == s->segcap) {
+						size_t nc = s->segcap ? s->segcap * 2 : 64;
+						struct pp_smap_seg *ns;
+
+						if (nc > SIZE_MAX / sizeof(*ns) ||
+						    nc > UINT32_MAX)
+							return pp_smap_fail(m, SMAP_ENOMEM,
+									    "too many segments");
+						ns = realloc(s->segs, nc * sizeof(*ns));
+						if (!ns)
+							return pp_smap_fail(m, SMAP_ENOMEM,
+									    "out of memory");
+						s->segs = ns;
+						s->segcap = nc;
+					}
+					g = &s->segs[s->nsegs++];
+					g->gcol = (uint32_t)gcol;
+					if (mapped) {
+						g->src = (uint32_t)st->src;
+						g->oline = (uint32_t)st->oline;
+						g->ocol = (uint32_t)st->ocol;
+						g->name = nf == 5 && verr == 0 ?
+								  (uint32_t)st->name :
+								  PP_SMAP_NIL;
+					} else {
+						g->src = PP_SMAP_NIL;
+						g->oline = g->ocol = 0;
+						g->name = PP_SMAP_NIL;
+					}
+				}
+			}
+		}
+		if (p >= end)
+			break;
+		p++; /* the ',' */
+		if (p == end) {
+			/* a trailing ',' leaves an empty segment */
+			if (!pb->what) {
+				pb->what = errtext[E_EMPTY];
+				pb->at = (size_t)(p - base);
+			}
+			break;
+		}
+	}
+	return SMAP_OK;
+}
+
+static void report(struct smap_map *m, struct pp_smap_section *s,
+		   const struct problem *pb)
+{
+	if (s->mexact)
+		pp_smap_warn(m, "mappings: %s (at byte %zu)", pb->what,
+			     s->mat + pb->at);
+	else
+		pp_smap_warn(m, "mappings: %s (at character %zu of mappings)",
+			     pb->what, pb->at);
+}
+
+/* Passes the lines before L (state only), so that the state at L's start
+ * is known.  Problems of a line are told when it is first passed. */
+static int reach(struct smap_map *m, struct pp_smap_section *s, uint32_t l)
+{
+	int rc;
+
+	while (s->npassed < l) {
+		uint32_t k = s->npassed;
+		struct pp_smap_state st = s->ckpt[k];
+		struct problem pb = { NULL, 0 };
+
+		if ((rc = decode(m, s, k, &st, false, &pb, NULL, NULL)))
+			return rc;
+		if (pb.what)
+			report(m, s, &pb);
+		if (k + 1 < s->nlines)
+			s->ckpt[k + 1] = st;
+		s->npassed++;
+	}
+	return SMAP_OK;
+}
+
+/* A stable sort by column: insertion sort, since unsorted lines are rare
+ * and nearly sorted; a merge through a copy when they are long. */
+static int sort_segs(struct smap_map *m, struct pp_smap_seg *v, size_t n)
+{
+	size_t i, j;
+
+	if (n <= 64) {
+		for (i = 1; i < n; i++) {
+			struct pp_smap_seg x = v[i];
+
+			for (j = i; j > 0 && v[j - 1].gcol > x.gcol; j--)
+				v[j] = v[j - 1];
+			v[j] = x;
+		}
+		return SMAP_OK;
+	}
+	{
+		/* bottom-up merge sort, stable */
+		struct pp_smap_seg *tmp = malloc(n * sizeof(*tmp)), *a = v,
+				   *b = tmp, *t;
+		size_t w;
+
+		if (!tmp)
+			return pp_smap_fail(m, SMAP_ENOMEM, "out of memory");
+		for (w = 1; w < n; w *= 2) {
+			for (i = 0; i < n; i += 2 * w) {
+				size_t lo = i, mid = i + w < n ? i + w : n,
+				       hi = i + 2 * w < n ? i + 2 * w : n,
+				       x = lo, y = mid, k = lo;
+
+				while (x < mid && y < hi)
+					b[k++] = a[y].gcol < a[x].gcol ? a[y++] :
+									 a[x++];
+				while (x < mid)
+					b[k++] = a[x++];
+				while (y < hi)
+					b[k++] = a[y++];
+			}
+			t = a;
+			a = b;
+			b = t;
+		}
+		if (a != v)
+			memcpy(v, a, n * sizeof(*v));
+		free(tmp);
+	}
+	return SMAP_OK;
+}
+
+int pp_smap_decode_line(struct smap_map *m, struct pp_smap_section *s,
+			uint32_t l)
+{
+	struct pp_smap_state st;
+	struct problem pb = { NULL, 0 };
+	size_t first, n, i;
+	int rc;
+
+	if (!s->indexed && (rc = pp_smap_index_lines(m, s)))
+		return rc;
+	if (l >= s->nlines || s->lines[l].first != PP_SMAP_NIL)
+		return SMAP_OK;
+	if ((rc = reach(m, s, l)))
+		return rc;
+	st = s->ckpt[l];
+	first = s->nsegs;
+	if ((rc = decode(m, s, l, &st, true, &pb, NULL, NULL)))
+		return rc;
+	if (s->npassed == l) {
+		if (pb.what)
+			report(m, s, &pb);
+		if (l + 1 < s->nlines)
+			s->ckpt[l + 1] = st;
+		s->npassed++;
+	}
+	n = s->nsegs - first;
+	for (i = 1; i < n; i++)
+		if (s->segs[first + i].gcol < s->segs[first + i - 1].gcol)
+			break;
+	if (i < n && (rc = sort_segs(m, s->segs + first, n)))
+		return rc;
+	s->lines[l].first = (uint32_t)first;
+	s->lines[l].count = (uint32_t)n;
+	return SMAP_OK;
+}
+
+int pp_smap_check_mappings(struct smap_map *m, struct pp_smap_section *s)
+{
+	uint32_t l;
+	int rc;
+
+	if (!s->mappings)
+		return SMAP_OK;
+	if ((rc = pp_smap_index_lines(m, s)))
+		return rc;
+	s->has_last = false;
+	for (l = 0; l < s->nlines; l++) {
+		struct pp_smap_state st = s->ckpt[l];
+		struct problem pb = { NULL, 0 };
+		uint32_t maxcol = 0;
+		bool any = false;
+
+		if ((rc = decode(m, s, l, &st, false, &pb, &maxcol, &any)))
+			return rc;
+		if (pb.what) {
+			if (s->mexact)
+				return pp_smap_fail(m, SMAP_EINPUT,
+						    "mappings: %s (at byte %zu)",
+						    pb.what, s->mat + pb.at);
+			return pp_smap_fail(m, SMAP_EINPUT,
+					    "mappings: %s (at character %zu of mappings)",
+					    pb.what, pb.at);
+		}
+		if (s->npassed == l) {
+			if (l + 1 < s->nlines)
+				s->ckpt[l + 1] = st;
+			s->npassed++;
+		}
+		if (any) {
+			s->has_last = true;
+			s->last_line = l;
+			s->last_col = maxcol;
+		}
+	}
+	return SMAP_OK;
+}
+
+const struct pp_smap_seg *pp_smap_find_seg(struct smap_map *m,
+					   struct pp_smap_section *s,
+					   uint32_t l, uint32_t c, int *rc)
+{
+	const struct pp_smap_seg *v;
+	size_t lo, hi, n;
+
+	*rc = SMAP_OK;
+	if (!s->mappings)
+		return NULL;
+	if (!s->indexed && (*rc = pp_smap_index_lines(m, s)))
+		return NULL;
+	if (l >= s->nlines)
+		return NULL;
+	if (s->lines[l].first == PP_SMAP_NIL &&
+	    (*rc = pp_smap_decode_line(m, s, l)))
+		return NULL;
+	n = s->lines[l].count;
+	v = s->segs + s->lines[l].first;
+	/* the first segment with a column past C */
+	lo = 0;
+	hi = n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (v[mid].gcol <= c)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == 0)
+		return NULL;
+	lo--;
+	/* An exact column gives the first of its segments (trace-mapping's
+	 * lowerBound); a smaller one the last, as its binary search does. */
+	if (v[lo].gcol == c)
+		while (lo > 0 && v[lo - 1].gcol == c)
+			lo--;
+	return &v[lo];
+}

@@ -1,0 +1,883 @@
+/*
+ * parse.c: the JSON of a source map into a struct smap_map (ECMA-426
+ * "Decoding source maps" and "Index source map").
+ *
+ * One pass of the pull parser; fields may come in any order, so each map
+ * object is first gathered into a struct rawmap and judged when it ends.
+ * What ECMA-426 calls an error (thrown or "optionally reported") is a
+ * failure in strict mode and a skipped part otherwise; the strings that
+ * survive are copied into the map's arena, the mappings and scopes
+ * strings into buffers of their own.
+ */
+#include "smap_private.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "json.h"
+
+struct ignore_item {
+	int64_t v;
+	size_t at;
+};
+
+struct content {
+	const char *s; /* NULL for null */
+	size_t len;
+};
+
+struct rawmap {
+	size_t at; /* byte offset of its '{' */
+	bool has_version, version_ok;
+	const char *file;
+	const char *root;
+	bool has_sources, sources_ok;
+	const char **sources;
+	size_t nsources, capsources;
+	struct content *contents;
+	size_t ncontents, capcontents;
+	const char **names;
+	size_t nnames, capnames;
+	bool has_mappings;
+	char *mappings; /* malloc'd */
+	size_t mlen, mat;
+	bool mexact;
+	bool has_ignore;
+	struct ignore_item *ignore;
+	size_t nignore, capignore;
+	bool has_xignore;
+	struct ignore_item *xignore;
+	size_t nxignore, capxignore;
+	char *scopes; /* malloc'd */
+	size_t scopes_len, scopes_at;
+	bool has_sections, sections_ok;
+};
+
+struct rawsection {
+	struct rawmap map;
+	bool usable;
+	uint32_t line, col;
+};
+
+struct parser {
+	struct smap_map *m;
+	struct json j;
+	const char *buf;
+	size_t len, base;
+	bool strict;
+	struct rawsection *secs;
+	size_t nsecs, capsecs;
+};
+
+static void rawmap_release(struct rawmap *r)
+{
+	free(r->sources);
+	free(r->contents);
+	free(r->names);
+	free(r->mappings);
+	free(r->ignore);
+	free(r->xignore);
+	free(r->scopes);
+	memset(r, 0, sizeof(*r));
+}
+
+static bool grow(void *vp, size_t *cap, size_t n, size_t size)
+{
+	void **v = vp;
+	size_t nc;
+	void *nv;
+
+	if (n < *cap)
+		return true;
+	nc = *cap ? *cap * 2 : 16;
+	if (nc > SIZE_MAX / size)
+		return false;
+	nv = realloc(*v, nc * size);
+	if (!nv)
+		return false;
+	*v = nv;
+	*cap = nc;
+	return true;
+}
+
+static int nomem(struct parser *p)
+{
+	return pp_smap_fail(p->m, SMAP_ENOMEM, "out of memory");
+}
+
+static size_t here(struct parser *p)
+{
+	return json_offset(&p->j) + p->base;
+}
+
+/* Something ECMA-426 calls an error, at byte AT: the end in strict mode,
+ * a warning otherwise. */
+static int bad(struct parser *p, size_t at, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static int bad(struct parser *p, size_t at, const char *fmt, ...)
+{
+	char msg[400];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	if (p->strict)
+		return pp_smap_fail(p->m, SMAP_EINPUT, "%s (at byte %zu)", msg,
+				    at);
+	pp_smap_warn(p->m, "%s (at byte %zu)", msg, at);
+	return SMAP_OK;
+}
+
+static int next(struct parser *p, int *t)
+{
+	*t = json_next(&p->j);
+	if (*t == JSON_ERROR)
+		return pp_smap_fail(p->m, SMAP_EINPUT, "%s (at byte %zu)",
+				    json_error(&p->j),
+				    json_error_offset(&p->j) + p->base);
+	return SMAP_OK;
+}
+
+static int skip(struct parser *p, int t)
+{
+	if (json_skip(&p->j, t) == JSON_ERROR)
+		return pp_smap_fail(p->m, SMAP_EINPUT, "%s (at byte %zu)",
+				    json_error(&p->j),
+				    json_error_offset(&p->j) + p->base);
+	return SMAP_OK;
+}
+
+static const char *copy_str(struct parser *p)
+{
+	return pp_smap_strndup(&p->m->arena, p->j.str, p->j.len);
+}
+
+/* Whether the current string is the input's own bytes (no escapes), so
+ * that offsets inside it are offsets in the input. */
+static bool str_exact(struct parser *p)
+{
+	return p->j.str >= p->buf && p->j.str < p->buf + p->len;
+}
+
+static const char *type_name(int t)
+{
+	switch (t) {
+	case JSON_OBJECT_BEGIN:
+		return "an object";
+	case JSON_ARRAY_BEGIN:
+		return "an array";
+	case JSON_STRING:
+		return "a string";
+	case JSON_NUMBER:
+		return "a number";
+	case JSON_TRUE:
+	case JSON_FALSE:
+		return "a boolean";
+	case JSON_NULL:
+		return "null";
+	}
+	return "a value";
+}
+
+/* The value after KEY is a string or null: *OUT gets a copy or NULL. */
+static int opt_string(struct parser *p, const char *key, const char **out)
+{
+	int t, rc;
+	size_t at;
+
+	if ((rc = next(p, &t)))
+		return rc;
+	at = here(p);
+	*out = NULL;
+	if (t == JSON_STRING) {
+		if (!(*out = copy_str(p)))
+			return nomem(p);
+		return SMAP_OK;
+	}
+	if ((rc = skip(p, t)))
+		return rc;
+	return bad(p, at, "%s is %s, not a string", key, type_name(t));
+}
+
+static int ignore_list(struct parser *p, const char *key,
+		       struct ignore_item **v, size_t *n, size_t *cap,
+		       bool spec)
+{
+	int t, rc;
+	size_t at, i = 0;
+
+	*n = 0;
+	if ((rc = next(p, &t)))
+		return rc;
+	at = here(p);
+	if (t != JSON_ARRAY_BEGIN) {
+		if ((rc = skip(p, t)))
+			return rc;
+		if (!spec) {
+			pp_smap_warn(p->m, "%s is %s, not an array (at byte %zu)",
+				     key, type_name(t), at);
+			return SMAP_OK;
+		}
+		return bad(p, at, "%s is %s, not an array", key, type_name(t));
+	}
+	for (;; i++) {
+		int64_t x;
+
+		if ((rc = next(p, &t)))
+			return rc;
+		if (t == JSON_ARRAY_END)
+			break;
+		at = here(p);
+		if (t == JSON_NUMBER && json_int64(&p->j, &x) && x >= 0) {
+			if (!grow(v, cap, *n, sizeof(**v)))
+				return nomem(p);
+			(*v)[*n].v = x;
+			(*v)[*n].at = at;
+			(*n)++;
+			continue;
+		}
+		if ((rc = skip(p, t)))
+			return rc;
+		if (!spec) {
+			pp_smap_warn(p->m,
+				     "%s[%zu] is not a source index (at byte %zu)",
+				     key, i, at);
+			continue;
+		}
+		if ((rc = bad(p, at, "%s[%zu] is not a source index", key, i)))
+			return rc;
+	}
+	return SMAP_OK;
+}
+
+static int parse_sections(struct parser *p, size_t at);
+
+/* Gathers the map object whose '{' was just read.  NESTED: a section's
+ * map, where "sections" is not allowed. */
+static int parse_object(struct parser *p, struct rawmap *r, bool nested)
+{
+	int t, rc;
+	size_t at, i;
+
+	r->at = here(p);
+	for (;;) {
+		if ((rc = next(p, &t)))
+			return rc;
+		if (t == JSON_OBJECT_END)
+			return SMAP_OK;
+		/* t is JSON_KEY */
+		at = here(p);
+		if (json_is(&p->j, "version")) {
+			int64_t v;
+
+			if ((rc = next(p, &t)))
+				return rc;
+			r->has_version = true;
+			r->version_ok = t == JSON_NUMBER &&
+					json_int64(&p->j, &v) && v == 3;
+			if (t != JSON_NUMBER && (rc = skip(p, t)))
+				return rc;
+		} else if (json_is(&p->j, "file")) {
+			if ((rc = opt_string(p, "file", &r->file)))
+				return rc;
+		} else if (json_is(&p->j, "sourceRoot")) {
+			if ((rc = opt_string(p, "sourceRoot", &r->root)))
+				return rc;
+		} else if (json_is(&p->j, "sources")) {
+			r->has_sources = true;
+			r->nsources = 0;
+			if ((rc = next(p, &t)))
+				return rc;
+			at = here(p);
+			if (t != JSON_ARRAY_BEGIN) {
+				r->sources_ok = false;
+				if ((rc = skip(p, t)))
+					return rc;
+				if ((rc = bad(p, at, "sources is %s, not an array",
+					      type_name(t))))
+					return rc;
+				continue;
+			}
+			r->sources_ok = true;
+			for (i = 0;; i++) {
+				const char *s = NULL;
+
+				if ((rc = next(p, &t)))
+					return rc;
+				if (t == JSON_ARRAY_END)
+					break;
+				at = here(p);
+				if (t == JSON_STRING) {
+					if (!(s = copy_str(p)))
+						return nomem(p);
+				} else if (t != JSON_NULL) {
+					if ((rc = skip(p, t)))
+						return rc;
+					if ((rc = bad(p, at,
+						      "sources[%zu] is %s, not a string or null",
+						      i, type_name(t))))
+						return rc;
+				}
+				if (!grow(&r->sources, &r->capsources,
+					  r->nsources, sizeof(*r->sources)))
+					return nomem(p);
+				r->sources[r->nsources++] = s;
+			}
+		} else if (json_is(&p->j, "sourcesContent")) {
+			r->ncontents = 0;
+			if ((rc = next(p, &t)))
+				return rc;
+			at = here(p);
+			if (t != JSON_ARRAY_BEGIN) {
+				if ((rc = skip(p, t)))
+					return rc;
+				if ((rc = bad(p, at,
+					      "sourcesContent is %s, not an array",
+					      type_name(t))))
+					return rc;
+				continue;
+			}
+			for (i = 0;; i++) {
+				struct content c = { NULL, 0 };
+
+				if ((rc = next(p, &t)))
+					return rc;
+				if (t == JSON_ARRAY_END)
+					break;
+				at = here(p);
+				if (t == JSON_STRING) {
+					if (!(c.s = copy_str(p)))
+						return nomem(p);
+					c.len = p->j.len;
+				} else if (t != JSON_NULL) {
+					if ((rc = skip(p, t)))
+						return rc;
+					if ((rc = bad(p, at,
+						      "sourcesContent[%zu] is %s, not a string or null",
+						      i, type_name(t))))
+						return rc;
+				}
+				if (!grow(&r->contents, &r->capcontents,
+					  r->ncontents, sizeof(*r->contents)))
+					return nomem(p);
+				r->contents[r->ncontents++] = c;
+			}
+		} else if (json_is(&p->j, "names")) {
+			r->nnames = 0;
+			if ((rc = next(p, &t)))
+				return rc;
+			at = here(p);
+			if (t != JSON_ARRAY_BEGIN) {
+				if ((rc = skip(p, t)))
+					return rc;
+				if ((rc = bad(p, at, "names is %s, not an array",
+					      type_name(t))))
+					return rc;
+				continue;
+			}
+			for (i = 0;; i++) {
+				const char *s = "";
+
+				if ((rc = next(p, &t)))
+					return rc;
+				if (t == JSON_ARRAY_END)
+					break;
+				at = here(p);
+				if (t == JSON_STRING) {
+					if (!(s = copy_str(p)))
+						return nomem(p);
+				} else {
+					if ((rc = skip(p, t)))
+						return rc;
+					if ((rc = bad(p, at,
+						      "names[%zu] is %s, not a string",
+						      i, type_name(t))))
+						return rc;
+				}
+				if (!grow(&r->names, &r->capnames, r->nnames,
+					  sizeof(*r->names)))
+					return nomem(p);
+				r->names[r->nnames++] = s;
+			}
+		} else if (json_is(&p->j, "mappings")) {
+			if ((rc = next(p, &t)))
+				return rc;
+			at = here(p);
+			free(r->mappings);
+			r->mappings = NULL;
+			r->mlen = 0;
+			r->has_mappings = t == JSON_STRING;
+			if (t != JSON_STRING) {
+				if ((rc = skip(p, t)))
+					return rc;
+				if ((rc = bad(p, at, "mappings is %s, not a string",
+					      type_name(t))))
+					return rc;
+				continue;
+			}
+			if (p->j.len >= UINT32_MAX)
+				return pp_smap_fail(p->m, SMAP_ENOMEM,
+						    "mappings longer than 4 GiB (at byte %zu)",
+						    at);
+			r->mappings = malloc(p->j.len + 1);
+			if (!r->mappings)
+				return nomem(p);
+			memcpy(r->mappings, p->j.str, p->j.len);
+			r->mappings[p->j.len] = '\0';
+			r->mlen = p->j.len;
+			r->mat = at + 1;
+			r->mexact = str_exact(p);
+		} else if (json_is(&p->j, "ignoreList")) {
+			r->has_ignore = true;
+			if ((rc = ignore_list(p, "ignoreList", &r->ignore,
+					      &r->nignore, &r->capignore, true)))
+				return rc;
+		} else if (json_is(&p->j, "x_google_ignoreList")) {
+			r->has_xignore = true;
+			if ((rc = ignore_list(p, "x_google_ignoreList",
+					      &r->xignore, &r->nxignore,
+					      &r->capxignore, false)))
+				return rc;
+		} else if (json_is(&p->j, "scopes")) {
+			if ((rc = next(p, &t)))
+				return rc;
+			at = here(p);
+			free(r->scopes);
+			r->scopes = NULL;
+			if (t != JSON_STRING) {
+				/* A proposal, not ECMA-426: never fatal. */
+				if ((rc = skip(p, t)))
+					return rc;
+				pp_smap_warn(p->m,
+					     "scopes is %s, not a string (at byte %zu)",
+					     type_name(t), at);
+				continue;
+			}
+			r->scopes = malloc(p->j.len + 1);
+			if (!r->scopes)
+				return nomem(p);
+			memcpy(r->scopes, p->j.str, p->j.len);
+			r->scopes[p->j.len] = '\0';
+			r->scopes_len = p->j.len;
+			r->scopes_at = at + 1;
+		} else if (json_is(&p->j, "sections")) {
+			r->has_sections = true;
+			if (nested) {
+				if ((rc = next(p, &t)) || (rc = skip(p, t)))
+					return rc;
+				continue;
+			}
+			if ((rc = parse_sections(p, at)))
+				return rc;
+			r->sections_ok = true;
+		} else {
+			/* Unknown fields are ignored (ECMA-426 "Extensions"). */
+			if ((rc = next(p, &t)) || (rc = skip(p, t)))
+				return rc;
+		}
+	}
+}
+
+/* Reads an offset's line or column. */
+static int offset_field(struct parser *p, const char *key, uint32_t *out,
+			bool *seen)
+{
+	int t, rc;
+	int64_t v;
+	size_t at;
+
+	if ((rc = next(p, &t)))
+		return rc;
+	at = here(p);
+	*seen = true;
+	if (t == JSON_NUMBER && json_int64(&p->j, &v) && v >= 0 &&
+	    v <= UINT32_MAX) {
+		*out = (uint32_t)v;
+		return SMAP_OK;
+	}
+	if (t != JSON_NUMBER && (rc = skip(p, t)))
+		return rc;
+	*out = 0;
+	return bad(p, at, "offset.%s is not a non-negative integer", key);
+}
+
+static int parse_section(struct parser *p, size_t idx, struct rawsection *s)
+{
+	int t, rc;
+	size_t at, sat = here(p);
+	bool has_offset = false, has_map = false, seen_line = false,
+	     seen_col = false, offset_ok = false;
+
+	for (;;) {
+		if ((rc = next(p, &t)))
+			return rc;
+		if (t == JSON_OBJECT_END)
+			break;
+		at = here(p);
+		if (json_is(&p->j, "offset")) {
+			has_offset = true;
+			if ((rc = next(p, &t)))
+				return rc;
+			at = here(p);
+			if (t != JSON_OBJECT_BEGIN) {
+				if ((rc = skip(p, t)))
+					return rc;
+				if ((rc = bad(p, at,
+					      "sections[%zu].offset is %s, not an object",
+					      idx, type_name(t))))
+					return rc;
+				continue;
+			}
+			offset_ok = true;
+			for (;;) {
+				if ((rc = next(p, &t)))
+					return rc;
+				if (t == JSON_OBJECT_END)
+					break;
+				if (json_is(&p->j, "line")) {
+					if ((rc = offset_field(p, "line", &s->line,
+							       &seen_line)))
+						return rc;
+				} else if (json_is(&p->j, "column")) {
+					if ((rc = offset_field(p, "column",
+							       &s->col, &seen_col)))
+						return rc;
+				} else if ((rc = next(p, &t)) ||
+					   (rc = skip(p, t))) {
+					return rc;
+				}
+			}
+			if (!seen_line &&
+			    (rc = bad(p, at, "sections[%zu].offset has no line",
+				      idx)))
+				return rc;
+			if (!seen_col &&
+			    (rc = bad(p, at, "sections[%zu].offset has no column",
+				      idx)))
+				return rc;
+		} else if (json_is(&p->j, "map")) {
+			if ((rc = next(p, &t)))
+				return rc;
+			at = here(p);
+			if (t != JSON_OBJECT_BEGIN) {
+				if ((rc = skip(p, t)))
+					return rc;
+				if ((rc = bad(p, at,
+					      "sections[%zu].map is %s, not an object",
+					      idx, type_name(t))))
+					return rc;
+				continue;
+			}
+			rawmap_release(&s->map);
+			has_map = true;
+			if ((rc = parse_object(p, &s->map, true)))
+				return rc;
+		} else if ((rc = next(p, &t)) || (rc = skip(p, t))) {
+			return rc;
+		}
+	}
+	if (!has_offset &&
+	    (rc = bad(p, sat, "sections[%zu] has no offset", idx)))
+		return rc;
+	if (!has_map && (rc = bad(p, sat, "sections[%zu] has no map", idx)))
+		return rc;
+	s->usable = offset_ok && has_map;
+	if (has_map && s->map.has_sections) {
+		s->usable = false;
+		if ((rc = bad(p, s->map.at,
+			      "sections[%zu].map is an index map (nested sections)",
+			      idx)))
+			return rc;
+	}
+	return SMAP_OK;
+}
+
+static int parse_sections(struct parser *p, size_t kat)
+{
+	int t, rc;
+	size_t at, i;
+
+	for (i = 0; i < p->nsecs; i++)
+		rawmap_release(&p->secs[i].map);
+	p->nsecs = 0;
+	if ((rc = next(p, &t)))
+		return rc;
+	at = here(p);
+	if (t != JSON_ARRAY_BEGIN) {
+		if ((rc = skip(p, t)))
+			return rc;
+		return bad(p, at, "sections is %s, not an array", type_name(t));
+	}
+	for (i = 0;; i++) {
+		struct rawsection *s;
+
+		if ((rc = next(p, &t)))
+			return rc;
+		if (t == JSON_ARRAY_END)
+			break;
+		at = here(p);
+		if (t != JSON_OBJECT_BEGIN) {
+			if ((rc = skip(p, t)))
+				return rc;
+			if ((rc = bad(p, at, "sections[%zu] is %s, not an object",
+				      i, type_name(t))))
+				return rc;
+			continue;
+		}
+		if (!grow(&p->secs, &p->capsecs, p->nsecs, sizeof(*p->secs)))
+			return nomem(p);
+		s = &p->secs[p->nsecs++];
+		memset(s, 0, sizeof(*s));
+		if ((rc = parse_section(p, i, s)))
+			return rc;
+	}
+	(void)kat;
+	return SMAP_OK;
+}
+
+/* Checks what a regular map (or a section's map) must have, once its
+ * object is complete. */
+static int judge_regular(struct parser *p, struct rawmap *r, const char *what)
+{
+	int rc;
+
+	if (!r->has_version || !r->version_ok)
+		if ((rc = bad(p, r->at, "%sversion is %s", what,
+			      r->has_version ? "not 3" : "missing")))
+			return rc;
+	if (!r->has_mappings && !r->mappings)
+		if ((rc = bad(p, r->at, "%smappings is missing", what)))
+			return rc;
+	if (!r->has_sources)
+		if ((rc = bad(p, r->at, "%ssources is missing", what)))
+			return rc;
+	return SMAP_OK;
+}
+
+/* Moves a gathered map into section S and its sources into the map. */
+static int adopt(struct parser *p, struct rawmap *r, struct pp_smap_section *s)
+{
+	struct smap_map *m = p->m;
+	size_t i, n = r->nsources;
+	struct pp_smap_source *src;
+	int rc;
+
+	s->mappings = r->mappings;
+	r->mappings = NULL;
+	s->mlen = r->mlen;
+	s->mat = r->mat;
+	s->mexact = r->mexact;
+	s->scopes_text = r->scopes;
+	r->scopes = NULL;
+	s->scopes_len = r->scopes_len;
+	s->scopes_at = r->scopes_at;
+	if (n > UINT32_MAX || r->nnames > UINT32_MAX)
+		return pp_smap_fail(m, SMAP_ENOMEM, "too many sources or names");
+	s->nsrc = (uint32_t)n;
+	s->nnames = (uint32_t)r->nnames;
+	if (r->nnames) {
+		s->names = pp_smap_alloc(&m->arena, r->nnames * sizeof(char *));
+		if (!s->names)
+			return nomem(p);
+		memcpy(s->names, r->names, r->nnames * sizeof(char *));
+	}
+	s->src_base = m->nsrc;
+	if (n) {
+		src = realloc(m->src, (m->nsrc + n) * sizeof(*src));
+		if (!src)
+			return nomem(p);
+		m->src = src;
+		src += m->nsrc;
+		memset(src, 0, n * sizeof(*src));
+		for (i = 0; i < n; i++) {
+			src[i].raw = r->sources[i];
+			if (r->sources[i]) {
+				src[i].resolved = pp_smap_resolve(&m->arena, r->root,
+								  r->sources[i]);
+				if (!src[i].resolved)
+					return nomem(p);
+			}
+			if (i < r->ncontents) {
+				src[i].content = r->contents[i].s;
+				src[i].content_len = r->contents[i].len;
+			}
+		}
+		m->nsrc += n;
+	}
+	/* ignoreList wins over the older x_google_ignoreList. */
+	if (r->has_ignore) {
+		for (i = 0; i < r->nignore; i++) {
+			if (r->ignore[i].v >= (int64_t)n) {
+				if ((rc = bad(p, r->ignore[i].at,
+					      "ignoreList[%zu] is %lld, past the %zu sources",
+					      i, (long long)r->ignore[i].v, n)))
+					return rc;
+				continue;
+			}
+			m->src[s->src_base + (size_t)r->ignore[i].v].ignored = true;
+		}
+	} else if (r->has_xignore) {
+		for (i = 0; i < r->nxignore; i++) {
+			if (r->xignore[i].v >= (int64_t)n) {
+				pp_smap_warn(m,
+					     "x_google_ignoreList[%zu] is past the sources (at byte %zu)",
+					     i, r->xignore[i].at);
+				continue;
+			}
+			m->src[s->src_base + (size_t)r->xignore[i].v].ignored = true;
+		}
+	}
+	return SMAP_OK;
+}
+
+static int add_section(struct parser *p, struct pp_smap_section **out)
+{
+	struct smap_map *m = p->m;
+	struct pp_smap_section *v;
+
+	v = realloc(m->sec, (m->nsec + 1) * sizeof(*v));
+	if (!v)
+		return nomem(p);
+	m->sec = v;
+	*out = &v[m->nsec++];
+	memset(*out, 0, sizeof(**out));
+	return SMAP_OK;
+}
+
+static int cmp_pos(uint32_t l1, uint32_t c1, uint32_t l2, uint32_t c2)
+{
+	if (l1 != l2)
+		return l1 < l2 ? -1 : 1;
+	if (c1 != c2)
+		return c1 < c2 ? -1 : 1;
+	return 0;
+}
+
+static int build(struct parser *p, struct rawmap *top)
+{
+	struct smap_map *m = p->m;
+	struct pp_smap_section *s;
+	size_t i;
+	int rc;
+
+	m->file = top->file;
+	if (!top->has_sections) {
+		if ((rc = judge_regular(p, top, "")))
+			return rc;
+		if ((rc = add_section(p, &s)))
+			return rc;
+		if ((rc = adopt(p, top, s)))
+			return rc;
+		if (p->strict && (rc = pp_smap_check_mappings(m, s)))
+			return rc;
+		return SMAP_OK;
+	}
+	m->index = true;
+	if (!top->has_version || !top->version_ok)
+		if ((rc = bad(p, top->at, "version is %s",
+			      top->has_version ? "not 3" : "missing")))
+			return rc;
+	if (top->has_mappings || top->mappings)
+		if ((rc = bad(p, top->at,
+			      "an index map has a mappings field besides sections")))
+			return rc;
+	for (i = 0; i < p->nsecs; i++) {
+		struct rawsection *rs = &p->secs[i];
+		char what[48];
+
+		if (!rs->usable)
+			continue;
+		snprintf(what, sizeof(what), "sections[%zu].map: ", i);
+		if ((rc = judge_regular(p, &rs->map, what)))
+			return rc;
+		if (m->nsec) {
+			struct pp_smap_section *prev = &m->sec[m->nsec - 1];
+
+			if (cmp_pos(rs->line, rs->col, prev->off_line,
+				    prev->off_col) < 0) {
+				if ((rc = bad(p, rs->map.at,
+					      "sections[%zu] starts before the section before it",
+					      i)))
+					return rc;
+				continue; /* lenient: drop it */
+			}
+		}
+		if ((rc = add_section(p, &s)))
+			return rc;
+		s->off_line = rs->line;
+		s->off_col = rs->col;
+		if ((rc = adopt(p, &rs->map, s)))
+			return rc;
+	}
+	if (!p->strict)
+		return SMAP_OK;
+	/* Strict: every section valid, and none starting at or before the
+	 * last mapping of the sections before it (ECMA-426 asks "not
+	 * lesser"; two sections at one mapped position overlap too). */
+	{
+		bool have_last = false;
+		uint64_t ll = 0, lc = 0;
+
+		for (i = 0; i < m->nsec; i++) {
+			s = &m->sec[i];
+			if ((rc = pp_smap_check_mappings(m, s)))
+				return rc;
+			if (have_last &&
+			    (s->off_line < ll ||
+			     (s->off_line == ll && s->off_col <= lc)))
+				return pp_smap_fail(m, SMAP_EINPUT,
+						    "section %zu (offset %u:%u) overlaps the mappings before it, which reach %llu:%llu",
+						    i, s->off_line, s->off_col,
+						    (unsigned long long)ll,
+						    (unsigned long long)lc);
+			if (s->has_last) {
+				have_last = true;
+				ll = (uint64_t)s->off_line + s->last_line;
+				lc = s->last_line == 0 ?
+					     (uint64_t)s->off_col + s->last_col :
+					     s->last_col;
+			}
+		}
+	}
+	return SMAP_OK;
+}
+
+int pp_smap_parse_json(struct smap_map *m, const char *buf, size_t len,
+		       size_t base, unsigned flags)
+{
+	struct parser p;
+	struct rawmap top;
+	int t, rc;
+	size_t i;
+
+	memset(&p, 0, sizeof(p));
+	memset(&top, 0, sizeof(top));
+	p.m = m;
+	p.buf = buf;
+	p.len = len;
+	p.base = base;
+	p.strict = flags & SMAP_STRICT;
+	json_init(&p.j, buf, len, 0);
+	if ((rc = next(&p, &t)))
+		goto out;
+	if (t != JSON_OBJECT_BEGIN) {
+		rc = pp_smap_fail(m, SMAP_EINPUT,
+				  "not a source map: the JSON text is %s, not an object",
+				  type_name(t));
+		goto out;
+	}
+	if ((rc = parse_object(&p, &top, false)))
+		goto out;
+	if ((rc = next(&p, &t)))
+		goto out;
+	rc = build(&p, &top);
+out:
+	json_release(&p.j);
+	rawmap_release(&top);
+	for (i = 0; i < p.nsecs; i++)
+		rawmap_release(&p.secs[i].map);
+	free(p.secs);
+	return rc;
+}

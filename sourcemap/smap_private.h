@@ -1,0 +1,174 @@
+/*
+ * smap_private.h: the inside of a struct smap_map, shared by the files of
+ * libsourcemap (and its unit tests).  Not installed.
+ */
+#ifndef SMAP_PRIVATE_H
+#define SMAP_PRIVATE_H
+
+#if !defined(PPROF_INTERNAL)
+#error "smap_private.h is private to libsourcemap"
+#endif
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "sourcemap.h"
+
+#define PP_SMAP_NIL UINT32_MAX
+
+/* A bump allocator: everything the map hands out lives here. */
+struct pp_smap_chunk;
+struct pp_smap_arena {
+	struct pp_smap_chunk *head;
+	size_t used, cap; /* in head */
+};
+void *pp_smap_alloc(struct pp_smap_arena *a, size_t n);
+char *pp_smap_strndup(struct pp_smap_arena *a, const char *s, size_t n);
+void pp_smap_arena_release(struct pp_smap_arena *a);
+
+/* One decoded segment of a generated line.  SRC is PP_SMAP_NIL for a
+ * segment that maps to nothing (one field, or an invalid original). */
+struct pp_smap_seg {
+	uint32_t gcol;
+	uint32_t src; /* section-local source index */
+	uint32_t oline, ocol;
+	uint32_t name; /* section-local names index, or PP_SMAP_NIL */
+};
+
+/* The relative VLQ fields carried across lines. */
+struct pp_smap_state {
+	int64_t src, oline, ocol, name;
+};
+
+struct pp_smap_lineinfo {
+	uint32_t first; /* into segs; PP_SMAP_NIL while not decoded */
+	uint32_t count;
+};
+
+struct pp_smap_source {
+	const char *raw;      /* as in "sources"; NULL for null */
+	const char *resolved; /* NULL for null */
+	const char *content;  /* NULL when none */
+	size_t content_len;
+	bool ignored;
+};
+
+/* Decoded "scopes" (scopes.c). */
+struct pp_smap_scope {
+	uint32_t sl, sc, el, ec; /* start (inclusive), end (exclusive) */
+	const char *name, *kind; /* NULL when absent */
+	bool frame;              /* [[IsStackFrame]] */
+	uint32_t parent;         /* PP_SMAP_NIL for a root */
+	uint32_t first_child, next_sibling;
+	uint32_t source;         /* section-local source index */
+	const char **vars;
+	uint32_t nvars;
+};
+struct pp_smap_range {
+	uint32_t sl, sc, el, ec;
+	uint32_t def;   /* flat original scope index, or PP_SMAP_NIL */
+	uint8_t frame;  /* 0 none, 1 original, 2 hidden */
+	bool callsite;
+	uint32_t cs_src, cs_line, cs_col;
+	uint32_t parent, first_child, next_sibling;
+};
+struct pp_smap_scopes {
+	struct pp_smap_scope *scopes; /* flat, in prefix order */
+	uint32_t nscopes;
+	uint32_t *root; /* per section-local source: root scope or NIL */
+	uint32_t nroot;
+	struct pp_smap_range *ranges; /* flat, in prefix order */
+	uint32_t nranges;
+	uint32_t first_top_range;
+};
+
+/* A regular map, or one section of an index map. */
+struct pp_smap_section {
+	uint32_t off_line, off_col;
+
+	/* the mappings string, owned (NUL-terminated) */
+	char *mappings;
+	size_t mlen;
+	size_t mat;  /* byte offset of its first character in the input */
+	bool mexact; /* the string had no escapes: offsets are exact */
+
+	size_t src_base; /* first of its sources in map->src */
+	uint32_t nsrc;
+	const char **names;
+	uint32_t nnames;
+
+	char *scopes_text; /* owned, or NULL */
+	size_t scopes_len, scopes_at;
+	struct pp_smap_scopes *scopes; /* decoded on first need */
+	bool scopes_tried;
+
+	/* lazy decoding (mappings.c) */
+	bool indexed;
+	uint32_t nlines;
+	uint32_t *line_start;          /* nlines + 1 entries */
+	struct pp_smap_state *ckpt;    /* state at each line's start */
+	uint32_t npassed; /* lines decoded once; ckpt[0..npassed] are known */
+	struct pp_smap_lineinfo *lines;
+	struct pp_smap_seg *segs;
+	size_t nsegs, segcap;
+
+	/* set by the strict check: the greatest generated position */
+	bool has_last;
+	uint32_t last_line, last_col;
+};
+
+struct smap_map {
+	bool parsed;
+	bool index;
+	unsigned flags;
+	const char *file;
+
+	struct pp_smap_section *sec;
+	size_t nsec;
+	struct pp_smap_source *src;
+	size_t nsrc;
+
+	struct pp_smap_arena arena;
+
+	char err[512];
+	char *warn_first; /* malloc'd */
+	size_t nwarn;
+	char *warn_text;  /* malloc'd, rebuilt by smap_map_warning() */
+};
+
+/* Sets the map's error message; returns CODE. */
+int pp_smap_fail(struct smap_map *m, int code, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+/* Notes a skipped part (lenient mode). */
+void pp_smap_warn(struct smap_map *m, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+void pp_smap_vwarn(struct smap_map *m, const char *fmt, va_list ap);
+
+/* parse.c: fills an empty map from JSON text. */
+int pp_smap_parse_json(struct smap_map *m, const char *buf, size_t len,
+		       size_t base, unsigned flags);
+
+/* resolve.c: the resolved name of SOURCE under ROOT (either may be NULL). */
+char *pp_smap_resolve(struct pp_smap_arena *a, const char *root,
+		      const char *source);
+
+/* mappings.c */
+int pp_smap_index_lines(struct smap_map *m, struct pp_smap_section *s);
+/* Decodes line L of S (0-based, section-relative) if not yet done; the
+ * segments are then s->segs[s->lines[L].first ...], sorted by column. */
+int pp_smap_decode_line(struct smap_map *m, struct pp_smap_section *s,
+			uint32_t l);
+/* Strict check of every segment of S; fails with the first error. */
+int pp_smap_check_mappings(struct smap_map *m, struct pp_smap_section *s);
+/* The segment at section-relative L:C as the look-up rule finds it, or
+ * NULL. */
+const struct pp_smap_seg *pp_smap_find_seg(struct smap_map *m,
+					   struct pp_smap_section *s,
+					   uint32_t l, uint32_t c, int *rc);
+
+/* scopes.c */
+int pp_smap_decode_scopes(struct smap_map *m, struct pp_smap_section *s);
+
+#endif /* SMAP_PRIVATE_H */

@@ -1,0 +1,200 @@
+/*
+ * sourcemap.h: read Source Map v3 (ECMA-426) and look up generated positions.
+ *
+ * A map (struct smap_map) is parsed from JSON, a regular map or an index
+ * map with sections.  Parsing copies what it needs; the mappings are decoded
+ * lazily, a generated line at a time, when a look-up first needs that line,
+ * so a profile asking a few thousand positions of a 20 MB map pays little
+ * more than reading it.
+ *
+ * Two modes.  By default a map loads leniently: a part that is not as
+ * ECMA-426 wants it (a field of the wrong type, a bad segment) is skipped
+ * and noted, and smap_map_warning() says what was skipped, once.  With
+ * SMAP_STRICT the whole map is checked at load and any error ECMA-426 calls
+ * an error makes the load fail with the reason (the `--validate` mode).
+ *
+ * Lines and columns are 0-based everywhere in this API, as in the format;
+ * columns count UTF-16 code units, as in the format.
+ *
+ * The library never prints and never exits; a function returns a status
+ * and leaves a one-line message on the map (smap_map_error()).  A map is
+ * not safe to use from two threads at once: look-ups fill its caches.
+ */
+#ifndef SMAP_SOURCEMAP_H
+#define SMAP_SOURCEMAP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+enum smap_status {
+	SMAP_OK = 0,
+	SMAP_EINPUT = 1, /* not a source map, or (strict) an invalid one */
+	SMAP_ENOMEM = 2, /* out of memory, or a size bound was passed */
+	SMAP_EIO = 3,    /* reading a file failed (errno kept) */
+	SMAP_EUSAGE = 4, /* a bad argument (an unusable URL, ...) */
+	SMAP_NONE = 5,   /* a look-up found nothing at that position */
+};
+
+/* Flags for smap_map_parse() and smap_map_load_file(). */
+enum smap_flags {
+	/* Check the whole map against ECMA-426 while loading, and fail with
+	 * the first error. */
+	SMAP_STRICT = 1u << 0,
+};
+
+struct smap_map;
+
+/* A new, empty map (no mappings), or NULL when out of memory. */
+struct smap_map *smap_map_new(void);
+/* Frees the map and every string it handed out.  NULL is allowed. */
+void smap_map_free(struct smap_map *m);
+
+/* Parses the JSON text of a map (a first line starting with ")]}'" is
+ * skipped).  BUF is only borrowed for the call.  A map can be parsed into
+ * once; a second call fails with SMAP_EUSAGE.  Leniently (flags 0), only
+ * text that is not JSON, or JSON that is not an object, makes it fail. */
+int smap_map_parse(struct smap_map *m, const void *buf, size_t len,
+		   unsigned flags);
+/* The same for a file. */
+int smap_map_load_file(struct smap_map *m, const char *path, unsigned flags);
+
+/* The message of the last failure ("mappings: invalid base64 VLQ
+ * character (at byte 1042)"), or "" when there was none.  Byte offsets
+ * count from the start of the text given to smap_map_parse().  Owned by
+ * the map. */
+const char *smap_map_error(const struct smap_map *m);
+
+/* In lenient mode, what was skipped so far: the first problem met, with
+ * " (and N more)" when there were others; NULL when nothing was skipped.
+ * Look-ups can add problems (a bad segment is only seen when its line is
+ * decoded), so ask again after them.  Owned by the map, valid until the
+ * next call on it. */
+const char *smap_map_warning(struct smap_map *m);
+
+/* The map's "file" field, or NULL. */
+const char *smap_map_file(const struct smap_map *m);
+/* Whether the map was an index map (with "sections"). */
+bool smap_map_is_index(const struct smap_map *m);
+
+/*
+ * Sources.  An index map's sections each bring their own sources; they are
+ * numbered one after the other, section by section (no merging).
+ *
+ * The resolved name (DESIGN.md, "Decisions") is sourceRoot joined to the
+ * source with a "/" only when needed, "." and ".." segments folded and
+ * leading "../" dropped: "../../src/transform.ts" gives "src/transform.ts";
+ * a scheme and authority ("webpack://app/") are kept; a source that is an
+ * absolute URL ignores sourceRoot.  It is not resolved against the map's
+ * own location.
+ */
+size_t smap_map_source_count(const struct smap_map *m);
+/* The resolved name of source I, or NULL when the source is null or I is
+ * out of range. */
+const char *smap_map_source(const struct smap_map *m, size_t i);
+/* Source I as the map's "sources" wrote it (no sourceRoot), or NULL. */
+const char *smap_map_source_raw(const struct smap_map *m, size_t i);
+/* Its "sourcesContent" entry (not NUL-safe: *LEN tells the length; there is
+ * a NUL after it), or NULL when there is none.  LEN may be NULL. */
+const char *smap_map_source_content(const struct smap_map *m, size_t i,
+				    size_t *len);
+/* Whether source I is on the map's "ignoreList" (or, when the map has none,
+ * on "x_google_ignoreList"). */
+bool smap_map_source_ignored(const struct smap_map *m, size_t i);
+
+/* What a look-up found.  The strings are owned by the map. */
+struct smap_mapping {
+	const char *source;    /* resolved name; NULL when the source is null */
+	size_t source_index;   /* for smap_map_source_*() (even when null) */
+	uint32_t line, column; /* original position, 0-based */
+	const char *name;      /* the segment's "names" entry, or NULL */
+	bool ignored;          /* the source is on the ignore list */
+	/* where the segment that was found starts in the generated code */
+	uint32_t generated_line, generated_column;
+};
+
+/*
+ * The original position of generated LINE:COLUMN, with the semantics of the
+ * JS libraries (@jridgewell/trace-mapping): on the same generated line, the
+ * segment with the greatest column at or before COLUMN; of several segments
+ * at exactly COLUMN the first (in the map's order), of several at a smaller
+ * column the last.  Nothing before the first segment of a line, and nothing
+ * from an earlier line.  A segment with only a generated column (or whose
+ * source index is invalid) means "unmapped".
+ *
+ * Returns SMAP_OK with *OUT filled, SMAP_NONE when the position is
+ * unmapped, or SMAP_ENOMEM (message on the map).
+ */
+int smap_lookup(struct smap_map *m, uint32_t line, uint32_t column,
+		struct smap_mapping *out);
+
+/*
+ * For positions without a column (a pprof Line without column): the
+ * original source and line of generated LINE when all its mapped segments
+ * agree on them (column and generated column of the first segment, no
+ * name), SMAP_NONE when they disagree or the line has none.
+ */
+int smap_lookup_line(struct smap_map *m, uint32_t line,
+		     struct smap_mapping *out);
+
+/*
+ * The name of the original function that encloses generated LINE:COLUMN,
+ * from the map's "scopes" field (ECMA-426 scopes proposal): the innermost
+ * generated range at the position whose original scope is a function
+ * (an inlined function body counts); without generated ranges there, the
+ * innermost original function scope around the mapped original position.
+ * Returns SMAP_OK with *NAME set (NULL for an anonymous function), or
+ * SMAP_NONE when the map has no scope information that says (no "scopes",
+ * or the position is at a module's top level).
+ */
+int smap_lookup_function(struct smap_map *m, uint32_t line, uint32_t column,
+			 const char **name);
+/* Whether the map (or a section of it) has a usable "scopes" field. */
+bool smap_map_has_scopes(struct smap_map *m);
+
+/*
+ * Finding a map for a script.
+ */
+
+/* The URL of the script's trailing "//# sourceMappingURL=" (or "//@")
+ * comment, found as ECMA-426 does without parsing JavaScript: only
+ * comment and blank lines may follow it.  Returns a pointer into SCRIPT
+ * and its length in *LEN, or NULL. */
+const char *smap_script_find_url(const void *script, size_t len,
+				 size_t *url_len);
+
+/* Whether URL is a "data:" URL. */
+bool smap_url_is_data(const char *url, size_t len);
+
+/* Decodes a "data:" URL (base64 or percent-encoded; any media type and
+ * parameters, such as "application/json;charset=utf-8;base64").  *OUT is
+ * malloc'd and NUL-terminated, for the caller to free.  SMAP_EINPUT when it
+ * is not a well-formed data URL, SMAP_ENOMEM. */
+int smap_data_url_decode(const char *url, size_t len, char **out,
+			 size_t *out_len);
+
+/* The file path a map URL found in the script at SCRIPT_PATH stands for:
+ * a relative URL against the script's directory, a "file://" URL as its
+ * path, percent-escapes decoded, query and fragment dropped.  malloc'd;
+ * NULL for URLs that are not local files (http:, data:, ...) or when out
+ * of memory. */
+char *smap_url_to_path(const char *script_path, const char *url,
+		       size_t url_len);
+
+/* Loads the map that a sourceMappingURL names for the script at
+ * SCRIPT_PATH (a data: URL decoded in place, anything else through
+ * smap_url_to_path()).  SMAP_EUSAGE when the URL names no local file. */
+int smap_map_load_url(struct smap_map *m, const char *script_path,
+		      const char *url, size_t url_len, unsigned flags);
+
+/* Version of the library, "MAJOR.MINOR.PATCH". */
+const char *smap_version(void);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* SMAP_SOURCEMAP_H */

@@ -1,0 +1,243 @@
+/* sourcemap-lookup: original positions and names for generated positions. */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "sourcemap.h"
+
+enum {
+	OPT_ZERO = CLI_OPT_FIRST_TOOL,
+	OPT_VALIDATE,
+};
+
+static void usage(FILE *out)
+{
+	fputs("usage: sourcemap-lookup [--zero-based] [--validate] [-o file] [--quiet]\n"
+	      "                        map [line:col ...]\n"
+	      "\n"
+	      "Prints \"SOURCE:LINE:COL NAME\" for each generated position, one line\n"
+	      "per position in order, \"-\" when nothing maps there (\"?\" stands for a\n"
+	      "null source; NAME is left out when the map has none).  Positions come\n"
+	      "from the arguments, or from standard input one per line (blank lines\n"
+	      "skipped).  A position is LINE:COL, or LINE alone (then only when all\n"
+	      "segments of the line agree); anything before them (\"worker.js:1:48212\")\n"
+	      "is ignored.  Lines and columns are 1-based, as stack traces print them.\n"
+	      "\n"
+	      "      --zero-based  lines and columns are 0-based (V8 profiles, the format)\n"
+	      "      --validate    check the map strictly against ECMA-426 first: exit 1\n"
+	      "                    with the reason when it is invalid; without positions\n"
+	      "                    on the command line, only check\n"
+	      "  -o, --output=FILE write FILE atomically instead of standard output\n"
+	      "      --quiet       no warnings about skipped parts of the map\n"
+	      "      --help, --version\n",
+	      out);
+}
+
+static bool parse_u32(const char *s, size_t n, uint32_t *out)
+{
+	uint64_t v = 0;
+	size_t i;
+
+	if (n == 0 || n > 10)
+		return false;
+	for (i = 0; i < n; i++) {
+		if (s[i] < '0' || s[i] > '9')
+			return false;
+		v = v * 10 + (uint64_t)(s[i] - '0');
+	}
+	if (v > UINT32_MAX)
+		return false;
+	*out = (uint32_t)v;
+	return true;
+}
+
+/* "[anything:]LINE[:COL]", trimmed.  *HAS_COL false for LINE alone. */
+static bool parse_pos(const char *s, size_t n, bool zero, uint32_t *line,
+		      uint32_t *col, bool *has_col)
+{
+	const char *c1, *c2 = NULL;
+	size_t i;
+
+	c1 = NULL;
+	for (i = n; i > 0; i--) {
+		if (s[i - 1] == ':') {
+			if (!c1)
+				c1 = s + i - 1;
+			else {
+				c2 = s + i - 1;
+				break;
+			}
+		}
+	}
+	if (!c1) {
+		if (!parse_u32(s, n, line))
+			return false;
+		*has_col = false;
+		*col = 0;
+	} else {
+		const char *ls = c2 ? c2 + 1 : s;
+
+		if (!parse_u32(c1 + 1, (size_t)(s + n - c1 - 1), col))
+			return false;
+		if (!parse_u32(ls, (size_t)(c1 - ls), line)) {
+			/* "file:LINE" */
+			if (!c2 && c1 > s) {
+				*line = *col;
+				*col = 0;
+				*has_col = false;
+				goto check;
+			}
+			return false;
+		}
+		*has_col = true;
+	}
+check:
+	if (!zero) {
+		if (*line == 0 || (*has_col && *col == 0))
+			return false;
+		(*line)--;
+		if (*has_col)
+			(*col)--;
+	}
+	return true;
+}
+
+static void print_result(FILE *out, struct smap_map *m, const char *s,
+			 size_t n, bool zero, bool *bad, struct cli *c)
+{
+	struct smap_mapping r;
+	uint32_t line, col;
+	bool has_col;
+	int rc;
+	unsigned add = zero ? 0 : 1;
+
+	if (!parse_pos(s, n, zero, &line, &col, &has_col)) {
+		cli_error(c, "bad position '%.*s' (expected %s)", (int)n, s,
+			  zero ? "LINE:COL, 0-based" : "LINE:COL, 1-based");
+		*bad = true;
+		fputs("-\n", out);
+		return;
+	}
+	rc = has_col ? smap_lookup(m, line, col, &r) :
+		       smap_lookup_line(m, line, &r);
+	if (rc == SMAP_NONE) {
+		fputs("-\n", out);
+		return;
+	}
+	if (rc != SMAP_OK) {
+		cli_error(c, "%s", smap_map_error(m));
+		*bad = true;
+		fputs("-\n", out);
+		return;
+	}
+	fprintf(out, "%s:%lu:%lu", r.source ? r.source : "?",
+		(unsigned long)r.line + add, (unsigned long)r.column + add);
+	if (r.name)
+		fprintf(out, " %s", r.name);
+	fputc('\n', out);
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "zero-based", no_argument, NULL, OPT_ZERO },
+		{ "validate", no_argument, NULL, OPT_VALIDATE },
+		{ "output", required_argument, NULL, 'o' },
+		{ "quiet", no_argument, NULL, CLI_OPT_QUIET },
+		{ "help", no_argument, NULL, CLI_OPT_HELP },
+		{ "version", no_argument, NULL, CLI_OPT_VERSION },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct cli c;
+	struct smap_map *m = NULL;
+	bool zero = false, validate = false, bad = false;
+	const char *path, *w;
+	int opt, status = CLI_FAIL, i;
+	FILE *out;
+
+	cli_init(&c, "sourcemap-lookup", usage);
+	while ((opt = getopt_long(argc, argv, "o:", longopts, NULL)) != -1) {
+		switch (opt) {
+		case OPT_ZERO:
+			zero = true;
+			break;
+		case OPT_VALIDATE:
+			validate = true;
+			break;
+		default:
+			if (!cli_option(&c, opt, optarg))
+				cli_usage_error(&c, "unknown option");
+		}
+	}
+	if (optind >= argc)
+		cli_usage_error(&c, "no map named");
+	path = argv[optind++];
+	/* positions on the command line are checked before anything runs */
+	for (i = optind; i < argc; i++) {
+		uint32_t l, col;
+		bool hc;
+
+		if (!parse_pos(argv[i], strlen(argv[i]), zero, &l, &col, &hc))
+			cli_usage_error(&c, "bad position '%s' (expected %s)",
+					argv[i],
+					zero ? "LINE:COL, 0-based" :
+					       "LINE:COL, 1-based");
+	}
+	m = smap_map_new();
+	if (!m) {
+		cli_error(&c, "out of memory");
+		goto done;
+	}
+	if (smap_map_load_file(m, path, validate ? SMAP_STRICT : 0) != SMAP_OK) {
+		cli_error(&c, "%s: %s", path, smap_map_error(m));
+		goto done;
+	}
+	if (validate && optind >= argc) {
+		status = CLI_OK;
+		goto done;
+	}
+	out = cli_open_output(&c);
+	if (!out)
+		goto done;
+	if (optind < argc) {
+		for (i = optind; i < argc; i++)
+			print_result(out, m, argv[i], strlen(argv[i]), zero, &bad,
+				     &c);
+	} else {
+		char *line = NULL;
+		size_t cap = 0;
+		ssize_t n;
+
+		while ((n = getline(&line, &cap, stdin)) >= 0) {
+			const char *s = line;
+
+			while (n > 0 && (s[n - 1] == '\n' || s[n - 1] == '\r' ||
+					 s[n - 1] == ' ' || s[n - 1] == '\t'))
+				n--;
+			while (n > 0 && (*s == ' ' || *s == '\t')) {
+				s++;
+				n--;
+			}
+			if (n == 0)
+				continue;
+			print_result(out, m, s, (size_t)n, zero, &bad, &c);
+		}
+		free(line);
+		if (ferror(stdin)) {
+			cli_error(&c, "<stdin>: read error");
+			bad = true;
+		}
+	}
+	w = smap_map_warning(m);
+	if (w)
+		cli_warn(&c, "%s: %s", path, w);
+	status = cli_commit(&c);
+	if (status == CLI_OK && bad)
+		status = CLI_FAIL;
+done:
+	smap_map_free(m);
+	cli_release(&c);
+	return status;
+}
