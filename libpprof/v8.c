@@ -586,10 +586,33 @@ static bool has_key(const unsigned char *b, const unsigned char *e, const char *
 	return false;
 }
 
+static unsigned sniff_keys(const unsigned char *p, const unsigned char *e)
+{
+	unsigned r = 0;
+
+	if (has_key(p, e, "\"selfSize\""))
+		r |= PP_V8_HEAP;
+	if (has_key(p, e, "\"timeDeltas\"") || has_key(p, e, "\"hitCount\"") ||
+	    has_key(p, e, "\"timestamps\"") || has_key(p, e, "\"nodes\"") ||
+	    has_key(p, e, "\"startTime\"") || has_key(p, e, "\"endTime\""))
+		r |= PP_V8_CPU;
+	if (has_key(p, e, "\"head\"") || has_key(p, e, "\"samples\"") ||
+	    has_key(p, e, "\"callFrame\""))
+		r |= PP_V8_ANY;
+	/* Node's old format has the frame's fields on the node itself. */
+	if (has_key(p, e, "\"functionName\"")) {
+		r |= PP_V8_ANY;
+		if (!has_key(p, e, "\"callFrame\""))
+			r |= PP_V8_CPU;
+	}
+	return r;
+}
+
 unsigned pp_v8_sniff(const unsigned char *buf, size_t len)
 {
-	const unsigned char *p = buf, *e = buf + (len < 65536 ? len : 65536);
-	unsigned r = 0;
+	const size_t window = 65536;
+	const unsigned char *p = buf, *e = buf + len;
+	unsigned r;
 
 	if (e - p >= 3 && p[0] == 0xef && p[1] == 0xbb && p[2] == 0xbf)
 		p += 3;
@@ -597,14 +620,10 @@ unsigned pp_v8_sniff(const unsigned char *buf, size_t len)
 		p++;
 	if (p >= e || *p != '{')
 		return 0;
-	r |= PP_V8_OBJECT;
-	if (has_key(p, e, "\"selfSize\""))
-		r |= PP_V8_HEAP;
-	if (has_key(p, e, "\"timeDeltas\"") || has_key(p, e, "\"hitCount\"") ||
-	    has_key(p, e, "\"timestamps\"") || has_key(p, e, "\"nodes\""))
-		r |= PP_V8_CPU;
-	if (has_key(p, e, "\"head\"") || has_key(p, e, "\"samples\"") ||
-	    has_key(p, e, "\"callFrame\"") || has_key(p, e, "\"functionName\""))
-		r |= PP_V8_ANY;
+	/* The first and the last 64 KiB: the top-level keys after a big tree
+	 * ("timeDeltas", "samples") are at the end. */
+	r = PP_V8_OBJECT | sniff_keys(p, (size_t)(e - p) > window ? p + window : e);
+	if ((size_t)(e - p) > window)
+		r |= sniff_keys((size_t)(e - p) > 2 * window ? e - window : p + window, e);
 	return r;
 }

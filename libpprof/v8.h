@@ -91,11 +91,13 @@ int pp_v8_int_array(struct pprof_profile *p, struct json *j, int t,
 uint64_t pp_v8_element_offset(const unsigned char *buf, size_t len,
 			      uint32_t max_depth, const char *key, size_t index);
 
-/* What the first bytes look like: a JSON object, and which keys appear in
- * the first 64 KiB. */
+/* What the input looks like: a JSON object, and which keys appear in its
+ * first and last 64 KiB. */
 enum {
-	PP_V8_OBJECT = 1u << 0, /* starts with '{' */
-	PP_V8_CPU = 1u << 1,    /* "timeDeltas", "hitCount", "timestamps" or "nodes" */
+	PP_V8_OBJECT = 1u << 0, /* starts with '{' (after a BOM and whitespace) */
+	PP_V8_CPU = 1u << 1,    /* "timeDeltas", "hitCount", "timestamps", "nodes",
+				   "startTime", "endTime", or "functionName"
+				   without "callFrame" (Node's old format) */
 	PP_V8_HEAP = 1u << 2,   /* "selfSize" */
 	PP_V8_ANY = 1u << 3,    /* "head", "samples", "callFrame" or "functionName" */
 };
