@@ -188,6 +188,10 @@ int pp_frame_intern(struct pprof_profile *p, const struct pp_frame *f, uint32_t 
 /* The child of PARENT for FRAME, created when missing. */
 int pp_node_child(struct pprof_profile *p, uint32_t parent, uint32_t frame,
 		  uint32_t *child);
+/* Rebuilds the tree with each frame f replaced by MAP[f] (MAP has nframes
+ * entries; 0 removes the frame from its stacks).  Nodes and aggregated
+ * samples that become equal merge; the sample sequence follows. */
+int pp_remap_frames(struct pprof_profile *p, const uint32_t *map);
 /* Frees the index that finds a node's child (the largest table of a big
  * profile) when only walks remain; pp_node_child() rebuilds it if needed. */
 void pp_drop_node_index(struct pprof_profile *p);

@@ -417,6 +417,64 @@ int pp_node_child(struct pprof_profile *p, uint32_t parent, uint32_t frame,
 	return PPROF_OK;
 }
 
+/* Rebuilds the tree with every frame f replaced by MAP[f] (0: the frame is
+ * removed from the stacks it is in); nodes and entries that become equal
+ * merge, and the sample sequence follows its nodes. */
+int pp_remap_frames(struct pprof_profile *p, const uint32_t *map)
+{
+	struct pp_node *old = p->nodes;
+	uint32_t nold = p->nnodes;
+	struct pp_entry *oldent = p->entries;
+	int64_t *oldval = p->values;
+	uint32_t noldent = p->nentries;
+	uint32_t *nn = malloc((size_t)nold * sizeof(*nn));
+	struct pp_node *fresh = malloc(1024 * sizeof(*fresh));
+	struct pp_hash *fh = hash_new(), *eh = hash_new();
+	if (!nn || !fresh || !fh || !eh) {
+		free(nn);
+		free(fresh);
+		hash_free(fh);
+		hash_free(eh);
+		return pp_nomem(p);
+	}
+	hash_free(p->nodehash);
+	hash_free(p->entryhash);
+	p->nodehash = fh;
+	p->entryhash = eh;
+	p->nodes = fresh;
+	p->capnodes = 1024;
+	p->nnodes = 1;
+	p->nodes[0] = old[0];
+	p->entries = NULL;
+	p->values = NULL;
+	p->nentries = p->capentries = 0;
+	uint32_t *typemap = p->typemap;
+	p->typemap = NULL;
+	int status = PPROF_OK;
+	nn[0] = 0;
+	/* Parents come before their children in node order. */
+	for (uint32_t n = 1; n < nold && status == PPROF_OK; n++) {
+		uint32_t np = nn[old[n].parent];
+		uint32_t f = map[old[n].frame];
+		if (f == 0)
+			nn[n] = np;
+		else
+			status = pp_node_child(p, np, f, &nn[n]);
+	}
+	for (uint32_t e = 0; e < noldent && status == PPROF_OK; e++) {
+		uint32_t node = nn[oldent[e].node];
+		status = pp_add_sample(p, node, oldent[e].labels, oldval + (size_t)e * p->ntypes, 0);
+	}
+	for (size_t i = 0; i < p->nseq && status == PPROF_OK; i++)
+		p->seq[i].node = nn[p->seq[i].node];
+	p->typemap = typemap;
+	free(nn);
+	free(old);
+	free(oldent);
+	free(oldval);
+	return status;
+}
+
 /* ---- labels ---- */
 
 int pp_labelset_intern(struct pprof_profile *p, const struct pp_label *l,

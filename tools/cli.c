@@ -127,6 +127,9 @@ int cli_option(struct cli *c, int opt, const char *arg)
 	case CLI_OPT_QUIET:
 		c->quiet = true;
 		return 1;
+	case CLI_OPT_HIDE_IGNORED:
+		c->hide_ignored = true;
+		return 1;
 	case CLI_OPT_HELP:
 		c->usage(stdout);
 		exit(fflush(stdout) == 0 ? CLI_OK : CLI_FAIL);
@@ -171,6 +174,15 @@ struct pprof_profile *cli_load(struct cli *c, char **files, int n)
 		const char *shown = strcmp(path, "-") == 0 ? "<stdin>" : path;
 		if (pprof_read_file(p, path, &c->read) != PPROF_OK) {
 			cli_error(c, "%s: %s", shown, pprof_profile_error(p));
+			pprof_profile_free(p);
+			return NULL;
+		}
+	}
+	/* The transforms, in DESIGN.md's order: symbolicate first. */
+	if (c->nmaps || c->hide_ignored) {
+		struct pprof_symbolicate_options so = {c->maps, c->nmaps, c->hide_ignored};
+		if (pprof_symbolicate(p, &so) != PPROF_OK) {
+			cli_error(c, "%s", pprof_profile_error(p));
 			pprof_profile_free(p);
 			return NULL;
 		}

@@ -21,6 +21,7 @@ enum { CLI_OK = 0, CLI_FAIL = 1, CLI_USAGE = 2, CLI_REGRESSION = 3 };
 enum {
 	CLI_OPT_MAX_INPUT = 0x100,
 	CLI_OPT_QUIET,
+	CLI_OPT_HIDE_IGNORED,
 	CLI_OPT_HELP,
 	CLI_OPT_VERSION,
 	CLI_OPT_FIRST_TOOL = 0x200, /* tools number their own long options from here */
@@ -36,6 +37,7 @@ enum {
 		{"sourcemap", required_argument, NULL, 'm'},                      \
 		{"max-input", required_argument, NULL, CLI_OPT_MAX_INPUT},        \
 		{"quiet", no_argument, NULL, CLI_OPT_QUIET},                      \
+		{"hide-ignored", no_argument, NULL, CLI_OPT_HIDE_IGNORED},        \
 		{"help", no_argument, NULL, CLI_OPT_HELP},                        \
 		{"version", no_argument, NULL, CLI_OPT_VERSION}
 
@@ -48,6 +50,7 @@ struct cli {
 	size_t nmaps;
 	struct pprof_read_options read;
 	bool quiet;
+	bool hide_ignored; /* --hide-ignored */
 	void (*usage)(FILE *out); /* the tool's usage text */
 
 	/* warnings printed so far */

@@ -1,0 +1,596 @@
+/* symbolicate.c: put frames of generated JavaScript back on the original
+ * source through source maps, one look-up per unique frame.
+ *
+ * A frame's position is its function's start (V8) or a Line's line and
+ * column (pprof).  The original file and line come from the map; the name,
+ * in order of trust: the map's scopes (exact), the segment's name where the
+ * generated character is '(' (the rule DevTools uses, when the script is at
+ * hand), the declaration around the original position in sourcesContent,
+ * and last V8's own name. */
+#include "config.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "pprof_private.h"
+#include "sourcemap.h"
+
+struct script {
+	char *key;         /* the script's name as frames may carry it (basename) */
+	char *script_path; /* the generated script, or NULL */
+	char *map_path;    /* the map file, or NULL with map_text */
+	char *map_text;    /* a map from a data: URL */
+	size_t map_len;
+	struct smap_map *map;
+	bool tried; /* loading was attempted */
+	char *text; /* the script's text, once read */
+	size_t textlen;
+	bool text_tried;
+};
+
+struct symb {
+	struct pprof_profile *p;
+	struct script *s;
+	size_t n, cap;
+};
+
+static char *read_file(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return NULL;
+	struct pp_buf b;
+	pp_buf_init(&b);
+	char tmp[65536];
+	size_t n;
+	bool ok = true;
+	while ((n = fread(tmp, 1, sizeof(tmp), f)) > 0)
+		if (!pp_buf_add(&b, tmp, n)) {
+			ok = false;
+			break;
+		}
+	if (ferror(f))
+		ok = false;
+	fclose(f);
+	if (!ok || !b.cap) {
+		pp_buf_release(&b);
+		if (ok) {
+			char *e = malloc(1);
+			if (e)
+				*e = '\0';
+			*len = 0;
+			return e;
+		}
+		return NULL;
+	}
+	*len = b.len;
+	return b.s;
+}
+
+static const char *base_name(const char *s)
+{
+	const char *b = strrchr(s, '/');
+	return b ? b + 1 : s;
+}
+
+static bool has_suffix(const char *s, const char *suf)
+{
+	size_t n = strlen(s), m = strlen(suf);
+	return n >= m && strcmp(s + n - m, suf) == 0;
+}
+
+static struct script *add_script(struct symb *y, const char *key)
+{
+	for (size_t i = 0; i < y->n; i++)
+		if (strcmp(y->s[i].key, key) == 0)
+			return &y->s[i];
+	if (y->n == y->cap) {
+		size_t cap = y->cap ? y->cap * 2 : 16;
+		struct script *s = realloc(y->s, cap * sizeof(*s));
+		if (!s)
+			return NULL;
+		y->s = s;
+		y->cap = cap;
+	}
+	struct script *s = &y->s[y->n];
+	memset(s, 0, sizeof(*s));
+	if (!(s->key = strdup(key)))
+		return NULL;
+	y->n++;
+	return s;
+}
+
+static char *join(const char *dir, const char *name)
+{
+	size_t n = strlen(dir) + strlen(name) + 2;
+	char *s = malloc(n);
+	if (s)
+		snprintf(s, n, "%s/%s", dir, name);
+	return s;
+}
+
+/* A script in a searched directory: its sourceMappingURL, else NAME.map. */
+static int add_script_file(struct symb *y, const char *path)
+{
+	/* The first script of a name wins: directories are searched breadth
+	 * first, so the one nearest the top. */
+	for (size_t i = 0; i < y->n; i++)
+		if (strcmp(y->s[i].key, base_name(path)) == 0)
+			return PPROF_OK;
+	size_t len;
+	char *text = read_file(path, &len);
+	if (!text)
+		return PPROF_OK;
+	struct script *s = NULL;
+	size_t ulen;
+	const char *url = smap_script_find_url(text, len, &ulen);
+	if (url && smap_url_is_data(url, ulen)) {
+		char *map;
+		size_t mlen;
+		if (smap_data_url_decode(url, ulen, &map, &mlen) == SMAP_OK) {
+			if (!(s = add_script(y, base_name(path)))) {
+				free(map);
+				free(text);
+				return pp_nomem(y->p);
+			}
+			free(s->map_text);
+			s->map_text = map;
+			s->map_len = mlen;
+		}
+	} else {
+		char *mp = url ? smap_url_to_path(path, url, ulen) : NULL;
+		if (!mp) {
+			size_t n = strlen(path);
+			mp = malloc(n + 5);
+			if (mp)
+				snprintf(mp, n + 5, "%s.map", path);
+		}
+		struct stat st;
+		if (mp && stat(mp, &st) == 0 && S_ISREG(st.st_mode)) {
+			if (!(s = add_script(y, base_name(path)))) {
+				free(mp);
+				free(text);
+				return pp_nomem(y->p);
+			}
+			free(s->map_path);
+			s->map_path = mp;
+			mp = NULL;
+		}
+		free(mp);
+	}
+	if (s) {
+		free(s->script_path);
+		s->script_path = strdup(path);
+		free(s->text);
+		s->text = text;
+		s->textlen = len;
+		s->text_tried = true;
+	} else {
+		free(text);
+	}
+	return PPROF_OK;
+}
+
+/* A map file given with -m, or found in a directory: it serves the script
+ * named by its "file" field, and NAME for NAME.map. */
+static int add_map_file(struct symb *y, const char *path)
+{
+	char key[4096];
+	const char *b = base_name(path);
+	size_t n = strlen(b);
+	if (n >= sizeof(key))
+		return PPROF_OK;
+	memcpy(key, b, n + 1);
+	if (has_suffix(key, ".map"))
+		key[n - 4] = '\0';
+	struct script *s = NULL;
+	for (size_t i = 0; i < y->n; i++)
+		if (y->s[i].map_path && strcmp(y->s[i].map_path, path) == 0)
+			return PPROF_OK; /* already found through its script */
+	if (!(s = add_script(y, key)))
+		return pp_nomem(y->p);
+	if (!s->map_path && !s->map_text && !(s->map_path = strdup(path)))
+		return pp_nomem(y->p);
+	/* The script beside the map, for the '(' rule. */
+	if (!s->script_path && has_suffix(path, ".map")) {
+		char *sp = strdup(path);
+		if (sp) {
+			sp[strlen(sp) - 4] = '\0';
+			struct stat st;
+			if (stat(sp, &st) == 0 && S_ISREG(st.st_mode))
+				s->script_path = sp;
+			else
+				free(sp);
+		}
+	}
+	return PPROF_OK;
+}
+
+static int scan_dir(struct symb *y, const char *dir)
+{
+	/* Breadth-first over at most a few levels, no recursion. */
+	char **queue = NULL;
+	size_t qn = 0, qcap = 0, qi = 0;
+	int status = PPROF_OK;
+	char *first = strdup(dir);
+	if (!first)
+		return pp_nomem(y->p);
+	queue = malloc(sizeof(*queue) * 8);
+	if (!queue) {
+		free(first);
+		return pp_nomem(y->p);
+	}
+	qcap = 8;
+	queue[qn++] = first;
+	char **maps = NULL;
+	size_t nmaps = 0;
+	while (qi < qn && qi < 256 && status == PPROF_OK) {
+		char *d = queue[qi++];
+		DIR *dh = opendir(d);
+		if (!dh)
+			continue;
+		struct dirent *de;
+		while ((de = readdir(dh)) && status == PPROF_OK) {
+			if (de->d_name[0] == '.' || strcmp(de->d_name, "node_modules") == 0)
+				continue;
+			char *path = join(d, de->d_name);
+			if (!path) {
+				status = pp_nomem(y->p);
+				break;
+			}
+			struct stat st;
+			if (stat(path, &st) != 0) {
+				free(path);
+				continue;
+			}
+			if (S_ISDIR(st.st_mode)) {
+				if (qn == qcap) {
+					char **q = realloc(queue, qcap * 2 * sizeof(*q));
+					if (!q) {
+						free(path);
+						status = pp_nomem(y->p);
+						break;
+					}
+					queue = q;
+					qcap *= 2;
+				}
+				queue[qn++] = path;
+				continue;
+			}
+			if (has_suffix(path, ".js") || has_suffix(path, ".mjs") ||
+			    has_suffix(path, ".cjs")) {
+				status = add_script_file(y, path);
+			} else if (has_suffix(path, ".map")) {
+				char **m = realloc(maps, (nmaps + 1) * sizeof(*m));
+				if (m) {
+					maps = m;
+					maps[nmaps++] = path;
+					path = NULL;
+				} else {
+					status = pp_nomem(y->p);
+				}
+			}
+			free(path);
+		}
+		closedir(dh);
+	}
+	/* Maps last, so that those a script names are not added twice. */
+	for (size_t i = 0; i < nmaps; i++) {
+		if (status == PPROF_OK)
+			status = add_map_file(y, maps[i]);
+		free(maps[i]);
+	}
+	free(maps);
+	for (size_t i = 0; i < qn; i++)
+		free(queue[i]);
+	free(queue);
+	return status;
+}
+
+static struct smap_map *script_map(struct symb *y, struct script *s)
+{
+	if (s->tried)
+		return s->map;
+	s->tried = true;
+	struct smap_map *m = smap_map_new();
+	if (!m)
+		return NULL;
+	int r = s->map_text ? smap_map_parse(m, s->map_text, s->map_len, 0)
+			    : smap_map_load_file(m, s->map_path, 0);
+	const char *name = s->map_path ? s->map_path : s->key;
+	if (r != SMAP_OK) {
+		pp_warn(y->p, "%s: source map not used: %s", name, smap_map_error(m));
+		smap_map_free(m);
+		return NULL;
+	}
+	s->map = m;
+	return m;
+}
+
+static void script_text(struct script *s)
+{
+	if (s->text_tried)
+		return;
+	s->text_tried = true;
+	if (s->script_path)
+		s->text = read_file(s->script_path, &s->textlen);
+}
+
+/* The script a frame's URL names: the URL itself, its path without
+ * file://, or its base name. */
+static struct script *find_script(struct symb *y, const char *url)
+{
+	if (!*url)
+		return NULL;
+	const char *path = url;
+	if (strncmp(path, "file://", 7) == 0)
+		path += 7;
+	const char *b = base_name(path);
+	for (size_t i = 0; i < y->n; i++)
+		if (strcmp(y->s[i].key, url) == 0 || strcmp(y->s[i].key, b) == 0)
+			return &y->s[i];
+	return NULL;
+}
+
+/* Byte offset of 0-based LINE, UTF-16 COLUMN in TEXT; false when past it. */
+static bool text_offset(const char *text, size_t len, uint32_t line, uint32_t col,
+			size_t *off)
+{
+	size_t pos = 0;
+	for (uint32_t l = 0; l < line; l++) {
+		const char *nl = memchr(text + pos, '\n', len - pos);
+		if (!nl)
+			return false;
+		pos = (size_t)(nl - text) + 1;
+	}
+	uint32_t units = 0;
+	while (units < col && pos < len && text[pos] != '\n') {
+		unsigned char c = (unsigned char)text[pos];
+		size_t n = c < 0x80 ? 1 : c < 0xe0 ? 2 : c < 0xf0 ? 3 : 4;
+		units += n == 4 ? 2 : 1;
+		pos += n;
+	}
+	if (units != col || pos >= len)
+		return false;
+	*off = pos;
+	return true;
+}
+
+static bool ident_char(unsigned char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+	       c == '_' || c == '$' || c == '#' || c >= 0x80;
+}
+
+/* Skips white space backwards from *I (exclusive); false at the start. */
+static bool back_space(const char *t, size_t *i)
+{
+	while (*i > 0 && (t[*i - 1] == ' ' || t[*i - 1] == '\t' || t[*i - 1] == '\n' ||
+			  t[*i - 1] == '\r'))
+		(*i)--;
+	return *i > 0;
+}
+
+/* The identifier that ends at *I, moving *I to its start. */
+static bool back_ident(const char *t, size_t *i, size_t *start, size_t *len)
+{
+	size_t e = *i;
+	while (*i > 0 && ident_char((unsigned char)t[*i - 1]))
+		(*i)--;
+	*start = *i;
+	*len = e - *i;
+	return *len > 0;
+}
+
+static bool is_word(const char *t, size_t s, size_t n, const char *w)
+{
+	return strlen(w) == n && memcmp(t + s, w, n) == 0;
+}
+
+/* The name of the function declared at original offset OFF: the identifier
+ * before its '(' (function and method declarations), or the one a function
+ * expression or arrow function is assigned to. */
+static bool decl_name(const char *t, size_t len, size_t off, size_t *ns, size_t *nl)
+{
+	static const char *const keywords[] = {"if", "for", "while", "switch", "catch",
+					       "return", "typeof", "new", "await", "in",
+					       "of", "do", "else", "yield", "void"};
+	size_t i = off;
+	(void)len;
+	if (t[off] == '(') {
+		if (!back_space(t, &i))
+			return false;
+		if (t[i - 1] == '>') { /* type parameters: name<T>( */
+			int depth = 0;
+			while (i > 0) {
+				char c = t[--i];
+				if (c == '>')
+					depth++;
+				else if (c == '<' && --depth == 0)
+					break;
+			}
+			if (!back_space(t, &i))
+				return false;
+		}
+	} else if (!ident_char((unsigned char)t[off])) {
+		return false;
+	}
+	/* i is just after the token before the parameters. */
+	size_t s, n;
+	size_t j = i;
+	if (t[off] == '(' && back_ident(t, &j, &s, &n)) {
+		bool kw = false;
+		for (size_t k = 0; k < sizeof(keywords) / sizeof(keywords[0]); k++)
+			kw |= is_word(t, s, n, keywords[k]);
+		if (kw)
+			return false;
+		if (!is_word(t, s, n, "function") && !is_word(t, s, n, "async")) {
+			*ns = s;
+			*nl = n;
+			return true;
+		}
+		i = j; /* "function (" or "async (": look for what it is assigned to */
+		if (!back_space(t, &i))
+			return false;
+		j = i;
+		if (back_ident(t, &j, &s, &n) && is_word(t, s, n, "async")) {
+			i = j;
+			if (!back_space(t, &i))
+				return false;
+		}
+	}
+	/* = NAME, NAME: (and not =>, ==, !=) */
+	if (!back_space(t, &i))
+		return false;
+	char c = t[i - 1];
+	if (c == '=' && i >= 2 && (t[i - 2] == '=' || t[i - 2] == '!' || t[i - 2] == '<' ||
+				   t[i - 2] == '>'))
+		return false;
+	if (c != '=' && c != ':')
+		return false;
+	i--;
+	if (!back_space(t, &i))
+		return false;
+	if (t[i - 1] == '?') /* optional property: name?: */
+		i--;
+	j = i;
+	if (!back_ident(t, &j, &s, &n))
+		return false;
+	*ns = s;
+	*nl = n;
+	return true;
+}
+
+static int symbolicate_frame(struct symb *y, uint32_t fid, uint32_t *out, bool *nocolumn)
+{
+	struct pprof_profile *p = y->p;
+	const struct pp_frame *f = &p->frames[fid];
+	*out = fid;
+	if (!f->file || f->line <= 0 || (f->flags & PP_FRAME_MAPPED))
+		return PPROF_OK;
+	const char *url = pp_str(p, f->file);
+	struct script *s = find_script(y, url);
+	if (!s) {
+		if (strncmp(url, "node:", 5) != 0)
+			pp_warn(p, "no source map for %s", url);
+		return PPROF_OK;
+	}
+	struct smap_map *m = script_map(y, s);
+	if (!m)
+		return PPROF_OK;
+	uint32_t line = (uint32_t)(f->line - 1);
+	struct smap_mapping mp;
+	int r;
+	bool hascol = f->column > 0;
+	if (hascol) {
+		r = smap_lookup(m, line, (uint32_t)(f->column - 1), &mp);
+	} else {
+		*nocolumn = true;
+		r = smap_lookup_line(m, line, &mp);
+	}
+	const char *w = smap_map_warning(m);
+	if (w)
+		pp_warn(p, "%s: part of the source map skipped: %s",
+			s->map_path ? s->map_path : s->key, w);
+	if (r != SMAP_OK || !mp.source)
+		return r == SMAP_ENOMEM ? pp_nomem(p) : PPROF_OK;
+
+	struct pp_frame nf = *f;
+	nf.flags |= PP_FRAME_MAPPED | (mp.ignored ? PP_FRAME_IGNORED : 0);
+	int st = pp_intern_cstr(p, mp.source, &nf.file);
+	if (st)
+		return st;
+	nf.line = (int64_t)mp.line + 1;
+	nf.column = hascol ? (int64_t)mp.column + 1 : 0;
+	const char *name = NULL;
+	size_t namelen = 0;
+	if (hascol) {
+		const char *sn;
+		if (smap_lookup_function(m, line, (uint32_t)(f->column - 1), &sn) == SMAP_OK &&
+		    sn) {
+			name = sn;
+			namelen = strlen(sn);
+		}
+		if (!name && mp.name) {
+			script_text(s);
+			size_t off;
+			if (s->text && text_offset(s->text, s->textlen, line,
+						   (uint32_t)(f->column - 1), &off) &&
+			    s->text[off] == '(') {
+				name = mp.name;
+				namelen = strlen(name);
+			}
+		}
+		if (!name) {
+			size_t clen, off, ns, nl;
+			const char *c = smap_map_source_content(m, mp.source_index, &clen);
+			if (c && text_offset(c, clen, mp.line, mp.column, &off) &&
+			    decl_name(c, clen, off, &ns, &nl)) {
+				name = c + ns;
+				namelen = nl;
+			}
+		}
+	}
+	if (name && (st = pp_intern(p, name, namelen, &nf.name)) != PPROF_OK)
+		return st;
+	return pp_frame_intern(p, &nf, out);
+}
+
+int pprof_symbolicate(struct pprof_profile *p, const struct pprof_symbolicate_options *o)
+{
+	struct symb y = {p, NULL, 0, 0};
+	int status = PPROF_OK;
+	uint32_t *map = NULL;
+	for (size_t i = 0; i < o->nmaps && status == PPROF_OK; i++) {
+		struct stat st;
+		if (stat(o->maps[i], &st) != 0) {
+			status = pp_error(p, PPROF_EIO, "%s: %s", o->maps[i], strerror(errno));
+			goto out;
+		}
+		status = S_ISDIR(st.st_mode) ? scan_dir(&y, o->maps[i]) : add_map_file(&y, o->maps[i]);
+	}
+	if (status != PPROF_OK)
+		goto out;
+	uint32_t nframes = p->nframes; /* frames added below are already mapped */
+	map = malloc((size_t)nframes * sizeof(*map));
+	if (!map) {
+		status = pp_nomem(p);
+		goto out;
+	}
+	map[0] = 0;
+	bool nocolumn = false, changed = false;
+	for (uint32_t f = 1; f < nframes && status == PPROF_OK; f++) {
+		status = symbolicate_frame(&y, f, &map[f], &nocolumn);
+		if (map[f] != f)
+			changed = true;
+	}
+	if (status != PPROF_OK)
+		goto out;
+	if (nocolumn)
+		pp_warn(p, "the profile has no columns: frames of one-line bundles map only where "
+			   "a whole generated line agrees");
+	if (o->hide_ignored) {
+		for (uint32_t f = 1; f < nframes; f++)
+			if (p->frames[map[f]].flags & PP_FRAME_IGNORED) {
+				map[f] = 0;
+				changed = true;
+			}
+	}
+	if (changed)
+		status = pp_remap_frames(p, map);
+out:
+	free(map);
+	for (size_t i = 0; i < y.n; i++) {
+		smap_map_free(y.s[i].map);
+		free(y.s[i].key);
+		free(y.s[i].script_path);
+		free(y.s[i].map_path);
+		free(y.s[i].map_text);
+		free(y.s[i].text);
+	}
+	free(y.s);
+	return status;
+}

@@ -1,0 +1,81 @@
+#!/bin/sh
+# Symbolication: frames of the minified Worker bundle put back on the
+# TypeScript that was written.  The goldens were checked against a profile
+# of the unminified bundle (workerd-plain), whose names are V8's own: every
+# symbolicated name and file:line below is a function of src/*.ts there,
+# except frames V8 inlined in one run and not the other.
+. "$(dirname "$0")/../lib.sh"
+
+W=$FIX/worker
+
+test_expect_success '-m DIR finds worker.js.map through worker.js' '
+	pprof-fold -m "$W" "$FIX/profiles/workerd-min.cpuprofile" >actual &&
+	test_cmp "$EXP/sym-min.folded" actual
+'
+
+test_expect_success '-m FILE.map serves the script it is named after' '
+	pprof-fold -m "$W/worker.js.map" "$FIX/profiles/workerd-min.cpuprofile" >actual &&
+	test_cmp "$EXP/sym-min.folded" actual
+'
+
+test_expect_success '-g lines prints the original file and 1-based line' '
+	pprof-fold -g lines -m "$W" "$FIX/profiles/workerd-min.cpuprofile" >actual &&
+	test_cmp "$EXP/sym-min.lines.folded" actual
+'
+
+test_expect_success 'the names are the functions of the unminified bundle' '
+	pprof-fold -g lines -m "$W" "$FIX/profiles/workerd-min.cpuprofile" |
+		sed "s/ [0-9]*\$//" | tr ";" "\n" | sort -u >min &&
+	pprof-fold -g lines -m "$W/plain" "$FIX/profiles/workerd-plain.cpuprofile" |
+		sed "s/ [0-9]*\$//" | tr ";" "\n" | sort -u >plain &&
+	comm -23 min plain >only-min &&
+	# inlined into their callers in the plain run, so absent from it:
+	printf "%s\n" "(anonymous) src/transform.ts:26" "camelCase src/transform.ts:127" \
+		"combineHash src/util/hash.ts:17" "escapeHtml src/index.ts:49" \
+		"normaliseString src/transform.ts:131" "roundTo src/transform.ts:140" >expect &&
+	test_cmp expect only-min
+'
+
+test_expect_success 'a parameter name at the function start is not taken as its name' '
+	! grep -E "(^|;)(input|text|key|n|e|t) " "$EXP/sym-min.folded"
+'
+
+test_expect_success 'heap profiles are symbolicated too' '
+	pprof-fold -m "$W" "$FIX/profiles/workerd-min.alloc.heapprofile" >actual &&
+	test_cmp "$EXP/sym-min.alloc.folded" actual
+'
+
+test_expect_success 'pprof Line.column is used' '
+	pprof-fold -g lines -m "$W" "$FIX/pprof/workerd-min.cpu.columns.pb.gz" >actual 2>err &&
+	test_cmp "$EXP/sym-min.columns.lines.folded" actual && ! test -s err
+'
+
+test_expect_success 'pprof without columns: one warning, frames left as they are' '
+	pprof-fold -m "$W" "$FIX/pprof/workerd-min.cpu.nomap.pb.gz" >actual 2>err &&
+	pprof-fold "$FIX/pprof/workerd-min.cpu.nomap.pb.gz" >expect &&
+	test_cmp expect actual &&
+	test "$(wc -l <err)" = 1 && grep -q "the profile has no columns" err
+'
+
+test_expect_success 'a URL with no map: one warning, the frames stay' '
+	mkdir empty-dir &&
+	pprof-fold -m empty-dir "$FIX/profiles/workerd-min.cpuprofile" >actual 2>err &&
+	pprof-fold "$FIX/profiles/workerd-min.cpuprofile" >expect &&
+	test_cmp expect actual &&
+	echo "pprof-fold: warning: no source map for worker.js" >expect.err &&
+	test_cmp expect.err err
+'
+
+test_expect_success 'a bad map warns and the profile still folds' '
+	mkdir bad && cp "$W/worker.js" bad/ && printf "{\"version\":3,\"mappings\":" >bad/worker.js.map &&
+	pprof-fold -m bad "$FIX/profiles/workerd-min.cpuprofile" >actual 2>err &&
+	pprof-fold "$FIX/profiles/workerd-min.cpuprofile" >expect &&
+	test_cmp expect actual && grep -q "source map not used" err
+'
+
+test_expect_success 'a -m path that does not exist is an error' '
+	test_fails 1 pprof-fold -m no-such-dir "$FIX/profiles/workerd-min.cpuprofile" &&
+	grep -q "no-such-dir: No such file or directory" err
+'
+
+test_done
