@@ -133,8 +133,392 @@ int pprof_fold_write(struct pprof_profile *p, const struct pprof_fold_options *o
 /* Writes folded lines to OUT; PPROF_EIO (errno set) on a write error. */
 int pprof_folded_write(const struct pprof_folded *f, FILE *out);
 
+/* ---- transforms (filter.c, rules.c) and pprof output (write_pprof.c) ---- */
+
+/* A rules file (doc/rules.md): rename rules, default filters, and which
+ * source map belongs to which script URL. */
+struct pprof_rules;
+
+/* A new, empty rule set, or NULL when out of memory. */
+struct pprof_rules *pprof_rules_new(void);
+void pprof_rules_free(struct pprof_rules *r);
+/* Reads a YAML rules file (schema version 1).  On failure the message,
+ * with the line and column where it went wrong, is left on R, and R holds
+ * nothing usable.  Relative map paths resolve against the file's directory. */
+int pprof_rules_read_file(struct pprof_rules *r, const char *path);
+/* The same for text in memory; BASE_DIR (may be NULL: the current
+ * directory) is where relative map paths resolve. */
+int pprof_rules_read_buffer(struct pprof_rules *r, const char *text, size_t len,
+			    const char *base_dir);
+/* The message of the last failure, or "".  Owned by R. */
+const char *pprof_rules_error(const struct pprof_rules *r);
+
+/* A source-map association of the rules file: URL is matched exactly, or as
+ * an unanchored PCRE2 regex when IS_REGEX; MAP is the map's path (for a
+ * regex it may hold $1, ${name} references to the regex's groups), already
+ * resolved against the rules file's directory when relative. */
+struct pprof_rules_sourcemap {
+	const char *url;
+	int is_regex;
+	const char *map;
+};
+/* The associations in file order; *N receives their number.  Owned by R. */
+const struct pprof_rules_sourcemap *pprof_rules_sourcemaps(const struct pprof_rules *r,
+							   size_t *n);
+/* The map path for script URL (the first association that matches, with
+ * regex groups substituted), malloc'd into *PATH (free it), or *PATH = NULL
+ * when none matches.  PPROF_ENOMEM is the only failure. */
+int pprof_rules_sourcemap_for(const struct pprof_rules *r, const char *url, char **path);
+
+/* Filters and transforms of the model, as go tool pprof's options of the
+ * same names.  Regexes are PCRE2, compiled once when added, matched
+ * unanchored against each frame's function name and file name. */
+enum pprof_filter_option {
+	PPROF_FILTER_FOCUS = 0,    /* keep samples with a frame that matches */
+	PPROF_FILTER_IGNORE,       /* drop samples with a frame that matches */
+	PPROF_FILTER_HIDE,         /* remove the frames that match */
+	PPROF_FILTER_SHOW,         /* keep only the frames that match */
+	PPROF_FILTER_SHOW_FROM,    /* drop the frames above the outermost match */
+	PPROF_FILTER_PRUNE_FROM,   /* drop the frames below the innermost match */
+	PPROF_FILTER_TAGFOCUS,     /* [KEY=]REGEX[,REGEX...] or [KEY=]RANGE on labels */
+	PPROF_FILTER_TAGIGNORE,
+	PPROF_FILTER_TAGROOT,      /* KEY[,KEY...]: label values as root frames */
+	PPROF_FILTER_TAGLEAF,      /* KEY[,KEY...]: label values as leaf frames */
+	PPROF_FILTER_COLLAPSE_RECURSION, /* a frame calling itself directly: once */
+	PPROF_FILTER_DROP_IDLE,    /* drop samples whose leaf is (idle) or (program) */
+	PPROF_FILTER_NOPTIONS
+};
+
+struct pprof_filter;
+
+/* A new filter that changes nothing, or NULL when out of memory. */
+struct pprof_filter *pprof_filter_new(void);
+void pprof_filter_free(struct pprof_filter *f);
+/* The message of the last failure, or "".  Owned by F. */
+const char *pprof_filter_error(const struct pprof_filter *f);
+/* The option named NAME ("focus", "show-from" or "show_from", ...), or -1. */
+int pprof_filter_option_parse(const char *name);
+const char *pprof_filter_option_name(enum pprof_filter_option o);
+/* Adds VALUE to option O (VALUE is ignored for the two flags).  Options are
+ * repeatable: a frame matches a regex option when any of its values
+ * matches; a sample must pass every tagfocus and no tagignore; tagroot and
+ * tagleaf keys accumulate.  PPROF_EUSAGE with the message on F when VALUE
+ * is a bad regex or range. */
+int pprof_filter_add(struct pprof_filter *f, enum pprof_filter_option o, const char *value);
+/* Whether option O has been given. */
+int pprof_filter_has(const struct pprof_filter *f, enum pprof_filter_option o);
+/* Uses R's rename rules, and adds R's default filters for the options not
+ * given yet (so options added before this call override the file's).  R is
+ * borrowed and must outlive F.  PPROF_EUSAGE when a default is bad. */
+int pprof_filter_use_rules(struct pprof_filter *f, const struct pprof_rules *r);
+/* Whether F would change a profile. */
+int pprof_filter_is_empty(const struct pprof_filter *f);
+
+/* Rewrites P's call tree: rename rules, then tagroot/tagleaf, then
+ * focus/ignore/drop-idle/tagfocus/tagignore, hide/show, show-from,
+ * prune-from, and last collapse-recursion, in that order (as go tool pprof
+ * applies them).  Samples whose stack is emptied are dropped.  Warnings
+ * ("focus expression matched no samples") go on P.  Run it after
+ * symbolication and before any writer. */
+int pprof_filter_apply(const struct pprof_filter *f, struct pprof_profile *p);
+
+/* Writes P as a gzipped profile.proto to OUT: all sample types, the default
+ * one, functions, locations (inlined frames as the Lines of one Location),
+ * mappings, labels, and time, duration, period and comments.  PPROF_EIO
+ * (errno set) when writing fails. */
+int pprof_write_pprof(struct pprof_profile *p, FILE *out);
+
+/* Source maps: put frames of generated JavaScript back on the original
+ * source (file, 1-based line, the original function's name), one look-up
+ * per unique frame.  MAPS are map files or directories searched for
+ * scripts (their sourceMappingURL comment, NAME.js.map beside NAME.js) and
+ * maps.  A map that can't be used, and a script URL with no map, only warn;
+ * PPROF_EIO when a path given can't be read. */
+struct pprof_symbolicate_options {
+	const char *const *maps;
+	size_t nmaps;
+	int hide_ignored; /* remove frames whose source is on an ignore list */
+};
+int pprof_symbolicate(struct pprof_profile *p, const struct pprof_symbolicate_options *o);
+
 /* Version of the library, "MAJOR.MINOR.PATCH". */
 const char *pprof_version(void);
+
+/* ---- flame graphs (flame.c) ---- */
+/* SVG flame graphs with flamegraph.pl's options and geometry: for the same
+ * folded lines and options, the same frames, x, widths, depths, labels and
+ * tooltips.  Input is folded text ("stack VALUE", fractions kept, or
+ * "stack BEFORE AFTER" for a differential graph) or a profile.  The SVG is
+ * self-contained (its own style and script) and well-formed XML whatever
+ * bytes the names hold. */
+struct pprof_flame;
+
+/* Colour palettes: flamegraph.pl's, and "ts", which tells user code,
+ * dependencies (node_modules, a source map's ignore list), runtime frames
+ * and the engine's (program)/(garbage collector)/(idle) apart. */
+enum pprof_flame_palette {
+	PPROF_FLAME_HOT = 0,
+	PPROF_FLAME_MEM,
+	PPROF_FLAME_IO,
+	PPROF_FLAME_WAKEUP,
+	PPROF_FLAME_JAVA,
+	PPROF_FLAME_JS,
+	PPROF_FLAME_PERL,
+	PPROF_FLAME_RED,
+	PPROF_FLAME_GREEN,
+	PPROF_FLAME_BLUE,
+	PPROF_FLAME_AQUA,
+	PPROF_FLAME_YELLOW,
+	PPROF_FLAME_PURPLE,
+	PPROF_FLAME_ORANGE,
+	PPROF_FLAME_TS,
+};
+
+enum pprof_flame_flags {
+	PPROF_FLAME_HASH = 1u << 0,       /* --hash: colour by a hash of the name */
+	PPROF_FLAME_RANDOM = 1u << 1,     /* --random */
+	PPROF_FLAME_CONSISTENT = 1u << 2, /* --cp: colours from/to the palette map */
+	PPROF_FLAME_REVERSE = 1u << 3,    /* --reverse: stacks leaf first */
+	PPROF_FLAME_INVERTED = 1u << 4,   /* --inverted: icicle graph */
+	PPROF_FLAME_FLAMECHART = 1u << 5, /* --flamechart: input order, not sorted */
+	PPROF_FLAME_NEGATE = 1u << 6,     /* --negate: swap differential hues */
+	PPROF_FLAME_SORT_WIDTH = 1u << 7, /* callees widest first, packed */
+	PPROF_FLAME_MERGE_SMALL = 1u << 8, /* callees below minwidth as one "(other)" */
+	PPROF_FLAME_INCLUSIVE_DELTA = 1u << 9, /* colour by the inclusive delta */
+};
+
+/* Which value of a differential line gives the width. */
+enum pprof_flame_diff_width {
+	PPROF_FLAME_DIFF_AFTER = 0, /* as flamegraph.pl */
+	PPROF_FLAME_DIFF_BEFORE,    /* shows paths that vanished */
+	PPROF_FLAME_DIFF_MAX,       /* the larger of the two */
+};
+
+struct pprof_flame_options {
+	const char *title;     /* NULL or "": Flame Graph / Icicle Graph / Flame Chart */
+	const char *subtitle;  /* NULL or "": none */
+	const char *notes;     /* put in a comment; NULL: none */
+	const char *fonttype;  /* "Verdana"; see pprof_flame_fonttype_ok() */
+	const char *countname; /* "samples" */
+	const char *nametype;  /* "Function:" */
+	const char *bgcolors;  /* NULL: by palette; yellow, blue, green, grey, #rrggbb */
+	enum pprof_flame_palette palette;
+	enum pprof_flame_diff_width diff_width;
+	unsigned flags;           /* enum pprof_flame_flags */
+	double width;             /* 1200 */
+	double frameheight;       /* 16 */
+	double fontsize;          /* 12 */
+	double fontwidth;         /* 0.59 */
+	double minwidth;          /* 0.1 (pixels, or percent of the total) */
+	int minwidth_percent;     /* minwidth is a percentage */
+	double factor;            /* 1: scales the counts shown */
+	double total;             /* 0: the sum; else the width of the root if larger */
+	unsigned long long seed;  /* for PPROF_FLAME_RANDOM; 0: from the clock */
+};
+/* flamegraph.pl's defaults. */
+void pprof_flame_options_init(struct pprof_flame_options *o);
+/* A palette by name (also "typescript" for "ts"); -1 when unknown. */
+int pprof_flame_palette_parse(const char *name);
+/* Whether a --fonttype or --bgcolors value is acceptable. */
+int pprof_flame_fonttype_ok(const char *s);
+int pprof_flame_bgcolors_ok(const char *s);
+
+/* A new, empty set of lines, or NULL when out of memory. */
+struct pprof_flame *pprof_flame_new(void);
+void pprof_flame_free(struct pprof_flame *f);
+/* The message of the last failure, or "".  Owned by F. */
+const char *pprof_flame_error(const struct pprof_flame *f);
+
+/* Adds folded text (copied): "stack COUNT" or "stack BEFORE AFTER" lines,
+ * the counts decimal with an optional fraction; "# " comment lines, blank
+ * lines, CRLF, a UTF-8 BOM and UTF-16 with a BOM are accepted, other lines
+ * are counted as ignored. */
+int pprof_flame_add_text(struct pprof_flame *f, const void *buf, size_t len);
+/* Reads PATH (NULL or "-": standard input, gzip-transparent): folded text
+ * goes into F (*IS_FOLDED set), any other profile into P, for the caller to
+ * transform and pass to pprof_flame_add_profile().  Errors are on F. */
+int pprof_flame_read_file(struct pprof_flame *f, struct pprof_profile *p, const char *path,
+			  const struct pprof_read_options *o, int *is_folded);
+/* Adds the folded lines of P (as pprof_fold()), and remembers where each
+ * frame name comes from for the "ts" palette.  With PPROF_FLAME_TIMELINE and
+ * a time-ordered profile (.cpuprofile), the samples in time order instead:
+ * consecutive samples of one stack make a line, its width the samples' wall
+ * time (sample type "wall") or their number. */
+#define PPROF_FLAME_TIMELINE 1u
+int pprof_flame_add_profile(struct pprof_flame *f, struct pprof_profile *p,
+			    const struct pprof_fold_options *o, unsigned flags);
+/* Whether P keeps its samples in time order. */
+int pprof_flame_has_timeline(const struct pprof_profile *p);
+size_t pprof_flame_line_count(const struct pprof_flame *f);
+/* Lines that were not folded stacks. */
+size_t pprof_flame_ignored_lines(const struct pprof_flame *f);
+
+/* palette.map (--cp): "NAME->rgb(R,G,B)" lines.  Reading keeps the valid
+ * entries; writing puts every entry used or read, sorted by name. */
+int pprof_flame_palette_read(struct pprof_flame *f, const void *buf, size_t len);
+int pprof_flame_palette_write(struct pprof_flame *f, FILE *out);
+
+/* Writes the SVG.  PPROF_EINPUT when there is nothing to draw ("no stack
+ * counts found"), PPROF_EUSAGE for bad options, PPROF_EIO on a write error.
+ * Sorts and, with PPROF_FLAME_REVERSE, rewrites F's lines: write once. */
+int pprof_flame_write_svg(struct pprof_flame *f, const struct pprof_flame_options *o,
+			  FILE *out);
+
+/* ---- diff and top (diff.c, top.c) ---- */
+
+/* Reads PATH (NULL or "-": standard input) as pprof_read_file() does, except
+ * that plain two-column folded text goes straight into *OUT, without P's
+ * model: the same lines pprof_fold() would give for it at any granularity
+ * but "files" (sorted, equal stacks summed, zero stacks left out), read
+ * several times faster.  Any other input, or folded text that needs the
+ * reader's care (3 columns, fractions, lines without a count, empty frames,
+ * CR inside a stack), is read into P as usual and *OUT is set to NULL.
+ * Messages and warnings are on P.  Free *OUT with pprof_folded_free(). */
+int pprof_read_file_folded(struct pprof_profile *p, const char *path,
+			   const struct pprof_read_options *o, struct pprof_folded **out);
+
+/* Rewrites each run of "0x" and hex digits in the stacks of F to "0x..."
+ * (difffolded.pl -s), then sorts and merges the lines again.  PPROF_ENOMEM,
+ * or PPROF_EINPUT when a merged value leaves int64 (message on ERR). */
+int pprof_folded_strip_hex(struct pprof_profile *err, struct pprof_folded *f);
+
+/* A diff of two folded profiles: one line per stack present in either,
+ * bytewise sorted, "stack BEFORE AFTER" (difffolded.pl's output, 0 where
+ * the stack is absent). */
+struct pprof_diff_line {
+	const char *stack; /* not NUL-terminated; points into the inputs */
+	size_t len;
+	int64_t before, after;
+};
+struct pprof_diff {
+	struct pprof_diff_line *lines;
+	size_t n;
+	int64_t total_before;        /* BEFORE's total as read */
+	int64_t total_after;         /* AFTER's total */
+	int64_t total_before_scaled; /* the sum of the before column */
+	int normalized;              /* the before column was scaled (-n) */
+};
+struct pprof_diff_options {
+	/* Scale BEFORE to AFTER's total as difffolded.pl -n: each before value
+	 * v becomes trunc(v * total_after / total_before), exact when the
+	 * product fits in int64 and divides evenly, else in double precision
+	 * (Perl's arithmetic).  Nothing changes when the totals are equal or
+	 * BEFORE's is 0. */
+	int normalize;
+};
+/* Builds the diff of BEFORE and AFTER (sorted folded lines, as pprof_fold()
+ * makes them; they must outlive *OUT).  PPROF_ENOMEM (message on ERR). */
+int pprof_diff_folded(struct pprof_profile *err, const struct pprof_folded *before,
+		      const struct pprof_folded *after, const struct pprof_diff_options *o,
+		      struct pprof_diff **out);
+void pprof_diff_free(struct pprof_diff *d);
+/* Writes "stack BEFORE AFTER" lines; PPROF_EIO (errno set) on a write error. */
+int pprof_diff_write(const struct pprof_diff *d, FILE *out);
+
+/* Output formats of the tables. */
+enum pprof_table_format {
+	PPROF_TABLE_TEXT = 0, /* aligned columns, values in a unit pprof would pick */
+	PPROF_TABLE_TSV,      /* '#' lines of totals, a header line, raw integers */
+	PPROF_TABLE_JSON,     /* one object */
+};
+/* The format named NAME ("text", "tsv", "json"), or -1. */
+int pprof_table_format_parse(const char *name);
+
+/* Value labels as go tool pprof prints them (measurement.ScaledLabel):
+ * VALUE in FROM_UNIT (a sample type's unit: "nanoseconds", "bytes",
+ * "count", ...) converted to TO_UNIT ("auto": the largest unit the value
+ * reaches; "ms", "MB", ...), two decimals with ".00" dropped, and the unit
+ * appended ("1.37s", "77.19MB", "42").  Writes at most SIZE bytes to BUF,
+ * NUL included, and returns the length. */
+size_t pprof_value_label(char *buf, size_t size, int64_t value, const char *from_unit,
+			 const char *to_unit);
+/* The one unit pprof's reports use for a table whose smallest non-zero
+ * magnitude is MIN and whose total is MAX (report.selectOutputUnit): a
+ * unit name, or FROM_UNIT in lower case when it has no scale (count).
+ * Written to BUF (SIZE bytes, NUL included). */
+void pprof_output_unit(char *buf, size_t size, int64_t min, int64_t max, const char *from_unit);
+
+/* The flat/cum table of go tool pprof -top: one row per function (a frame
+ * name at the chosen granularity).  flat: the value of the samples whose
+ * leaf it is; cum: of the samples whose stack holds it, once per sample
+ * even when it recurses. */
+enum pprof_top_inline {
+	PPROF_TOP_NOT_INLINED = 0,
+	PPROF_TOP_INLINED,         /* every call to it was inlined: "(inline)" */
+	PPROF_TOP_PARTLY_INLINED,  /* "(partial-inline)" */
+};
+struct pprof_top_row {
+	const char *name; /* NUL-terminated, owned by the table */
+	int64_t flat, cum;
+	enum pprof_top_inline inlined;
+};
+struct pprof_top {
+	struct pprof_top_row *rows; /* sorted as pprof sorts them */
+	size_t n;                   /* rows kept (the limit applied) */
+	size_t nall;                /* rows with a non-zero flat or cum */
+	int64_t total;              /* pprof's total: the sum of |value| over the
+				     * samples, empty stacks included (only the
+				     * pprof::base samples of a -diff_base profile) */
+	int64_t flat_sum;           /* the kept rows' flat */
+	const char *type, *unit;    /* the sample type's name and unit */
+	const char **comments;      /* the profile's comments not starting with '#' */
+	size_t ncomments;
+	int64_t time_nanos, duration_nanos; /* 0 when unknown */
+	/* private */
+	char *buf;
+};
+struct pprof_top_options {
+	int sample_index; /* from pprof_sample_type_select() */
+	enum pprof_granularity granularity;
+	int cum;          /* sort by cum, not flat */
+	size_t limit;     /* rows to keep; 0: all (pprof -nodecount) */
+};
+/* Builds the table of P into *OUT (freed with pprof_top_free()). */
+int pprof_top(struct pprof_profile *p, const struct pprof_top_options *o,
+	      struct pprof_top **out);
+void pprof_top_free(struct pprof_top *t);
+/* Writes the table: as go tool pprof -top prints it (its header lines but
+ * File and Build ID, then flat, flat%, sum%, cum, cum%, name), or as TSV or
+ * JSON with raw values.  Times are printed in the local time zone, as pprof
+ * does.  PPROF_EIO (errno set) on a write error. */
+int pprof_top_write(const struct pprof_top *t, enum pprof_table_format fmt, FILE *out);
+
+/* The table of a diff by function: self (as flat) and total (as cum, once
+ * per stack) before and after, for the functions where either changed. */
+struct pprof_diff_row {
+	const char *name; /* NUL-terminated, owned by the table */
+	int64_t self_before, self_after, total_before, total_after;
+};
+struct pprof_diff_table {
+	struct pprof_diff_row *rows; /* by |self delta| (or |total delta|), then
+				      * name, as go tool pprof -top -diff_base */
+	size_t n;
+	/* private */
+	char *buf;
+};
+/* Builds the table of D (frames are the ';'-separated names of its
+ * stacks); CUM sorts by |total delta| first.  PPROF_ENOMEM, or PPROF_EINPUT
+ * when a sum leaves int64 (message on ERR). */
+int pprof_diff_table(struct pprof_profile *err, const struct pprof_diff *d, int cum,
+		     struct pprof_diff_table **out);
+void pprof_diff_table_free(struct pprof_diff_table *t);
+/* What the table's header says. */
+struct pprof_diff_info {
+	const char *type, *unit;     /* the sample type */
+	const char *before, *after;  /* the inputs' names */
+};
+/* Writes the first LIMIT rows (0: all) with the totals and the
+ * normalisation used; delta% is the delta as a percentage of the before
+ * column's total.  PPROF_EIO (errno set) on a write error. */
+int pprof_diff_table_write(const struct pprof_diff_table *t, const struct pprof_diff *d,
+			   const struct pprof_diff_info *info, enum pprof_table_format fmt,
+			   size_t limit, FILE *out);
+/* The regression gate: whether the total, or some function's total, grew
+ * by more than PCT percent of the before column's total (any growth when
+ * that total is 0).  *WORST receives the row that grew most (NULL when no
+ * function grew); *NOVER the number of functions over the threshold. */
+int pprof_diff_regressed(const struct pprof_diff_table *t, const struct pprof_diff *d,
+			 double pct, const struct pprof_diff_row **worst, size_t *nover);
 
 #ifdef __cplusplus
 }
