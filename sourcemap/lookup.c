@@ -42,6 +42,8 @@ static void fill(const struct smap_map *m, const struct pp_smap_section *s,
 	out->line = g->oline;
 	out->column = g->ocol;
 	out->name = g->name != PP_SMAP_NIL ? s->names[g->name] : NULL;
+	if (out->name && !out->name[0])
+		out->name = NULL; /* "" stands in for a names entry that was not a string */
 	out->ignored = m->src[i].ignored;
 	out->generated_line = gline;
 	out->generated_column =
@@ -113,7 +115,8 @@ int smap_lookup_line(struct smap_map *m, uint32_t line,
 			continue;
 		if ((rc = pp_smap_decode_line(m, s, rl)))
 			return rc;
-		if (rl >= s->nlines)
+		/* A line without segments may have no array at all. */
+		if (rl >= s->nlines || s->lines[rl].count == 0)
 			continue;
 		v = s->segs + s->lines[rl].first;
 		for (i = 0; i < s->lines[rl].count; i++) {

@@ -158,6 +158,7 @@ static int decode(struct smap_map *m, struct pp_smap_section *s, uint32_t l,
 		nf = 0;
 		err = E_NONE;
 		for (;;) {
+			const unsigned char *fs = p;
 			uint64_t u = 0;
 			unsigned shift = 0;
 			int d;
@@ -188,12 +189,13 @@ static int decode(struct smap_map *m, struct pp_smap_section *s, uint32_t l,
 					break;
 				}
 			}
-			if (err)
-				break;
-			if (u >= (UINT64_C(1) << 32)) {
+			if (err == E_BIG || (!err && u >= (UINT64_C(1) << 32))) {
 				err = E_BIG;
+				p = fs; /* told at the start of the VLQ */
 				break;
 			}
+			if (err)
+				break;
 			if (nf == 5) {
 				err = E_MANY;
 				break;
@@ -318,15 +320,29 @@ static int decode(struct smap_map *m, struct pp_smap_section *s, uint32_t l,
 	return SMAP_OK;
 }
 
+/* "mappings: WHAT (at byte N)", with the section for an index map */
+static void describe(struct smap_map *m, struct pp_smap_section *s,
+		     const struct problem *pb, char *buf, size_t n)
+{
+	char sec[40] = "";
+
+	if (m->index)
+		snprintf(sec, sizeof(sec), "sections[%u].map.", s->label);
+	if (s->mexact)
+		snprintf(buf, n, "%smappings: %s (at byte %zu)", sec, pb->what,
+			 s->mat + pb->at);
+	else
+		snprintf(buf, n, "%smappings: %s (at character %zu of mappings)",
+			 sec, pb->what, pb->at);
+}
+
 static void report(struct smap_map *m, struct pp_smap_section *s,
 		   const struct problem *pb)
 {
-	if (s->mexact)
-		pp_smap_warn(m, "mappings: %s (at byte %zu)", pb->what,
-			     s->mat + pb->at);
-	else
-		pp_smap_warn(m, "mappings: %s (at character %zu of mappings)",
-			     pb->what, pb->at);
+	char buf[256];
+
+	describe(m, s, pb, buf, sizeof(buf));
+	pp_smap_warn(m, "%s", buf);
 }
 
 /* Passes the lines before L (state only), so that the state at L's start
@@ -455,13 +471,10 @@ int pp_smap_check_mappings(struct smap_map *m, struct pp_smap_section *s)
 		if ((rc = decode(m, s, l, &st, false, &pb, &maxcol, &any)))
 			return rc;
 		if (pb.what) {
-			if (s->mexact)
-				return pp_smap_fail(m, SMAP_EINPUT,
-						    "mappings: %s (at byte %zu)",
-						    pb.what, s->mat + pb.at);
-			return pp_smap_fail(m, SMAP_EINPUT,
-					    "mappings: %s (at character %zu of mappings)",
-					    pb.what, pb.at);
+			char buf[256];
+
+			describe(m, s, &pb, buf, sizeof(buf));
+			return pp_smap_fail(m, SMAP_EINPUT, "%s", buf);
 		}
 		if (s->npassed == l) {
 			if (l + 1 < s->nlines)
@@ -495,6 +508,8 @@ const struct pp_smap_seg *pp_smap_find_seg(struct smap_map *m,
 	    (*rc = pp_smap_decode_line(m, s, l)))
 		return NULL;
 	n = s->lines[l].count;
+	if (n == 0) /* segs may be NULL: no pointer arithmetic on it */
+		return NULL;
 	v = s->segs + s->lines[l].first;
 	/* the first segment with a column past C */
 	lo = 0;

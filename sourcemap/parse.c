@@ -66,6 +66,7 @@ struct parser {
 	const char *buf;
 	size_t len, base;
 	bool strict;
+	char ctx[40]; /* "sections[3].map." while inside a section's map */
 	struct rawsection *secs;
 	size_t nsecs, capsecs;
 };
@@ -124,9 +125,9 @@ static int bad(struct parser *p, size_t at, const char *fmt, ...)
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
 	if (p->strict)
-		return pp_smap_fail(p->m, SMAP_EINPUT, "%s (at byte %zu)", msg,
-				    at);
-	pp_smap_warn(p->m, "%s (at byte %zu)", msg, at);
+		return pp_smap_fail(p->m, SMAP_EINPUT, "%s%s (at byte %zu)",
+				    p->ctx, msg, at);
+	pp_smap_warn(p->m, "%s%s (at byte %zu)", p->ctx, msg, at);
 	return SMAP_OK;
 }
 
@@ -481,8 +482,8 @@ static int parse_object(struct parser *p, struct rawmap *r, bool nested)
 }
 
 /* Reads an offset's line or column. */
-static int offset_field(struct parser *p, const char *key, uint32_t *out,
-			bool *seen)
+static int offset_field(struct parser *p, size_t idx, const char *key,
+			uint32_t *out, bool *seen)
 {
 	int t, rc;
 	int64_t v;
@@ -500,7 +501,8 @@ static int offset_field(struct parser *p, const char *key, uint32_t *out,
 	if (t != JSON_NUMBER && (rc = skip(p, t)))
 		return rc;
 	*out = 0;
-	return bad(p, at, "offset.%s is not a non-negative integer", key);
+	return bad(p, at, "sections[%zu].offset.%s is not a non-negative integer",
+		   idx, key);
 }
 
 static int parse_section(struct parser *p, size_t idx, struct rawsection *s)
@@ -537,11 +539,11 @@ static int parse_section(struct parser *p, size_t idx, struct rawsection *s)
 				if (t == JSON_OBJECT_END)
 					break;
 				if (json_is(&p->j, "line")) {
-					if ((rc = offset_field(p, "line", &s->line,
+					if ((rc = offset_field(p, idx, "line", &s->line,
 							       &seen_line)))
 						return rc;
 				} else if (json_is(&p->j, "column")) {
-					if ((rc = offset_field(p, "column",
+					if ((rc = offset_field(p, idx, "column",
 							       &s->col, &seen_col)))
 						return rc;
 				} else if ((rc = next(p, &t)) ||
@@ -572,7 +574,10 @@ static int parse_section(struct parser *p, size_t idx, struct rawsection *s)
 			}
 			rawmap_release(&s->map);
 			has_map = true;
-			if ((rc = parse_object(p, &s->map, true)))
+			snprintf(p->ctx, sizeof(p->ctx), "sections[%zu].map.", idx);
+			rc = parse_object(p, &s->map, true);
+			p->ctx[0] = '\0';
+			if (rc)
 				return rc;
 		} else if ((rc = next(p, &t)) || (rc = skip(p, t))) {
 			return rc;
@@ -587,7 +592,7 @@ static int parse_section(struct parser *p, size_t idx, struct rawsection *s)
 	if (has_map && s->map.has_sections) {
 		s->usable = false;
 		if ((rc = bad(p, s->map.at,
-			      "sections[%zu].map is an index map (nested sections)",
+			      "sections[%zu].map is an index map (nested sections are not supported)",
 			      idx)))
 			return rc;
 	}
@@ -639,19 +644,19 @@ static int parse_sections(struct parser *p, size_t kat)
 
 /* Checks what a regular map (or a section's map) must have, once its
  * object is complete. */
-static int judge_regular(struct parser *p, struct rawmap *r, const char *what)
+static int judge_regular(struct parser *p, struct rawmap *r)
 {
 	int rc;
 
 	if (!r->has_version || !r->version_ok)
-		if ((rc = bad(p, r->at, "%sversion is %s", what,
+		if ((rc = bad(p, r->at, "version is %s",
 			      r->has_version ? "not 3" : "missing")))
 			return rc;
 	if (!r->has_mappings && !r->mappings)
-		if ((rc = bad(p, r->at, "%smappings is missing", what)))
+		if ((rc = bad(p, r->at, "mappings is missing")))
 			return rc;
 	if (!r->has_sources)
-		if ((rc = bad(p, r->at, "%ssources is missing", what)))
+		if ((rc = bad(p, r->at, "sources is missing")))
 			return rc;
 	return SMAP_OK;
 }
@@ -764,7 +769,7 @@ static int build(struct parser *p, struct rawmap *top)
 
 	m->file = top->file;
 	if (!top->has_sections) {
-		if ((rc = judge_regular(p, top, "")))
+		if ((rc = judge_regular(p, top)))
 			return rc;
 		if ((rc = add_section(p, &s)))
 			return rc;
@@ -785,12 +790,13 @@ static int build(struct parser *p, struct rawmap *top)
 			return rc;
 	for (i = 0; i < p->nsecs; i++) {
 		struct rawsection *rs = &p->secs[i];
-		char what[48];
 
 		if (!rs->usable)
 			continue;
-		snprintf(what, sizeof(what), "sections[%zu].map: ", i);
-		if ((rc = judge_regular(p, &rs->map, what)))
+		snprintf(p->ctx, sizeof(p->ctx), "sections[%zu].map.", i);
+		rc = judge_regular(p, &rs->map);
+		p->ctx[0] = '\0';
+		if (rc)
 			return rc;
 		if (m->nsec) {
 			struct pp_smap_section *prev = &m->sec[m->nsec - 1];
@@ -808,7 +814,11 @@ static int build(struct parser *p, struct rawmap *top)
 			return rc;
 		s->off_line = rs->line;
 		s->off_col = rs->col;
-		if ((rc = adopt(p, &rs->map, s)))
+		s->label = (uint32_t)i;
+		snprintf(p->ctx, sizeof(p->ctx), "sections[%zu].map.", i);
+		rc = adopt(p, &rs->map, s);
+		p->ctx[0] = '\0';
+		if (rc)
 			return rc;
 	}
 	if (!p->strict)
@@ -828,8 +838,8 @@ static int build(struct parser *p, struct rawmap *top)
 			    (s->off_line < ll ||
 			     (s->off_line == ll && s->off_col <= lc)))
 				return pp_smap_fail(m, SMAP_EINPUT,
-						    "section %zu (offset %u:%u) overlaps the mappings before it, which reach %llu:%llu",
-						    i, s->off_line, s->off_col,
+						    "sections[%u] (offset %u:%u) overlaps the mappings before it, which reach %llu:%llu",
+						    s->label, s->off_line, s->off_col,
 						    (unsigned long long)ll,
 						    (unsigned long long)lc);
 			if (s->has_last) {

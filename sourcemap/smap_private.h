@@ -87,6 +87,7 @@ struct pp_smap_scopes {
 /* A regular map, or one section of an index map. */
 struct pp_smap_section {
 	uint32_t off_line, off_col;
+	uint32_t label; /* its index in "sections", for messages */
 
 	/* the mappings string, owned (NUL-terminated) */
 	char *mappings;
