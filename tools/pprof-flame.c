@@ -1,0 +1,358 @@
+/* pprof-flame: any profile, folded or 3-column input to one SVG flame graph. */
+#include "config.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+
+static void usage(FILE *out)
+{
+	fputs("usage: pprof-flame [-i sample] [-g granularity] [-m map] [-o file]\n"
+	      "                   [--title text] [--subtitle text] [--width num]\n"
+	      "                   [--height num] [--minwidth num[%]] [--fonttype font]\n"
+	      "                   [--fontsize num] [--fontwidth num] [--countname text]\n"
+	      "                   [--nametype text] [--colors palette] [--bgcolors color]\n"
+	      "                   [--hash] [--random] [--cp] [--reverse] [--inverted]\n"
+	      "                   [--flamechart] [--negate] [--factor num] [--total num]\n"
+	      "                   [--notes text] [--sort-by-width] [--merge-small]\n"
+	      "                   [--delta leaf|inclusive] [--diff-width after|before|max]\n"
+	      "                   [--progress] [--max-input size] [--quiet] [file]\n"
+	      "\n"
+	      "Writes an SVG flame graph of a pprof, .cpuprofile or .heapprofile file, or\n"
+	      "of folded stacks (\"stack COUNT\", or \"stack BEFORE AFTER\" for a\n"
+	      "differential graph), with flamegraph.pl's options and geometry.\n"
+	      "\n"
+	      "  -i, --sample-index=NAME|N  value to draw (default: the profile's default)\n"
+	      "  -g, --granularity=G        functions, filefunctions, lines, files, addresses\n"
+	      "  -m, --sourcemap=PATH       source map file or directory (repeatable)\n"
+	      "  -o, --output=FILE          write FILE atomically instead of standard output\n"
+	      "      --title, --subtitle    headings\n"
+	      "      --width, --height      image width (1200), frame height (16)\n"
+	      "      --minwidth=N[%]        leave out frames narrower (0.1 pixels)\n"
+	      "      --fonttype, --fontsize, --fontwidth   (Verdana, 12, 0.59)\n"
+	      "      --countname, --nametype               (samples, Function:)\n"
+	      "      --colors=PALETTE       hot mem io wakeup java js perl red green blue\n"
+	      "                             aqua yellow purple orange ts\n"
+	      "      --bgcolors=COLOR       yellow blue green grey or #rrggbb\n"
+	      "      --hash, --random       colour by name hash, or at random\n"
+	      "      --cp                   consistent colours kept in ./palette.map\n"
+	      "      --reverse, --inverted  stacks leaf first; icicle graph\n"
+	      "      --flamechart           input order (a .cpuprofile: time order)\n"
+	      "      --negate, --factor=N, --total=N, --notes=TEXT\n"
+	      "      --sort-by-width        callees widest first\n"
+	      "      --merge-small          callees below minwidth as one (other) frame\n"
+	      "      --delta=leaf|inclusive differential colour by the leaf or the total\n"
+	      "      --diff-width=after|before|max        width of differential frames\n"
+	      "      --progress             print what was drawn on standard error\n"
+	      "      --max-input=SIZE       largest inflated input (default 4g)\n"
+	      "      --quiet                no warnings\n"
+	      "      --help, --version\n",
+	      out);
+}
+
+enum {
+	OPT_TITLE = CLI_OPT_FIRST_TOOL,
+	OPT_SUBTITLE,
+	OPT_WIDTH,
+	OPT_HEIGHT,
+	OPT_MINWIDTH,
+	OPT_FONTTYPE,
+	OPT_FONTSIZE,
+	OPT_FONTWIDTH,
+	OPT_COUNTNAME,
+	OPT_NAMETYPE,
+	OPT_COLORS,
+	OPT_BGCOLORS,
+	OPT_HASH,
+	OPT_RANDOM,
+	OPT_CP,
+	OPT_REVERSE,
+	OPT_INVERTED,
+	OPT_FLAMECHART,
+	OPT_NEGATE,
+	OPT_FACTOR,
+	OPT_TOTAL,
+	OPT_NOTES,
+	OPT_SORT_WIDTH,
+	OPT_MERGE_SMALL,
+	OPT_DELTA,
+	OPT_DIFF_WIDTH,
+	OPT_PROGRESS,
+};
+
+static double number(struct cli *c, const char *opt, const char *arg, bool integer)
+{
+	char *end;
+	errno = 0;
+	double d = strtod(arg, &end);
+	if (end == arg || *end || errno || !(d >= 0) || d > 1e12 ||
+	    (integer && d != (double)(long long)d))
+		cli_usage_error(c, "--%s: invalid number '%s'", opt, arg);
+	return d;
+}
+
+/* Reads ./palette.map when it exists. */
+static int read_palette(struct cli *c, struct pprof_flame *f)
+{
+	FILE *in = fopen("palette.map", "rb");
+	if (!in)
+		return errno == ENOENT ? 0 : (cli_error(c, "palette.map: %s", strerror(errno)), -1);
+	char *buf = NULL;
+	size_t len = 0, cap = 0;
+	for (;;) {
+		if (len == cap) {
+			cap = cap ? cap * 2 : 65536;
+			char *nb = realloc(buf, cap);
+			if (!nb) {
+				free(buf);
+				fclose(in);
+				cli_error(c, "out of memory");
+				return -1;
+			}
+			buf = nb;
+		}
+		size_t n = fread(buf + len, 1, cap - len, in);
+		if (n == 0)
+			break;
+		len += n;
+	}
+	bool bad = ferror(in);
+	fclose(in);
+	if (bad) {
+		free(buf);
+		cli_error(c, "palette.map: read error");
+		return -1;
+	}
+	int s = pprof_flame_palette_read(f, buf, len);
+	free(buf);
+	if (s != PPROF_OK) {
+		cli_error(c, "palette.map: %s", pprof_flame_error(f));
+		return -1;
+	}
+	return 0;
+}
+
+/* Writes ./palette.map back, through a temporary file renamed into place. */
+static int write_palette(struct cli *c, struct pprof_flame *f)
+{
+	char tmp[] = "palette.map.tmpXXXXXX";
+	int fd = mkstemp(tmp);
+	if (fd < 0) {
+		cli_error(c, "palette.map: %s", strerror(errno));
+		return -1;
+	}
+	FILE *out = fdopen(fd, "w");
+	if (!out) {
+		close(fd);
+		unlink(tmp);
+		cli_error(c, "palette.map: %s", strerror(errno));
+		return -1;
+	}
+	int s = pprof_flame_palette_write(f, out);
+	if (fclose(out) != 0 || s != PPROF_OK || rename(tmp, "palette.map") != 0) {
+		cli_error(c, "palette.map: %s", strerror(errno));
+		unlink(tmp);
+		return -1;
+	}
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct cli c;
+	cli_init(&c, "pprof-flame", usage);
+	static const struct option longopts[] = {
+		CLI_LONGOPTS,
+		{"title", required_argument, NULL, OPT_TITLE},
+		{"subtitle", required_argument, NULL, OPT_SUBTITLE},
+		{"width", required_argument, NULL, OPT_WIDTH},
+		{"height", required_argument, NULL, OPT_HEIGHT},
+		{"minwidth", required_argument, NULL, OPT_MINWIDTH},
+		{"fonttype", required_argument, NULL, OPT_FONTTYPE},
+		{"fontsize", required_argument, NULL, OPT_FONTSIZE},
+		{"fontwidth", required_argument, NULL, OPT_FONTWIDTH},
+		{"countname", required_argument, NULL, OPT_COUNTNAME},
+		{"nametype", required_argument, NULL, OPT_NAMETYPE},
+		{"colors", required_argument, NULL, OPT_COLORS},
+		{"bgcolors", required_argument, NULL, OPT_BGCOLORS},
+		{"hash", no_argument, NULL, OPT_HASH},
+		{"random", no_argument, NULL, OPT_RANDOM},
+		{"cp", no_argument, NULL, OPT_CP},
+		{"reverse", no_argument, NULL, OPT_REVERSE},
+		{"inverted", no_argument, NULL, OPT_INVERTED},
+		{"flamechart", no_argument, NULL, OPT_FLAMECHART},
+		{"negate", no_argument, NULL, OPT_NEGATE},
+		{"factor", required_argument, NULL, OPT_FACTOR},
+		{"total", required_argument, NULL, OPT_TOTAL},
+		{"notes", required_argument, NULL, OPT_NOTES},
+		{"sort-by-width", no_argument, NULL, OPT_SORT_WIDTH},
+		{"merge-small", no_argument, NULL, OPT_MERGE_SMALL},
+		{"delta", required_argument, NULL, OPT_DELTA},
+		{"diff-width", required_argument, NULL, OPT_DIFF_WIDTH},
+		{"progress", no_argument, NULL, OPT_PROGRESS},
+		{NULL, 0, NULL, 0},
+	};
+	struct pprof_flame_options fo;
+	pprof_flame_options_init(&fo);
+	bool countname_set = false, progress = false;
+	int opt;
+	while ((opt = getopt_long(argc, argv, CLI_SHORTOPTS, longopts, NULL)) != -1) {
+		switch (opt) {
+		case OPT_TITLE: fo.title = optarg; break;
+		case OPT_SUBTITLE: fo.subtitle = optarg; break;
+		case OPT_WIDTH: fo.width = number(&c, "width", optarg, true); break;
+		case OPT_HEIGHT: fo.frameheight = number(&c, "height", optarg, true); break;
+		case OPT_MINWIDTH: {
+			/* flamegraph.pl: digits and dots, "%" for a share of the total. */
+			size_t n = strlen(optarg);
+			char buf[64];
+			if (n == 0 || n >= sizeof(buf) || strspn(optarg, "0123456789.%") != n ||
+			    strchr(optarg, '%') != (optarg[n - 1] == '%' ? optarg + n - 1 : NULL))
+				cli_usage_error(&c, "--minwidth: invalid value '%s'", optarg);
+			memcpy(buf, optarg, n + 1);
+			fo.minwidth_percent = buf[n - 1] == '%';
+			if (fo.minwidth_percent)
+				buf[n - 1] = '\0';
+			fo.minwidth = number(&c, "minwidth", buf, false);
+			break;
+		}
+		case OPT_FONTTYPE:
+			if (!pprof_flame_fonttype_ok(optarg))
+				cli_usage_error(&c, "--fonttype: letters, digits, spaces and ,'\"._- only");
+			fo.fonttype = optarg;
+			break;
+		case OPT_FONTSIZE: fo.fontsize = number(&c, "fontsize", optarg, false); break;
+		case OPT_FONTWIDTH: fo.fontwidth = number(&c, "fontwidth", optarg, false); break;
+		case OPT_COUNTNAME:
+			fo.countname = optarg;
+			countname_set = true;
+			break;
+		case OPT_NAMETYPE: fo.nametype = optarg; break;
+		case OPT_COLORS: {
+			int pal = pprof_flame_palette_parse(optarg);
+			if (pal < 0)
+				cli_usage_error(&c, "--colors: unknown palette '%s'", optarg);
+			fo.palette = (enum pprof_flame_palette)pal;
+			break;
+		}
+		case OPT_BGCOLORS:
+			if (!pprof_flame_bgcolors_ok(optarg))
+				cli_usage_error(&c, "--bgcolors: unknown color '%s'", optarg);
+			fo.bgcolors = optarg;
+			break;
+		case OPT_HASH: fo.flags |= PPROF_FLAME_HASH; break;
+		case OPT_RANDOM: fo.flags |= PPROF_FLAME_RANDOM; break;
+		case OPT_CP: fo.flags |= PPROF_FLAME_CONSISTENT; break;
+		case OPT_REVERSE: fo.flags |= PPROF_FLAME_REVERSE; break;
+		case OPT_INVERTED: fo.flags |= PPROF_FLAME_INVERTED; break;
+		case OPT_FLAMECHART: fo.flags |= PPROF_FLAME_FLAMECHART; break;
+		case OPT_NEGATE: fo.flags |= PPROF_FLAME_NEGATE; break;
+		case OPT_FACTOR: {
+			char *end;
+			fo.factor = strtod(optarg, &end);
+			if (end == optarg || *end || !(fo.factor == fo.factor))
+				cli_usage_error(&c, "--factor: invalid number '%s'", optarg);
+			break;
+		}
+		case OPT_TOTAL: fo.total = number(&c, "total", optarg, false); break;
+		case OPT_NOTES: fo.notes = optarg; break;
+		case OPT_SORT_WIDTH: fo.flags |= PPROF_FLAME_SORT_WIDTH; break;
+		case OPT_MERGE_SMALL: fo.flags |= PPROF_FLAME_MERGE_SMALL; break;
+		case OPT_DELTA:
+			if (strcmp(optarg, "leaf") == 0)
+				fo.flags &= ~(unsigned)PPROF_FLAME_INCLUSIVE_DELTA;
+			else if (strcmp(optarg, "inclusive") == 0)
+				fo.flags |= PPROF_FLAME_INCLUSIVE_DELTA;
+			else
+				cli_usage_error(&c, "--delta: leaf or inclusive, not '%s'", optarg);
+			break;
+		case OPT_DIFF_WIDTH:
+			if (strcmp(optarg, "after") == 0)
+				fo.diff_width = PPROF_FLAME_DIFF_AFTER;
+			else if (strcmp(optarg, "before") == 0)
+				fo.diff_width = PPROF_FLAME_DIFF_BEFORE;
+			else if (strcmp(optarg, "max") == 0)
+				fo.diff_width = PPROF_FLAME_DIFF_MAX;
+			else
+				cli_usage_error(&c, "--diff-width: after, before or max, not '%s'", optarg);
+			break;
+		case OPT_PROGRESS: progress = true; break;
+		default:
+			if (!cli_option(&c, opt, optarg))
+				cli_usage_error(&c, "unknown option");
+		}
+	}
+	if (argc - optind > 1)
+		cli_usage_error(&c, "one input file at most");
+	const char *path = optind < argc ? argv[optind] : "-";
+	const char *shown = strcmp(path, "-") == 0 ? "<stdin>" : path;
+
+	int status = CLI_FAIL;
+	struct pprof_profile *p = pprof_profile_new();
+	struct pprof_flame *f = pprof_flame_new();
+	char *countname = NULL;
+	if (!p || !f) {
+		cli_error(&c, "out of memory");
+		goto out;
+	}
+	int folded = 0;
+	if (pprof_flame_read_file(f, p, path, &c.read, &folded) != PPROF_OK) {
+		cli_error(&c, "%s: %s", shown, pprof_flame_error(f));
+		goto out;
+	}
+	if (folded) {
+		size_t ignored = pprof_flame_ignored_lines(f);
+		if (ignored && !c.quiet)
+			cli_warn(&c, "%s: ignored %zu lines with invalid format", shown, ignored);
+	} else {
+		cli_flush_warnings(&c, p);
+		struct pprof_fold_options fold = {0};
+		fold.granularity = (enum pprof_granularity)c.granularity;
+		fold.sample_index = cli_sample_index(&c, p);
+		if (fold.sample_index < 0)
+			goto out;
+		unsigned flags = 0;
+		if ((fo.flags & PPROF_FLAME_FLAMECHART) && pprof_flame_has_timeline(p))
+			flags |= PPROF_FLAME_TIMELINE;
+		if (pprof_flame_add_profile(f, p, &fold, flags) != PPROF_OK) {
+			cli_error(&c, "%s: %s", shown, pprof_flame_error(f));
+			goto out;
+		}
+		cli_flush_warnings(&c, p);
+		/* Counts named by the sample type's unit: "bytes", "nanoseconds". */
+		const char *unit = pprof_sample_type_unit(p, (size_t)fold.sample_index);
+		if (!countname_set && unit && *unit && strcmp(unit, "count") != 0) {
+			countname = strdup(unit);
+			if (!countname) {
+				cli_error(&c, "out of memory");
+				goto out;
+			}
+			fo.countname = countname;
+		}
+	}
+	if ((fo.flags & PPROF_FLAME_CONSISTENT) && read_palette(&c, f) != 0)
+		goto out;
+	FILE *out = cli_open_output(&c);
+	if (!out)
+		goto out;
+	size_t lines = pprof_flame_line_count(f);
+	if (pprof_flame_write_svg(f, &fo, out) != PPROF_OK) {
+		cli_error(&c, "%s: %s", shown, pprof_flame_error(f));
+		cli_abort(&c);
+		goto out;
+	}
+	status = cli_commit(&c);
+	if (status == CLI_OK && (fo.flags & PPROF_FLAME_CONSISTENT) && write_palette(&c, f) != 0)
+		status = CLI_FAIL;
+	if (status == CLI_OK && (progress || isatty(2)) && !c.quiet)
+		fprintf(stderr, "pprof-flame: %s: %zu stacks drawn\n", shown, lines);
+out:
+	free(countname);
+	pprof_flame_free(f);
+	pprof_profile_free(p);
+	cli_release(&c);
+	return status;
+}
