@@ -284,7 +284,8 @@ char *smap_url_to_path(const char *script_path, const char *url,
 	path = malloc(dl + n + 1);
 	if (!path)
 		return NULL;
-	memcpy(path, script_path, dl);
+	if (dl) /* script_path may be NULL: memcpy wants a pointer */
+		memcpy(path, script_path, dl);
 	o = dl + pct_decode(url, n, path + dl);
 	path[o] = '\0';
 	return path;
