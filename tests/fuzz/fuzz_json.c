@@ -1,0 +1,161 @@
+/* fuzz_json.c: libFuzzer harness of the JSON pull parser (common/json.c).
+ *
+ * The input is read three times: token by token with the default depth
+ * bound, checking each token (decoded strings are well-formed UTF-8, integer
+ * conversions agree with strtoll() and strtod()); then with json_skip() over
+ * the whole value, which must agree on success or failure; then with a depth
+ * bound of 16, which must fail exactly when the first pass went deeper.
+ * Seeds: every JSON file of the fixtures and the shared test data. */
+#include "config.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "json.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static void fail(const char *what, const char *s, size_t n)
+{
+	fprintf(stderr, "fuzz_json: broken promise: %s: %.*s\n", what,
+		(int)(n > 200 ? 200 : n), s ? s : "");
+	abort();
+}
+
+/* RFC 3629, written from the table in section 4. */
+static int well_formed_utf8(const unsigned char *s, size_t n)
+{
+	size_t i = 0;
+	while (i < n) {
+		unsigned c = s[i];
+		size_t k;
+		unsigned lo = 0x80, hi = 0xbf;
+		if (c < 0x80) {
+			i++;
+			continue;
+		} else if (c >= 0xc2 && c <= 0xdf) {
+			k = 1;
+		} else if (c >= 0xe0 && c <= 0xef) {
+			k = 2;
+			if (c == 0xe0)
+				lo = 0xa0;
+			else if (c == 0xed)
+				hi = 0x9f;
+		} else if (c >= 0xf0 && c <= 0xf4) {
+			k = 3;
+			if (c == 0xf0)
+				lo = 0x90;
+			else if (c == 0xf4)
+				hi = 0x8f;
+		} else {
+			return 0;
+		}
+		if (n - i <= k)
+			return 0;
+		if (s[i + 1] < lo || s[i + 1] > hi)
+			return 0;
+		for (size_t m = 2; m <= k; m++)
+			if (s[i + m] < 0x80 || s[i + m] > 0xbf)
+				return 0;
+		i += k + 1;
+	}
+	return 1;
+}
+
+static void check_number(struct json *j)
+{
+	char text[64];
+	size_t n = j->len;
+	if (n == 0)
+		fail("empty number token", "", 0);
+	int64_t v;
+	double d;
+	int ok_i = json_int64(j, &v);
+	int ok_d = json_double(j, &d);
+	if (!ok_d)
+		fail("a number token strtod() refuses", j->str, n);
+	if (ok_i && v > -(INT64_C(1) << 53) && v < (INT64_C(1) << 53) && (double)v != d)
+		fail("json_int64 and json_double disagree", j->str, n);
+	/* Plain integers: as strtoll(). */
+	if (n < sizeof(text) && !memchr(j->str, '.', n) && !memchr(j->str, 'e', n) &&
+	    !memchr(j->str, 'E', n)) {
+		memcpy(text, j->str, n);
+		text[n] = '\0';
+		errno = 0;
+		long long w = strtoll(text, NULL, 10);
+		int ok_w = errno == 0;
+		if (ok_w != ok_i || (ok_i && w != v))
+			fail("json_int64 and strtoll disagree", j->str, n);
+	}
+}
+
+/* Pass 1.  Returns 1 when the text is one valid value; *MAXDEPTH receives
+ * the deepest nesting seen. */
+static int tokens(const uint8_t *data, size_t size, uint32_t *maxdepth)
+{
+	struct json j;
+	int ok = 0;
+	json_init(&j, data, size, 0);
+	*maxdepth = 0;
+	for (;;) {
+		int t = json_next(&j);
+		if (j.depth > *maxdepth)
+			*maxdepth = j.depth;
+		if (t == JSON_ERROR) {
+			const char *e = json_error(&j);
+			if (!e || !*e)
+				fail("error without a message", "", 0);
+			if (json_error_offset(&j) > size)
+				fail("error offset past the end", e, strlen(e));
+			if (json_next(&j) != JSON_ERROR)
+				fail("JSON_ERROR is not sticky", e, strlen(e));
+			break;
+		}
+		if (json_offset(&j) > size)
+			fail("token offset past the end", "", 0);
+		if (t == JSON_END) {
+			ok = 1;
+			break;
+		}
+		if (t == JSON_KEY || t == JSON_STRING) {
+			if (!well_formed_utf8((const unsigned char *)j.str, j.len))
+				fail("decoded string is not UTF-8", j.str, j.len);
+			(void)json_is(&j, "nodes");
+		} else if (t == JSON_NUMBER) {
+			check_number(&j);
+		}
+	}
+	json_release(&j);
+	return ok;
+}
+
+/* Passes 2 and 3: the whole value skipped; 1 when it parsed. */
+static int skipped(const uint8_t *data, size_t size, uint32_t max_depth)
+{
+	struct json j;
+	json_init(&j, data, size, max_depth);
+	int t = json_next(&j);
+	int ok = t != JSON_ERROR && json_skip(&j, t) != JSON_ERROR && json_next(&j) == JSON_END;
+	if (!ok) {
+		const char *e = json_error(&j);
+		if (!e || !*e)
+			fail("skip: error without a message", "", 0);
+	}
+	json_release(&j);
+	return ok;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	uint32_t maxdepth;
+	int ok = tokens(data, size, &maxdepth);
+	if (skipped(data, size, 0) != ok)
+		fail(ok ? "json_skip refuses valid JSON" : "json_skip accepts invalid JSON", "", 0);
+	if (ok && skipped(data, size, 16) != (maxdepth <= 16))
+		fail("depth bound 16 not kept exactly", "", 0);
+	return 0;
+}

@@ -1,0 +1,150 @@
+/* fuzz_sourcemap.c: libFuzzer harness of the source map library: the map
+ * parsed leniently and strictly, look-ups over a grid of positions, the
+ * sources listed; and the same bytes taken as a script (its
+ * sourceMappingURL comment) and as a data: URL.
+ * Seeds: the fixtures' maps and the ECMA-426 conformance suite. */
+#include "config.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sourcemap.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static void fail(const char *what, const char *s)
+{
+	fprintf(stderr, "fuzz_sourcemap: broken promise: %s: %.200s\n", what, s ? s : "");
+	abort();
+}
+
+static void check_message(const char *m)
+{
+	if (!m || !*m)
+		fail("failure without a message", "");
+	if (strchr(m, '\n') || strchr(m, '\r'))
+		fail("message of more than one line", m);
+}
+
+static void check_mapping(struct smap_map *m, const struct smap_mapping *r,
+			  uint32_t line, uint32_t column)
+{
+	if (r->source_index != SIZE_MAX) {
+		if (r->source_index >= smap_map_source_count(m))
+			fail("source index out of range", "");
+		const char *s = smap_map_source(m, r->source_index);
+		if ((s == NULL) != (r->source == NULL) || (s && strcmp(s, r->source)))
+			fail("look-up source differs from smap_map_source()", r->source);
+	} else if (r->source) {
+		fail("source without an index", r->source);
+	}
+	if (r->generated_line != line || r->generated_column > column)
+		fail("segment found after the position asked", "");
+	if (r->name)
+		(void)strlen(r->name);
+}
+
+static const uint32_t lines[] = {0, 1, 2, 3, 7, 100, 65535, UINT32_MAX};
+static const uint32_t cols[] = {0, 1, 2, 5, 10, 17, 100, 1000, UINT32_MAX};
+
+static void lookups(struct smap_map *m)
+{
+	for (size_t i = 0; i < sizeof(lines) / sizeof(lines[0]); i++) {
+		struct smap_mapping r;
+		int s = smap_lookup_line(m, lines[i], &r);
+		if (s == SMAP_OK)
+			check_mapping(m, &r, lines[i], UINT32_MAX);
+		else if (s != SMAP_NONE)
+			check_message(smap_map_error(m));
+		for (size_t k = 0; k < sizeof(cols) / sizeof(cols[0]); k++) {
+			s = smap_lookup(m, lines[i], cols[k], &r);
+			if (s == SMAP_OK)
+				check_mapping(m, &r, lines[i], cols[k]);
+			else if (s != SMAP_NONE)
+				check_message(smap_map_error(m));
+			const char *name;
+			s = smap_lookup_function(m, lines[i], cols[k], &name);
+			if (s == SMAP_OK && name)
+				(void)strlen(name);
+			else if (s != SMAP_OK && s != SMAP_NONE)
+				check_message(smap_map_error(m));
+		}
+	}
+	(void)smap_map_has_scopes(m);
+}
+
+static void sources(struct smap_map *m)
+{
+	size_t n = smap_map_source_count(m);
+	for (size_t i = 0; i <= n && i < 64; i++) {
+		const char *s = smap_map_source(m, i);
+		const char *raw = smap_map_source_raw(m, i);
+		size_t len = 0;
+		const char *c = smap_map_source_content(m, i, &len);
+		if (i == n && (s || raw || c))
+			fail("a source past the count", s);
+		if (s)
+			(void)strlen(s);
+		if (raw)
+			(void)strlen(raw);
+		if (c && c[len] != '\0')
+			fail("source content without a NUL after it", "");
+		(void)smap_map_source_ignored(m, i);
+	}
+	const char *f = smap_map_file(m);
+	if (f)
+		(void)strlen(f);
+	(void)smap_map_is_index(m);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct smap_map *m = smap_map_new();
+	if (!m)
+		return 0;
+	int lenient = smap_map_parse(m, data, size, 0);
+	if (lenient == SMAP_OK) {
+		sources(m);
+		lookups(m);
+		const char *w = smap_map_warning(m);
+		if (w)
+			check_message(w);
+	} else {
+		check_message(smap_map_error(m));
+	}
+	smap_map_free(m);
+
+	m = smap_map_new();
+	if (!m)
+		return 0;
+	int strict = smap_map_parse(m, data, size, SMAP_STRICT);
+	if (strict == SMAP_OK) {
+		if (lenient != SMAP_OK)
+			fail("a map valid strictly but refused leniently", "");
+		lookups(m);
+		/* Strict loading checks what ECMA-426 defines; "scopes" is a
+		 * proposal, decoded only when a look-up needs it. */
+		const char *w = smap_map_warning(m);
+		if (w && strncmp(w, "scopes:", 7) != 0)
+			fail("a strictly valid map with a warning", w);
+	} else {
+		check_message(smap_map_error(m));
+	}
+	smap_map_free(m);
+
+	size_t ulen = 0;
+	const char *url = smap_script_find_url(data, size, &ulen);
+	if (url && (url < (const char *)data || url + ulen > (const char *)data + size))
+		fail("URL outside the script", "");
+	char *out = NULL;
+	size_t outlen = 0;
+	if (smap_url_is_data((const char *)data, size) &&
+	    smap_data_url_decode((const char *)data, size, &out, &outlen) == SMAP_OK) {
+		if (out[outlen] != '\0')
+			fail("decoded data URL not NUL-terminated", "");
+		free(out);
+	}
+	return 0;
+}

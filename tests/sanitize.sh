@@ -1,0 +1,69 @@
+#!/bin/sh
+# tests/sanitize.sh: the whole test suite under AddressSanitizer (with
+# LeakSanitizer) and UndefinedBehaviorSanitizer, then the libFuzzer
+# harnesses (tests/fuzz/run.sh), in one clang build out of the source tree.
+# Any leak, any undefined behaviour, any fuzzer crash fails it.
+#
+#   tests/sanitize.sh [BUILDDIR]     default BUILDDIR: build-sanitize in the
+#                                    source tree (ignored by git)
+#   FUZZ_SECONDS=N                   seconds per harness (default 30; 0: replay
+#                                    the seeds only)
+#
+# Needs clang and libclang-rt-14-dev (or the runtime of the installed clang).
+set -eu
+src=$(cd "$(dirname "$0")/.." && pwd)
+build=${1:-$src/build-sanitize}
+mkdir -p "$build"
+build=$(cd "$build" && pwd)
+
+command -v clang >/dev/null || { echo "sanitize.sh: clang not found" >&2; exit 1; }
+
+# configure refuses a build beside a source tree that was configured in
+# place (as build.sh does); build from a clean copy of it then.
+top=$src
+if [ -f "$src/config.status" ]; then
+	top=$build/src
+	rm -rf "$top"
+	mkdir -p "$top"
+	if git -C "$src" rev-parse --is-inside-work-tree >/dev/null 2>&1; then
+		# Tracked files and new ones not ignored: the work tree as it is.
+		(cd "$src" && git ls-files -z --cached --others --exclude-standard |
+			xargs -0 sh -c 'for f; do [ -f "$f" ] && printf "%s\0" "$f"; done' sh |
+			tar --null -T - -cf -) | tar -C "$top" -xf -
+	else
+		(cd "$src" && make -s distdir distdir="$top" >/dev/null)
+	fi
+	(cd "$top" && ./autogen.sh >/dev/null 2>&1)
+fi
+obj=$build/obj
+mkdir -p "$obj"
+cd "$obj"
+if [ ! -f Makefile ]; then
+	"$top/configure" -q CC=clang --enable-asan --enable-ubsan --enable-fuzzing
+fi
+jobs=$(nproc 2>/dev/null || echo 2)
+make -s -j"$jobs"
+
+ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:disable_coredump=1:strict_string_checks=1:detect_stack_use_after_return=1
+UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
+LSAN_OPTIONS=${LSAN_OPTIONS:-}
+export ASAN_OPTIONS UBSAN_OPTIONS LSAN_OPTIONS
+# The shared test data beside the source, when the copy is elsewhere.
+if [ -z "${PPROF_SHARED:-}" ] && [ -d "$src/../shared/testdata" ]; then
+	PPROF_SHARED=$(cd "$src/../shared" && pwd)
+	export PPROF_SHARED
+fi
+
+echo "== make check under ASan+UBSan ($obj)" >&2
+if ! make -s -j"$jobs" check; then
+	for f in test-suite.log tests/*.log tests/unit/*.log; do
+		[ -f "$f" ] && grep -l -E 'ERROR: (Address|Leak)Sanitizer|runtime error|^not ok|^FAIL' "$f" 2>/dev/null
+	done | sort -u | while read -r f; do
+		echo "== $f" >&2
+		tail -60 "$f" >&2
+	done
+	exit 1
+fi
+
+echo "== fuzzers (tests/fuzz/run.sh)" >&2
+"$top/tests/fuzz/run.sh" -b "$obj" -t "${FUZZ_SECONDS:-30}"
