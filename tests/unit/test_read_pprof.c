@@ -525,6 +525,43 @@ static void test_read_pprof_unpacked_and_unknown_fields(void **state)
 	pb_release(&b);
 }
 
+/* One location under many parents, in turn: the steps a location
+ * remembers must never lead a sample to another parent's node. */
+static void test_read_pprof_shared_location(void **state)
+{
+	(void)state;
+	struct pb b;
+	pb_init(&b);
+	pb_type(&b, "samples", "count");
+	static const char *names[] = {"main", "p1", "p2", "p3", "p4", "leaf", "x"};
+	for (int i = 0; i < 7; i++) {
+		pb_function(&b, (uint64_t)i + 1, names[i], NULL);
+		pb_loc1(&b, (uint64_t)i + 1, (uint64_t)i + 1);
+	}
+	/* location 6 (leaf) under p1..p4 and main, alternating, and location 7
+	 * under leaf in each of those places */
+	for (int round = 0; round < 3; round++) {
+		for (int64_t parent = 2; parent <= 5; parent++) {
+			pb_sample(&b, LOCS(6, parent, 1), VALS(1));
+			pb_sample(&b, LOCS(7, 6, parent, 1), VALS(10));
+		}
+		pb_sample(&b, LOCS(6, 1), VALS(100));
+		pb_sample(&b, LOCS(7, 6, 5, 1), VALS(1000));
+		pb_sample(&b, LOCS(6, 4, 3, 2, 1), VALS(10000));
+	}
+	expect_fold(&b, "main;leaf 300\n"
+			"main;p1;leaf 3\n"
+			"main;p1;leaf;x 30\n"
+			"main;p1;p2;p3;leaf 30000\n"
+			"main;p2;leaf 3\n"
+			"main;p2;leaf;x 30\n"
+			"main;p3;leaf 3\n"
+			"main;p3;leaf;x 30\n"
+			"main;p4;leaf 3\n"
+			"main;p4;leaf;x 3030\n");
+	pb_release(&b);
+}
+
 static void test_read_pprof_sparse_ids(void **state)
 {
 	(void)state;
@@ -978,6 +1015,7 @@ int main(void)
 		cmocka_unit_test(test_read_pprof_multiple_types_default),
 		cmocka_unit_test(test_read_pprof_negative_values),
 		cmocka_unit_test(test_read_pprof_unpacked_and_unknown_fields),
+		cmocka_unit_test(test_read_pprof_shared_location),
 		cmocka_unit_test(test_read_pprof_sparse_ids),
 		cmocka_unit_test(test_read_pprof_labels),
 		cmocka_unit_test(test_read_pprof_metadata),
