@@ -205,6 +205,15 @@ FILE *cli_open_output(struct cli *c)
 		c->out = stdout;
 		return stdout;
 	}
+	/* A device or a pipe (-o /dev/null, /dev/full, a FIFO) is written in
+	 * place: renaming a temporary file over it would replace it. */
+	struct stat st;
+	if (stat(c->output, &st) == 0 && !S_ISREG(st.st_mode)) {
+		c->out = fopen(c->output, "w");
+		if (!c->out)
+			cli_error(c, "%s: %s", c->output, strerror(errno));
+		return c->out;
+	}
 	size_t n = strlen(c->output);
 	c->tmppath = malloc(n + 16);
 	if (!c->tmppath) {
