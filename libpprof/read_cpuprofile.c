@@ -90,22 +90,22 @@ static int top_level(struct cpu *c)
 		if (t == JSON_ERROR)
 			return pp_v8_json_error(c->p, j);
 		keypos = json_offset(j);
-		if (json_is(j, "nodes")) {
+		if (KEY_IS(j, "nodes")) {
 			seen = &c->have_nodes;
-		} else if (json_is(j, "head")) {
+		} else if (KEY_IS(j, "head")) {
 			seen = &c->have_head;
-		} else if (json_is(j, "samples")) {
+		} else if (KEY_IS(j, "samples")) {
 			seen = &c->have_samples;
-		} else if (json_is(j, "timeDeltas")) {
+		} else if (KEY_IS(j, "timeDeltas")) {
 			seen = &c->have_deltas;
-		} else if (json_is(j, "timestamps")) {
+		} else if (KEY_IS(j, "timestamps")) {
 			seen = &c->have_stamps;
-		} else if (json_is(j, "startTime")) {
+		} else if (KEY_IS(j, "startTime")) {
 			if (c->start.set)
 				return pp_error_at(c->p, PPROF_EINPUT, keypos,
 						   "duplicate key \"startTime\"");
 			s = read_num(c, json_next(j), "startTime", &c->start);
-		} else if (json_is(j, "endTime")) {
+		} else if (KEY_IS(j, "endTime")) {
 			if (c->end.set)
 				return pp_error_at(c->p, PPROF_EINPUT, keypos,
 						   "duplicate key \"endTime\"");
@@ -194,133 +194,138 @@ struct acc {
 	int64_t count, wall;
 };
 
+/* Room for N more time-ordered samples, so that pushing them does not
+ * reallocate as it goes. */
+static int reserve_seq(struct pprof_profile *p, size_t n)
+{
+	struct pp_seq *q;
+
+	if (p->capseq - p->nseq >= n)
+		return PPROF_OK;
+	if (n > SIZE_MAX / sizeof(*q) - p->nseq)
+		return pp_nomem(p);
+	q = realloc(p->seq, (p->nseq + n) * sizeof(*q));
+	if (!q)
+		return pp_nomem(p);
+	p->seq = q;
+	p->capseq = p->nseq + n;
+	return PPROF_OK;
+}
+
 static int samples_to_model(struct cpu *c, struct acc *acc)
 {
 	size_t n = c->nsamples, i;
 	bool old = !c->have_nodes;
-	struct stamp *st = NULL;
-	uint32_t *node = NULL;
-	int64_t base = 0, endt = 0, cum;
-	bool have_end = false, sorted = true, have_times;
+	int64_t *ts = NULL;      /* timestamps in µs, file order; NULL: none */
+	struct stamp *st = NULL; /* time order, when the file's is not */
+	int64_t base = 0, endt = 0;
+	bool have_end = false;
 	int s = PPROF_OK;
 
 	if (n > UINT32_MAX)
 		return pp_error(c->p, PPROF_ENOMEM, "more than 2^32 samples");
-	st = malloc((n ? n : 1) * sizeof(*st));
-	node = malloc((n ? n : 1) * sizeof(*node));
-	if (!st || !node) {
-		s = pp_nomem(c->p);
-		goto out;
-	}
+	/* From here on samples[] holds node indexes. */
 	for (i = 0; i < n; i++) {
 		uint32_t k = pp_v8_find(&c->v, c->samples[i]);
 
-		if (k == PP_V8_NONE) {
-			s = pp_error_at(c->p, PPROF_EINPUT,
-					pp_v8_element_offset(c->buf, c->len, c->max_depth,
-							     "samples", i),
-					"sample %zu: node %lld does not exist", i,
-					(long long)c->samples[i]);
-			goto out;
-		}
-		node[i] = k;
+		if (k == PP_V8_NONE)
+			return pp_error_at(c->p, PPROF_EINPUT,
+					   pp_v8_element_offset(c->buf, c->len, c->max_depth,
+								"samples", i),
+					   "sample %zu: node %lld does not exist", i,
+					   (long long)c->samples[i]);
+		c->samples[i] = k;
 	}
 
-	/* Timestamps in microseconds. */
-	have_times = old ? c->have_stamps : c->have_deltas;
-	if (!old && c->have_deltas && c->ndeltas != n) {
-		s = pp_error(c->p, PPROF_EINPUT, "samples has %zu entries but timeDeltas %zu", n,
-			     c->ndeltas);
-		goto out;
-	}
-	if (old && c->have_stamps && c->nstamps != n && c->nstamps != n + 1) {
-		s = pp_error(c->p, PPROF_EINPUT, "samples has %zu entries but timestamps %zu", n,
-			     c->nstamps);
-		goto out;
-	}
-	if (!have_times && n)
-		pp_warn(c->p, "no %s: wall times are 0", old ? "timestamps" : "timeDeltas");
+	if (!old && c->have_deltas && c->ndeltas != n)
+		return pp_error(c->p, PPROF_EINPUT, "samples has %zu entries but timeDeltas %zu",
+				n, c->ndeltas);
+	if (old && c->have_stamps && c->nstamps != n && c->nstamps != n + 1)
+		return pp_error(c->p, PPROF_EINPUT, "samples has %zu entries but timestamps %zu",
+				n, c->nstamps);
 	if (old) {
 		/* startTime and endTime are in seconds there; the timestamps in
 		 * microseconds. */
-		if (c->start.set && !num_us(&c->start, 1000000, &base)) {
-			s = range_error(c);
-			goto out;
-		}
-		if (have_times && c->nstamps == n + 1) {
-			have_end = true;
-			endt = c->stamps[n];
-		}
-		/* Whole seconds can lie after the first timestamp. */
-		for (i = 0; i < n; i++) {
-			st[i].t = have_times ? c->stamps[i] : base;
-			if ((!c->start.set && i == 0) || st[i].t < base)
-				base = st[i].t;
+		if (c->start.set && !num_us(&c->start, 1000000, &base))
+			return range_error(c);
+		if (c->have_stamps) {
+			ts = c->stamps;
+			if (c->nstamps == n + 1) {
+				have_end = true;
+				endt = c->stamps[n];
+			}
+			/* Whole seconds can lie after the first timestamp. */
+			for (i = 0; i < n; i++)
+				if ((!c->start.set && i == 0) || ts[i] < base)
+					base = ts[i];
 		}
 	} else {
-		if (c->start.set && !num_us(&c->start, 1, &base)) {
-			s = range_error(c);
-			goto out;
-		}
+		if (c->start.set && !num_us(&c->start, 1, &base))
+			return range_error(c);
 		if (c->end.set) {
-			if (!num_us(&c->end, 1, &endt)) {
-				s = range_error(c);
-				goto out;
-			}
+			if (!num_us(&c->end, 1, &endt))
+				return range_error(c);
 			have_end = true;
 		}
-		cum = base;
-		for (i = 0; i < n; i++) {
-			if (have_times && __builtin_add_overflow(cum, c->deltas[i], &cum)) {
-				s = pp_error_at(c->p, PPROF_EINPUT,
+		if (c->have_deltas) {
+			/* The deltas become timestamps in place. */
+			int64_t cum = base;
+
+			ts = c->deltas;
+			for (i = 0; i < n; i++) {
+				if (__builtin_add_overflow(cum, ts[i], &cum))
+					return pp_error_at(
+						c->p, PPROF_EINPUT,
 						pp_v8_element_offset(c->buf, c->len, c->max_depth,
 								     "timeDeltas", i),
 						"timestamp leaves the 64-bit range");
-				goto out;
+				ts[i] = cum;
 			}
-			st[i].t = cum;
 		}
 	}
-	for (i = 0; i < n; i++) {
-		st[i].i = (uint32_t)i;
-		if (i && st[i].t < st[i - 1].t)
-			sorted = false;
-	}
-	if (!sorted)
-		qsort(st, n, sizeof(*st), cmp_stamp);
+	if (!ts && n)
+		pp_warn(c->p, "no %s: wall times are 0", old ? "timestamps" : "timeDeltas");
 
-	for (i = 0; i < n; i++) {
-		uint32_t k = node[st[i].i];
-		int64_t next = 0, gap = 0, wall, time;
+	/* Usually already in order; a stable sort otherwise. */
+	for (i = 1; ts && i < n; i++)
+		if (ts[i] < ts[i - 1])
+			break;
+	if (ts && i < n) {
+		st = malloc(n * sizeof(*st));
+		if (!st)
+			return pp_nomem(c->p);
+		for (i = 0; i < n; i++) {
+			st[i].t = ts[i];
+			st[i].i = (uint32_t)i;
+		}
+		qsort(st, n, sizeof(*st), cmp_stamp);
+	}
+
+	s = reserve_seq(c->p, n);
+	for (i = 0; s == PPROF_OK && i < n; i++) {
+		size_t fi = st ? st[i].i : i; /* index in file order */
+		uint32_t k = (uint32_t)c->samples[fi];
+		int64_t t = ts ? ts[fi] : base, next = 0, gap = 0, wall, time;
 		bool has_next = i + 1 < n || have_end;
 
 		if (i + 1 < n)
-			next = st[i + 1].t;
+			next = ts ? (st ? st[i + 1].t : ts[i + 1]) : base;
 		else if (have_end)
 			next = endt;
-		if (have_times && has_next && next > st[i].t &&
-		    __builtin_sub_overflow(next, st[i].t, &gap)) {
+		if (ts && has_next && next > t && __builtin_sub_overflow(next, t, &gap))
 			s = range_error(c);
-			goto out;
-		}
-		if (__builtin_mul_overflow(gap, 1000, &wall) ||
-		    __builtin_sub_overflow(st[i].t, base, &time) ||
-		    __builtin_mul_overflow(time, 1000, &time)) {
+		else if (__builtin_mul_overflow(gap, 1000, &wall) ||
+			 __builtin_sub_overflow(t, base, &time) ||
+			 __builtin_mul_overflow(time, 1000, &time))
 			s = range_error(c);
-			goto out;
-		}
+		else if (__builtin_add_overflow(acc[k].wall, wall, &acc[k].wall))
+			s = pp_error(c->p, PPROF_EINPUT,
+				     "sum of wall values leaves the 64-bit range");
+		else
+			s = pp_seq_push(c->p, c->v.nodes[k].model, time, wall);
 		acc[k].count++;
-		if (__builtin_add_overflow(acc[k].wall, wall, &acc[k].wall)) {
-			s = pp_error(c->p, PPROF_EINPUT, "sum of wall values leaves the 64-bit range");
-			goto out;
-		}
-		s = pp_seq_push(c->p, c->v.nodes[k].model, time, wall);
-		if (s != PPROF_OK)
-			goto out;
 	}
-out:
 	free(st);
-	free(node);
 	return s;
 }
 

@@ -38,7 +38,7 @@ static int read_sample(struct heap *h)
 			break;
 		if (t == JSON_ERROR)
 			return pp_v8_json_error(h->p, j);
-		if (json_is(j, "nodeId")) {
+		if (KEY_IS(j, "nodeId")) {
 			t = json_next(j);
 			if (t == JSON_ERROR)
 				return pp_v8_json_error(h->p, j);
@@ -89,7 +89,7 @@ static int top_level(struct heap *h)
 		if (t == JSON_ERROR)
 			return pp_v8_json_error(h->p, j);
 		keypos = json_offset(j);
-		if (json_is(j, "head")) {
+		if (KEY_IS(j, "head")) {
 			if (h->have_head)
 				return pp_error_at(h->p, PPROF_EINPUT, keypos,
 						   "duplicate key \"head\"");
@@ -101,7 +101,7 @@ static int top_level(struct heap *h)
 				return pp_error_at(h->p, PPROF_EINPUT, json_offset(j),
 						   "head is not an object");
 			s = pp_v8_read_node(&h->v);
-		} else if (json_is(j, "samples")) {
+		} else if (KEY_IS(j, "samples")) {
 			if (h->have_samples)
 				return pp_error_at(h->p, PPROF_EINPUT, keypos,
 						   "duplicate key \"samples\"");

@@ -158,13 +158,13 @@ static int frame_field(struct pp_v8 *v, struct pp_v8_node *d, bool *known)
 	struct json *j = v->j;
 
 	*known = true;
-	if (json_is(j, "functionName"))
+	if (KEY_IS(j, "functionName"))
 		return string_field(v, "functionName", &d->name);
-	if (json_is(j, "url"))
+	if (KEY_IS(j, "url"))
 		return string_field(v, "url", &d->url);
-	if (json_is(j, "lineNumber"))
+	if (KEY_IS(j, "lineNumber"))
 		return int_field(v, "lineNumber", &d->line);
-	if (json_is(j, "columnNumber"))
+	if (KEY_IS(j, "columnNumber"))
 		return int_field(v, "columnNumber", &d->column);
 	*known = false;
 	return PPROF_OK;
@@ -277,16 +277,16 @@ int pp_v8_read_node(struct pp_v8 *v)
 		}
 		/* t is JSON_KEY: the parser allows nothing else here. */
 		d = &v->nodes[cur];
-		if (json_is(j, "callFrame")) {
+		if (KEY_IS(j, "callFrame")) {
 			s = read_call_frame(v, cur);
-		} else if (json_is(j, "id")) {
+		} else if (KEY_IS(j, "id")) {
 			s = int_field(v, "node id", &d->id);
 			d->has_id = true;
-		} else if (json_is(j, "hitCount")) {
+		} else if (KEY_IS(j, "hitCount")) {
 			s = int_field(v, "hitCount", &d->hitcount);
-		} else if (json_is(j, "selfSize")) {
+		} else if (KEY_IS(j, "selfSize")) {
 			s = int_field(v, "selfSize", &d->selfsize);
-		} else if (json_is(j, "children")) {
+		} else if (KEY_IS(j, "children")) {
 			t = json_next(j);
 			if (t == JSON_ERROR) {
 				s = pp_v8_json_error(v->p, j);

@@ -15,11 +15,17 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "json.h"
 #include "pprof_private.h"
 
 #define PP_V8_NONE UINT32_MAX
+
+/* The current key or string of parser J is the literal LIT (json_is()
+ * without its strlen(), for the keys read once per node or sample). */
+#define KEY_IS(j, lit) \
+	((j)->len == sizeof(lit) - 1 && memcmp((j)->str, lit, sizeof(lit) - 1) == 0)
 
 struct pp_v8_node {
 	int64_t id;        /* valid when has_id */
