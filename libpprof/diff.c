@@ -1,0 +1,401 @@
+/* diff.c: two folded profiles side by side, as difffolded.pl writes them,
+ * and a fast way to plain folded text that skips the model.
+ *
+ * Folded files of tens of megabytes are the usual input of a diff; building
+ * the call tree only to fold it again costs more than the diff itself, so
+ * plain text goes straight to sorted lines.  Whatever that shortcut is not
+ * sure about goes to the ordinary reader, which has the last word. */
+#include "config.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "pprof_private.h"
+
+/* The folded reader's whitespace. */
+static bool is_space(unsigned char c)
+{
+	return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f';
+}
+
+static int line_cmp(const void *pa, const void *pb)
+{
+	const struct pprof_folded_line *a = pa, *b = pb;
+	int c = memcmp(a->stack, b->stack, a->len < b->len ? a->len : b->len);
+	if (c)
+		return c;
+	return a->len < b->len ? -1 : a->len > b->len;
+}
+
+/* Sorts LINES when they are not in order yet, sums equal stacks and drops
+ * those that sum to 0; *TOTAL gets the sum.  False when a sum leaves int64. */
+static bool sort_merge(struct pprof_folded_line *l, size_t *np, int64_t *total)
+{
+	size_t n = *np;
+	for (size_t i = 1; i < n; i++) {
+		if (line_cmp(&l[i - 1], &l[i]) > 0) {
+			qsort(l, n, sizeof(*l), line_cmp);
+			break;
+		}
+	}
+	size_t j = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (j && l[j - 1].len == l[i].len && memcmp(l[j - 1].stack, l[i].stack, l[i].len) == 0) {
+			if (__builtin_add_overflow(l[j - 1].value, l[i].value, &l[j - 1].value))
+				return false;
+		} else {
+			l[j++] = l[i];
+		}
+	}
+	int64_t t = 0;
+	size_t k = 0;
+	for (size_t i = 0; i < j; i++) {
+		if (l[i].value == 0)
+			continue;
+		if (__builtin_add_overflow(t, l[i].value, &t))
+			return false;
+		l[k++] = l[i];
+	}
+	*np = k;
+	*total = t;
+	return true;
+}
+
+/* Whether [s, e) could be a count to the folded reader (a superset of what
+ * it accepts: sign, digits, a fraction). */
+static bool numeric(const char *s, const char *e)
+{
+	if (s < e && (*s == '-' || *s == '+'))
+		s++;
+	bool digit = false, dot = false;
+	for (; s < e; s++) {
+		if (*s >= '0' && *s <= '9')
+			digit = true;
+		else if (*s == '.' && !dot)
+			dot = true;
+		else
+			return false;
+	}
+	return digit;
+}
+
+enum { FAST_OK, FAST_BAIL, FAST_NOMEM };
+
+/* Parses plain two-column folded text into *OUT (lines pointing into BUF).
+ * FAST_BAIL for anything the folded reader would treat with more care, so
+ * that the reader handles it, with its warnings and messages. */
+static int fast_parse(const unsigned char *buf, size_t len, struct pprof_folded_line **out,
+		      size_t *nout, int64_t *total)
+{
+	if (len == 0 || pp_is_gzip(buf, len) ||
+	    (len >= 2 && ((buf[0] == 0xff && buf[1] == 0xfe) || (buf[0] == 0xfe && buf[1] == 0xff))))
+		return FAST_BAIL;
+	/* The readers' bids, as read.c weighs them: the folded reader, last in
+	 * its list, must bid more than every other. */
+	int fb = pp_reader_folded.bid(buf, len);
+	if (fb <= 0 || pp_reader_pprof.bid(buf, len) >= fb ||
+	    pp_reader_cpuprofile.bid(buf, len) >= fb || pp_reader_heapprofile.bid(buf, len) >= fb)
+		return FAST_BAIL;
+	size_t pos = len >= 3 && buf[0] == 0xef && buf[1] == 0xbb && buf[2] == 0xbf ? 3 : 0;
+	const char *base = (const char *)buf;
+	struct pprof_folded_line *l = NULL;
+	size_t n = 0, cap = 0;
+	while (pos < len) {
+		const char *s = base + pos;
+		const char *nl = memchr(s, '\n', len - pos);
+		const char *e = nl ? nl : base + len;
+		pos = (size_t)(e - base) + 1;
+		while (s < e && is_space((unsigned char)*s))
+			s++;
+		if (s == e || (*s == '#' && (s + 1 == e || s[1] == ' ' || s[1] == '#')))
+			continue;
+		while (e > s && is_space((unsigned char)e[-1]))
+			e--;
+		const char *f = e;
+		while (f > s && !is_space((unsigned char)f[-1]))
+			f--;
+		if (f == s)
+			goto bail;
+		const char *d = f;
+		bool neg = *d == '-';
+		if (neg)
+			d++;
+		if (d == e)
+			goto bail;
+		uint64_t v = 0;
+		for (; d < e; d++) {
+			if (*d < '0' || *d > '9' || v > (UINT64_MAX - 9) / 10)
+				goto bail;
+			v = v * 10 + (uint64_t)(*d - '0');
+		}
+		if (v > (uint64_t)INT64_MAX)
+			goto bail;
+		const char *se = f;
+		while (se > s && is_space((unsigned char)se[-1]))
+			se--;
+		const char *g = se;
+		while (g > s && !is_space((unsigned char)g[-1]))
+			g--;
+		if (g != s && numeric(g, se))
+			goto bail; /* three columns */
+		size_t sl = (size_t)(se - s);
+		if (*s == ';' || se[-1] == ';' || memchr(s, '\r', sl) || memmem(s, sl, ";;", 2))
+			goto bail;
+		if (n == cap) {
+			size_t nc = cap ? cap * 2 : 4096;
+			struct pprof_folded_line *nl2 = realloc(l, nc * sizeof(*nl2));
+			if (!nl2) {
+				free(l);
+				return FAST_NOMEM;
+			}
+			l = nl2;
+			cap = nc;
+		}
+		l[n++] = (struct pprof_folded_line){s, sl, neg ? -(int64_t)v : (int64_t)v};
+	}
+	if (n == 0 || !sort_merge(l, &n, total))
+		goto bail;
+	*out = l;
+	*nout = n;
+	return FAST_OK;
+bail:
+	free(l);
+	return FAST_BAIL;
+}
+
+int pprof_read_file_folded(struct pprof_profile *p, const char *path,
+			   const struct pprof_read_options *o, struct pprof_folded **out)
+{
+	*out = NULL;
+	unsigned char *buf;
+	size_t len;
+	bool mapped;
+	int s = pp_input_load(p, path, o, &buf, &len, &mapped);
+	if (s != PPROF_OK)
+		return s;
+	struct pprof_folded_line *l = NULL;
+	size_t n = 0;
+	int64_t total = 0;
+	int r = fast_parse(buf, len, &l, &n, &total);
+	if (r == FAST_NOMEM) {
+		s = pp_nomem(p);
+	} else if (r == FAST_BAIL) {
+		s = pprof_read_buffer(p, buf, len, o);
+	} else {
+		struct pprof_folded *f = calloc(1, sizeof(*f));
+		char *own = (char *)buf;
+		if (f && mapped) {
+			/* The lines must live in memory that free() releases. */
+			own = malloc(len ? len : 1);
+			if (own) {
+				memcpy(own, buf, len);
+				for (size_t i = 0; i < n; i++)
+					l[i].stack = own + (l[i].stack - (const char *)buf);
+			}
+		}
+		if (!f || !own) {
+			free(f);
+			free(l);
+			s = pp_nomem(p);
+		} else {
+			f->lines = l;
+			f->n = n;
+			f->total = total;
+			f->buf = own;
+			f->buflen = len;
+			*out = f;
+			if (!mapped)
+				return PPROF_OK; /* BUF now belongs to F */
+		}
+	}
+	if (mapped)
+		munmap(buf, len);
+	else
+		free(buf);
+	return s;
+}
+
+/* ---- strip hex ---- */
+
+static bool is_hex(char c)
+{
+	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
+}
+
+int pprof_folded_strip_hex(struct pprof_profile *err, struct pprof_folded *f)
+{
+	/* "0x" + at least one digit always becomes "0x...", which is at most 2
+	 * bytes longer; count to size the new buffer. */
+	size_t size = 0;
+	for (size_t i = 0; i < f->n; i++) {
+		size += f->lines[i].len;
+		const char *s = f->lines[i].stack, *e = s + f->lines[i].len;
+		while ((s = memmem(s, (size_t)(e - s), "0x", 2))) {
+			s += 2;
+			if (s < e && is_hex(*s))
+				size += 2;
+		}
+	}
+	char *nb = malloc(size ? size : 1);
+	if (!nb)
+		return pp_nomem(err);
+	char *at = nb;
+	for (size_t i = 0; i < f->n; i++) {
+		const char *s = f->lines[i].stack, *e = s + f->lines[i].len;
+		char *start = at;
+		while (s < e) {
+			const char *x = memmem(s, (size_t)(e - s), "0x", 2);
+			if (!x) {
+				memcpy(at, s, (size_t)(e - s));
+				at += e - s;
+				break;
+			}
+			memcpy(at, s, (size_t)(x - s) + 2);
+			at += x - s + 2;
+			s = x + 2;
+			if (s < e && is_hex(*s)) {
+				while (s < e && is_hex(*s))
+					s++;
+				memcpy(at, "...", 3);
+				at += 3;
+			}
+		}
+		f->lines[i].stack = start;
+		f->lines[i].len = (size_t)(at - start);
+	}
+	free(f->buf);
+	f->buf = nb;
+	f->buflen = (size_t)(at - nb);
+	int64_t total;
+	if (!sort_merge(f->lines, &f->n, &total))
+		return pp_error(err, PPROF_EINPUT, "sum of values leaves the 64-bit range");
+	f->total = total;
+	return PPROF_OK;
+}
+
+/* ---- the diff ---- */
+
+/* difffolded.pl -n: int($v * $total2 / $total1) in Perl's arithmetic: an
+ * integer product when it fits (unsigned 64 bits), an exact quotient when
+ * it divides, else doubles; int() truncates toward zero. */
+static bool normalize(int64_t v, int64_t t2, int64_t t1, int64_t *out)
+{
+	__int128 prod = (__int128)v * t2;
+	double q;
+	if (prod >= -((__int128)1 << 63) && prod < ((__int128)1 << 64)) {
+		if (prod % t1 == 0) {
+			__int128 r = prod / t1;
+			if (r < INT64_MIN || r > INT64_MAX)
+				return false;
+			*out = (int64_t)r;
+			return true;
+		}
+		q = (double)prod / (double)t1;
+	} else {
+		q = (double)v * (double)t2 / (double)t1;
+	}
+	q = trunc(q);
+	if (!(q >= -9223372036854775808.0 && q < 9223372036854775808.0))
+		return false;
+	*out = (int64_t)q;
+	return true;
+}
+
+int pprof_diff_folded(struct pprof_profile *err, const struct pprof_folded *before,
+		      const struct pprof_folded *after, const struct pprof_diff_options *o,
+		      struct pprof_diff **out)
+{
+	*out = NULL;
+	struct pprof_diff *d = calloc(1, sizeof(*d));
+	size_t cap = before->n + after->n;
+	if (d)
+		d->lines = malloc((cap ? cap : 1) * sizeof(*d->lines));
+	if (!d || !d->lines) {
+		pprof_diff_free(d);
+		return pp_nomem(err);
+	}
+	d->total_before = before->total;
+	d->total_after = after->total;
+	bool scale = o && o->normalize && before->total != after->total && before->total != 0;
+	d->normalized = scale;
+	size_t i = 0, j = 0, n = 0;
+	int64_t sum = 0;
+	while (i < before->n || j < after->n) {
+		int c;
+		if (i == before->n)
+			c = 1;
+		else if (j == after->n)
+			c = -1;
+		else
+			c = line_cmp(&before->lines[i], &after->lines[j]);
+		struct pprof_diff_line *l = &d->lines[n++];
+		if (c <= 0) {
+			l->stack = before->lines[i].stack;
+			l->len = before->lines[i].len;
+			l->before = before->lines[i++].value;
+		} else {
+			l->stack = after->lines[j].stack;
+			l->len = after->lines[j].len;
+			l->before = 0;
+		}
+		l->after = c >= 0 ? after->lines[j++].value : 0;
+		if (scale && !normalize(l->before, after->total, before->total, &l->before)) {
+			pprof_diff_free(d);
+			return pp_error(err, PPROF_EINPUT, "a scaled value leaves the 64-bit range");
+		}
+		if (__builtin_add_overflow(sum, l->before, &sum)) {
+			pprof_diff_free(d);
+			return pp_error(err, PPROF_EINPUT, "sum of values leaves the 64-bit range");
+		}
+	}
+	d->n = n;
+	d->total_before_scaled = sum;
+	*out = d;
+	return PPROF_OK;
+}
+
+void pprof_diff_free(struct pprof_diff *d)
+{
+	if (!d)
+		return;
+	free(d->lines);
+	free(d);
+}
+
+/* Decimal digits of V at the end of BUF (24 bytes); returns the start. */
+static char *i64_dec(char *end, int64_t v)
+{
+	uint64_t u = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
+	do {
+		*--end = (char)('0' + u % 10);
+		u /= 10;
+	} while (u);
+	if (v < 0)
+		*--end = '-';
+	return end;
+}
+
+int pprof_diff_write(const struct pprof_diff *d, FILE *out)
+{
+	errno = 0;
+	for (size_t i = 0; i < d->n; i++) {
+		const struct pprof_diff_line *l = &d->lines[i];
+		char num[64];
+		char *end = num + sizeof(num);
+		*--end = '\n';
+		char *s = i64_dec(end, l->after);
+		*--s = ' ';
+		s = i64_dec(s, l->before);
+		*--s = ' ';
+		if (fwrite(l->stack, 1, l->len, out) != l->len ||
+		    fwrite(s, 1, (size_t)(num + sizeof(num) - s), out) != (size_t)(num + sizeof(num) - s)) {
+			if (!errno)
+				errno = EIO;
+			return PPROF_EIO;
+		}
+	}
+	return PPROF_OK;
+}

@@ -1,0 +1,1298 @@
+/* top.c: the tables.  go tool pprof -top's flat/cum table of one profile,
+ * the by-function table of a diff, and the value labels and units pprof
+ * prints them with (its internal/measurement and internal/report). */
+#include "config.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "pprof_private.h"
+
+/* ---- units ---- */
+
+struct unit {
+	const char *name;
+	const char *alias[3];
+	double factor;
+};
+
+struct unit_type {
+	const struct unit *u;
+	size_t n;
+	const char *defname;
+	double deffactor;
+};
+
+static const struct unit byte_units[] = {
+	{"B", {"b", "byte", NULL}, 1},
+	{"kB", {"kb", "kbyte", "kilobyte"}, 1024.0},
+	{"MB", {"mb", "mbyte", "megabyte"}, 1048576.0},
+	{"GB", {"gb", "gbyte", "gigabyte"}, 1073741824.0},
+	{"TB", {"tb", "tbyte", "terabyte"}, 1099511627776.0},
+	{"PB", {"pb", "pbyte", "petabyte"}, 1125899906842624.0},
+};
+
+static const struct unit time_units[] = {
+	{"ns", {"ns", "nanosecond", NULL}, 1},
+	{"us", {"\xce\xbcs", "us", "microsecond"}, 1e3},
+	{"ms", {"ms", "millisecond", NULL}, 1e6},
+	{"s", {"s", "sec", "second"}, 1e9},
+	{"hrs", {"hour", "hr", NULL}, 3600e9},
+};
+
+static const struct unit gcu_units[] = {
+	{"n*GCU", {"nanogcu", NULL, NULL}, 1e-9},
+	{"u*GCU", {"microgcu", NULL, NULL}, 1e-6},
+	{"m*GCU", {"milligcu", NULL, NULL}, 1e-3},
+	{"GCU", {"gcu", NULL, NULL}, 1},
+	{"k*GCU", {"kilogcu", NULL, NULL}, 1e3},
+	{"M*GCU", {"megagcu", NULL, NULL}, 1e6},
+	{"G*GCU", {"gigagcu", NULL, NULL}, 1e9},
+	{"T*GCU", {"teragcu", NULL, NULL}, 1e12},
+	{"P*GCU", {"petagcu", NULL, NULL}, 1e15},
+};
+
+static const struct unit_type unit_types[] = {
+	{byte_units, sizeof(byte_units) / sizeof(byte_units[0]), "B", 1},
+	{time_units, sizeof(time_units) / sizeof(time_units[0]), "s", 1e9},
+	{gcu_units, sizeof(gcu_units) / sizeof(gcu_units[0]), "GCU", 1},
+};
+
+static void lower(char *d, const char *s, size_t size)
+{
+	size_t i = 0;
+	for (; s[i] && i + 1 < size; i++)
+		d[i] = s[i] >= 'A' && s[i] <= 'Z' ? (char)(s[i] + 32) : s[i];
+	d[i] = '\0';
+}
+
+/* pprof's unit look-up: lower case, and one trailing 's' dropped from a
+ * name longer than two bytes ("seconds", "bytes"). */
+static const struct unit *sniff(const struct unit_type *t, const char *unit)
+{
+	char s[32];
+	size_t n = strlen(unit);
+	if (n >= sizeof(s))
+		return NULL;
+	lower(s, unit, sizeof(s));
+	if (n > 2 && s[n - 1] == 's')
+		s[n - 1] = '\0';
+	for (size_t i = 0; i < t->n; i++)
+		for (size_t a = 0; a < 3 && t->u[i].alias[a]; a++)
+			if (strcmp(t->u[i].alias[a], s) == 0)
+				return &t->u[i];
+	return NULL;
+}
+
+static bool is_auto(const char *to)
+{
+	return strcmp(to, "minimum") == 0 || strcmp(to, "auto") == 0;
+}
+
+/* VALUE in FROM as a number of the unit put in *UNIT ("" for counts). */
+static double scale(int64_t value, const char *from, const char *to, const char **unit)
+{
+	if (value < 0 && value != INT64_MIN)
+		return -scale(-value, from, to, unit);
+	for (size_t k = 0; k < sizeof(unit_types) / sizeof(unit_types[0]); k++) {
+		const struct unit_type *t = &unit_types[k];
+		const struct unit *fu = sniff(t, from);
+		if (!fu)
+			continue;
+		double v = (double)value * fu->factor;
+		if (is_auto(to)) {
+			double f = 0;
+			const char *name = NULL;
+			for (size_t i = 0; i < t->n; i++) {
+				if (t->u[i].factor >= f && v / t->u[i].factor >= 1.0) {
+					f = t->u[i].factor;
+					name = t->u[i].name;
+				}
+			}
+			if (f != 0) {
+				*unit = name;
+				return v / f;
+			}
+			*unit = t->defname;
+			return v / t->deffactor;
+		}
+		const struct unit *tu = sniff(t, to);
+		if (!tu) {
+			*unit = t->defname;
+			return v / t->deffactor;
+		}
+		*unit = tu->name;
+		return v / tu->factor;
+	}
+	if (is_auto(to) || strcmp(to, "count") == 0 || strcmp(to, "sample") == 0 ||
+	    strcmp(to, "unit") == 0)
+		*unit = "";
+	else
+		*unit = to;
+	return (double)value;
+}
+
+size_t pprof_value_label(char *buf, size_t size, int64_t value, const char *from_unit,
+			 const char *to_unit)
+{
+	const char *u;
+	double v = scale(value, from_unit, to_unit, &u);
+	char num[128];
+	snprintf(num, sizeof(num), "%.2f", v);
+	size_t n = strlen(num);
+	if (n >= 3 && strcmp(num + n - 3, ".00") == 0)
+		num[n - 3] = '\0';
+	int r;
+	if (strcmp(num, "0") == 0 || strcmp(num, "-0") == 0)
+		r = snprintf(buf, size, "0");
+	else
+		r = snprintf(buf, size, "%s%s", num, u);
+	return r < 0 ? 0 : (size_t)r;
+}
+
+void pprof_output_unit(char *buf, size_t size, int64_t min, int64_t max, const char *from_unit)
+{
+	char su[64];
+	lower(su, from_unit, sizeof(su));
+	if (min == 0)
+		min = max;
+	const char *minu, *maxu, *unit;
+	scale(min, su, "minimum", &minu);
+	scale(max, su, "minimum", &maxu);
+	unit = minu;
+	/* Go's int64 arithmetic wraps; so does this. */
+	int64_t min100 = (int64_t)((uint64_t)min * 100u);
+	if (strcmp(minu, maxu) != 0 && min100 < max)
+		scale(min100, su, "minimum", &unit);
+	snprintf(buf, size, "%s", *unit ? unit : su);
+}
+
+/* measurement.Percentage: at least two significant digits, "100%" near it. */
+static void percentage(char *buf, size_t size, int64_t value, int64_t total)
+{
+	double r = 0;
+	if (total != 0)
+		r = fabs((double)value / (double)total) * 100;
+	if (r >= 99.95 && r <= 100.05)
+		snprintf(buf, size, "  100%%");
+	else if (r >= 1.0)
+		snprintf(buf, size, "%5.2f%%", r);
+	else
+		snprintf(buf, size, "%5.2g%%", r);
+}
+
+int pprof_table_format_parse(const char *name)
+{
+	if (strcmp(name, "text") == 0)
+		return PPROF_TABLE_TEXT;
+	if (strcmp(name, "tsv") == 0)
+		return PPROF_TABLE_TSV;
+	if (strcmp(name, "json") == 0)
+		return PPROF_TABLE_JSON;
+	return -1;
+}
+
+/* ---- output helpers ---- */
+
+/* A JSON string: invalid UTF-8 becomes U+FFFD so the output stays valid. */
+static void json_str(FILE *out, const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	putc('"', out);
+	while (*p) {
+		unsigned c = *p;
+		if (c == '"' || c == '\\') {
+			putc('\\', out);
+			putc((int)c, out);
+			p++;
+		} else if (c < 0x20) {
+			fprintf(out, "\\u%04x", c);
+			p++;
+		} else if (c < 0x80) {
+			putc((int)c, out);
+			p++;
+		} else {
+			size_t n = c >= 0xf0 && c < 0xf5 ? 4 : c >= 0xe0 ? 3 : c >= 0xc2 && c < 0xe0 ? 2 : 0;
+			size_t k = 1;
+			while (n && k < n && (p[k] & 0xc0) == 0x80)
+				k++;
+			bool ok = n && k == n;
+			if (ok && n == 3) {
+				/* no overlongs, no surrogates */
+				ok = !(c == 0xe0 && p[1] < 0xa0) && !(c == 0xed && p[1] >= 0xa0);
+			} else if (ok && n == 4) {
+				ok = !(c == 0xf0 && p[1] < 0x90) && !(c == 0xf4 && p[1] >= 0x90);
+			}
+			if (ok) {
+				fwrite(p, 1, n, out);
+				p += n;
+			} else {
+				fputs("\\ufffd", out);
+				p++;
+			}
+		}
+	}
+	putc('"', out);
+}
+
+/* A TSV field: tabs and line breaks in names become spaces. */
+static void tsv_str(FILE *out, const char *s)
+{
+	for (; *s; s++)
+		putc(*s == '\t' || *s == '\n' || *s == '\r' ? ' ' : *s, out);
+}
+
+static int finish(FILE *out)
+{
+	if (ferror(out)) {
+		if (!errno)
+			errno = EIO;
+		return PPROF_EIO;
+	}
+	return PPROF_OK;
+}
+
+static uint64_t mag(int64_t v)
+{
+	return v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
+}
+
+static int name_cmp(const char *a, size_t la, const char *b, size_t lb)
+{
+	int c = memcmp(a, b, la < lb ? la : lb);
+	if (c)
+		return c;
+	return la < lb ? -1 : la > lb;
+}
+
+/* ---- the top table of one profile ---- */
+
+struct fun {
+	const char *name;
+	uint32_t len;
+	int64_t flat, cum;
+	uint32_t onpath; /* how many nodes of the current walk's path are it */
+	uint32_t kept;   /* row index + 1 when kept in the table, else 0 */
+	uint8_t in_inline, in_noinline;
+};
+
+struct row {
+	uint32_t fun;
+	const char *name;
+	uint32_t len;
+	int64_t flat, cum;
+};
+
+static int row_cmp_flat(const void *pa, const void *pb)
+{
+	const struct row *a = pa, *b = pb;
+	uint64_t x = mag(a->flat), y = mag(b->flat);
+	if (x != y)
+		return x > y ? -1 : 1;
+	int c = name_cmp(a->name, a->len, b->name, b->len);
+	if (c)
+		return c;
+	x = mag(a->cum);
+	y = mag(b->cum);
+	return x != y ? (x > y ? -1 : 1) : 0;
+}
+
+static int row_cmp_cum(const void *pa, const void *pb)
+{
+	const struct row *a = pa, *b = pb;
+	uint64_t x = mag(a->cum), y = mag(b->cum);
+	if (x != y)
+		return x > y ? -1 : 1;
+	int c = name_cmp(a->name, a->len, b->name, b->len);
+	if (c)
+		return c;
+	x = mag(a->flat);
+	y = mag(b->flat);
+	return x != y ? (x > y ? -1 : 1) : 0;
+}
+
+/* The tree's children lists, and the walk's stack. */
+struct walk {
+	uint32_t *first; /* children of n: kids[first[n] .. first[n + 1]) */
+	uint32_t *kids;
+	uint32_t *stack, *cursor;
+};
+
+static void walk_release(struct walk *w)
+{
+	free(w->first);
+	free(w->kids);
+	free(w->stack);
+	free(w->cursor);
+}
+
+static bool walk_init(struct walk *w, const struct pprof_profile *p)
+{
+	uint32_t n = p->nnodes;
+	w->first = calloc((size_t)n + 1, sizeof(*w->first));
+	w->kids = malloc((size_t)(n ? n : 1) * sizeof(*w->kids));
+	w->stack = malloc((size_t)(n ? n : 1) * sizeof(*w->stack));
+	w->cursor = malloc((size_t)(n ? n : 1) * sizeof(*w->cursor));
+	if (!w->first || !w->kids || !w->stack || !w->cursor)
+		return false;
+	for (uint32_t i = 1; i < n; i++)
+		w->first[p->nodes[i].parent + 1]++;
+	for (uint32_t i = 0; i < n; i++)
+		w->first[i + 1] += w->first[i];
+	/* cursor doubles as the fill position here */
+	for (uint32_t i = 0; i < n; i++)
+		w->cursor[i] = w->first[i];
+	for (uint32_t i = 1; i < n; i++)
+		w->kids[w->cursor[p->nodes[i].parent]++] = i;
+	return true;
+}
+
+/* The edges caller -> callee between kept functions, for pprof's
+ * "(inline)" labels: an edge is inline when every call along it was, and
+ * it counts only when its weight (the samples through it, once each) is at
+ * least pprof's -edgefraction (0.001) of the total. */
+struct edges {
+	uint64_t *keys;
+	int64_t *weight;
+	uint32_t *onpath; /* occurrences on the walk's path */
+	uint8_t *flags;   /* 1: present, 2: some call not inlined */
+	size_t cap;
+};
+
+static size_t edge_slot(struct edges *e, uint32_t from, uint32_t to)
+{
+	uint64_t key = ((uint64_t)from << 32) | to;
+	size_t i = (size_t)((key * 0x9E3779B97F4A7C15ull) >> 20) & (e->cap - 1);
+	while (e->flags[i] && e->keys[i] != key)
+		i = (i + 1) & (e->cap - 1);
+	e->keys[i] = key;
+	return i;
+}
+
+struct top_work {
+	struct pprof_profile *p;
+	uint32_t *ffun; /* frame -> function */
+	struct fun *fn;
+	uint32_t nfn;
+	int64_t *sub;  /* value of the node's subtree */
+	uint8_t *live; /* a sample with a non-zero value in the subtree */
+	struct walk w;
+};
+
+/* cum: a sample counts once for each function on its stack, so the value
+ * of a node's subtree goes to its function where no ancestor has it. */
+static int walk_cum(struct top_work *t)
+{
+	struct pprof_profile *p = t->p;
+	struct walk *w = &t->w;
+	size_t sp = 0;
+	w->stack[sp] = 0;
+	w->cursor[sp++] = w->first[0];
+	while (sp) {
+		uint32_t n = w->stack[sp - 1];
+		if (w->cursor[sp - 1] < w->first[n + 1]) {
+			uint32_t c = w->kids[w->cursor[sp - 1]++];
+			if (!t->live[c] && t->sub[c] == 0)
+				continue;
+			struct fun *f = &t->fn[t->ffun[p->nodes[c].frame]];
+			if (f->onpath++ == 0 && __builtin_add_overflow(f->cum, t->sub[c], &f->cum))
+				return pp_error(p, PPROF_EINPUT, "sum of values leaves the 64-bit range");
+			w->stack[sp] = c;
+			w->cursor[sp++] = w->first[c];
+			continue;
+		}
+		if (n)
+			t->fn[t->ffun[p->nodes[n].frame]].onpath--;
+		sp--;
+	}
+	return PPROF_OK;
+}
+
+/* pprof labels a row "(inline)" when the calls into it from the nearest
+ * kept caller were all inlined, "(partial-inline)" when only some were; a
+ * sample counts an edge once, where it first occurs from the root. */
+static int walk_inline(struct top_work *t, int64_t flat_all)
+{
+	struct pprof_profile *p = t->p;
+	struct walk *w = &t->w;
+	struct edges e = {0};
+	size_t nn = p->nnodes ? p->nnodes : 1;
+	e.cap = 1024;
+	while (e.cap < nn * 2)
+		e.cap *= 2;
+	e.keys = malloc(e.cap * sizeof(*e.keys));
+	e.weight = calloc(e.cap, sizeof(*e.weight));
+	e.onpath = calloc(e.cap, sizeof(*e.onpath));
+	e.flags = calloc(e.cap, 1);
+	/* per path level: the nearest kept function at or above it (+1), and
+	 * the edge into it (+1) */
+	uint32_t *near = malloc(nn * sizeof(*near));
+	size_t *slot = malloc(nn * sizeof(*slot));
+	int s = PPROF_OK;
+	if (!e.keys || !e.weight || !e.onpath || !e.flags || !near || !slot) {
+		s = pp_nomem(p);
+		goto out;
+	}
+	size_t sp = 0;
+	w->stack[sp] = 0;
+	near[sp] = 0;
+	slot[sp] = 0;
+	w->cursor[sp++] = w->first[0];
+	while (sp) {
+		uint32_t n = w->stack[sp - 1];
+		if (w->cursor[sp - 1] == w->first[n + 1]) {
+			sp--;
+			if (slot[sp])
+				e.onpath[slot[sp] - 1]--;
+			continue;
+		}
+		uint32_t c = w->kids[w->cursor[sp - 1]++];
+		if (!t->live[c])
+			continue;
+		uint32_t f = t->ffun[p->nodes[c].frame];
+		uint32_t up = near[sp - 1];
+		size_t k = 0;
+		if (t->fn[f].kept) {
+			if (up && up - 1 != f) {
+				k = edge_slot(&e, up - 1, f);
+				if (e.onpath[k]++ == 0) {
+					bool inl = p->frames[p->nodes[c].frame].flags & PP_FRAME_INLINED;
+					e.weight[k] += t->sub[c];
+					e.flags[k] |= 1 | (inl ? 0 : 2);
+				}
+				k++;
+			}
+			up = f + 1;
+		}
+		w->stack[sp] = c;
+		near[sp] = up;
+		slot[sp] = k;
+		w->cursor[sp++] = w->first[c];
+	}
+	int64_t cutoff = (int64_t)((double)flat_all * 0.001);
+	for (size_t i = 0; i < e.cap; i++) {
+		if (!e.flags[i] || mag(e.weight[i]) < mag(cutoff))
+			continue;
+		struct fun *f = &t->fn[(uint32_t)e.keys[i]];
+		if (e.flags[i] & 2)
+			f->in_noinline = 1;
+		else
+			f->in_inline = 1;
+	}
+out:
+	free(e.keys);
+	free(e.weight);
+	free(e.onpath);
+	free(e.flags);
+	free(near);
+	free(slot);
+	return s;
+}
+
+/* The string id of KEY among the label keys, or 0. */
+static uint32_t label_key(const struct pprof_profile *p, const char *key)
+{
+	size_t n = strlen(key);
+	for (uint32_t i = 0; i < p->nlabels; i++) {
+		uint32_t k = p->labels[i].key;
+		if (pp_strlen(p, k) == n && memcmp(pp_str(p, k), key, n) == 0)
+			return k;
+	}
+	return 0;
+}
+
+static bool has_label(const struct pprof_profile *p, uint32_t set, uint32_t key, const char *val)
+{
+	if (set == 0 || set >= p->nlabelsets)
+		return false;
+	size_t n = strlen(val);
+	for (uint32_t i = p->labelsets[set]; i < p->labelsets[set + 1]; i++) {
+		const struct pp_label *l = &p->labels[i];
+		if (l->key == key && l->str && pp_strlen(p, l->str) == n &&
+		    memcmp(pp_str(p, l->str), val, n) == 0)
+			return true;
+	}
+	return false;
+}
+
+/* The names of the frames at the granularity, and their functions. */
+static int top_functions(struct top_work *t, enum pprof_granularity g, bool *any_inline)
+{
+	struct pprof_profile *p = t->p;
+	t->ffun = malloc((size_t)(p->nframes ? p->nframes : 1) * sizeof(*t->ffun));
+	if (!t->ffun)
+		return pp_nomem(p);
+	struct pp_buf b;
+	pp_buf_init(&b);
+	*any_inline = false;
+	t->ffun[0] = 0;
+	for (uint32_t i = 1; i < p->nframes; i++) {
+		b.len = 0;
+		if (!pp_frame_name(p, i, g, &b)) {
+			pp_buf_release(&b);
+			return pp_nomem(p);
+		}
+		int s = pp_intern(p, b.s, b.len, &t->ffun[i]);
+		if (s != PPROF_OK) {
+			pp_buf_release(&b);
+			return s;
+		}
+		if (p->frames[i].flags & PP_FRAME_INLINED)
+			*any_inline = true;
+	}
+	pp_buf_release(&b);
+	uint32_t *strfun = malloc((size_t)p->nstrs * sizeof(*strfun));
+	t->fn = calloc(p->nframes ? p->nframes : 1, sizeof(*t->fn));
+	if (!strfun || !t->fn) {
+		free(strfun);
+		return pp_nomem(p);
+	}
+	memset(strfun, 0xff, (size_t)p->nstrs * sizeof(*strfun));
+	for (uint32_t i = 1; i < p->nframes; i++) {
+		uint32_t s = t->ffun[i];
+		if (strfun[s] == UINT32_MAX) {
+			strfun[s] = t->nfn;
+			t->fn[t->nfn].name = pp_str(p, s);
+			t->fn[t->nfn].len = pp_strlen(p, s);
+			t->nfn++;
+		}
+		t->ffun[i] = strfun[s];
+	}
+	free(strfun);
+	return PPROF_OK;
+}
+
+static size_t top_strsize(const char *s)
+{
+	return strlen(s) + 1;
+}
+
+int pprof_top(struct pprof_profile *p, const struct pprof_top_options *o, struct pprof_top **out)
+{
+	*out = NULL;
+	if (o->sample_index < 0 || (uint32_t)o->sample_index >= p->ntypes)
+		return pp_error(p, PPROF_EUSAGE, "no sample type selected");
+	uint32_t sel = (uint32_t)o->sample_index;
+	struct top_work t;
+	memset(&t, 0, sizeof(t));
+	t.p = p;
+	struct row *rows = NULL;
+	struct pprof_top *tab = NULL;
+	bool any_inline = false;
+	int s = top_functions(&t, o->granularity, &any_inline);
+	if (s != PPROF_OK)
+		goto out;
+
+	uint32_t nn = p->nnodes;
+	t.sub = calloc(nn ? nn : 1, sizeof(*t.sub));
+	t.live = calloc(nn ? nn : 1, 1);
+	if (!t.sub || !t.live || !walk_init(&t.w, p)) {
+		s = pp_nomem(p);
+		goto out;
+	}
+
+	/* Values per node, and pprof's total: the magnitudes of all samples,
+	 * or of the base samples only in a -diff_base profile. */
+	uint32_t base = p->nlabelsets > 1 ? label_key(p, "pprof::base") : 0;
+	uint64_t total = 0, basetotal = 0;
+	for (uint32_t e = 0; e < p->nentries; e++) {
+		int64_t v = p->values[(size_t)e * p->ntypes + sel];
+		uint32_t n = p->entries[e].node;
+		if (v == 0)
+			continue;
+		if (__builtin_add_overflow(t.sub[n], v, &t.sub[n]) ||
+		    __builtin_add_overflow(total, mag(v), &total) || total > INT64_MAX) {
+			s = pp_error(p, PPROF_EINPUT, "sum of values leaves the 64-bit range");
+			goto out;
+		}
+		t.live[n] = 1;
+		if (base && has_label(p, p->entries[e].labels, base, "true"))
+			basetotal += mag(v);
+	}
+	/* flat: the node's own value goes to the function of its frame */
+	for (uint32_t n = 1; n < nn; n++) {
+		struct fun *f = &t.fn[t.ffun[p->nodes[n].frame]];
+		if (__builtin_add_overflow(f->flat, t.sub[n], &f->flat)) {
+			s = pp_error(p, PPROF_EINPUT, "sum of values leaves the 64-bit range");
+			goto out;
+		}
+	}
+	/* Parents have smaller ids than their children. */
+	for (uint32_t n = nn; n-- > 1;) {
+		uint32_t up = p->nodes[n].parent;
+		if (__builtin_add_overflow(t.sub[up], t.sub[n], &t.sub[up])) {
+			s = pp_error(p, PPROF_EINPUT, "sum of values leaves the 64-bit range");
+			goto out;
+		}
+		t.live[up] |= t.live[n];
+	}
+	s = walk_cum(&t);
+	if (s != PPROF_OK)
+		goto out;
+
+	size_t nrows = 0;
+	rows = malloc((size_t)(t.nfn ? t.nfn : 1) * sizeof(*rows));
+	if (!rows) {
+		s = pp_nomem(p);
+		goto out;
+	}
+	for (uint32_t f = 0; f < t.nfn; f++)
+		if (t.fn[f].flat || t.fn[f].cum)
+			rows[nrows++] = (struct row){f, t.fn[f].name, t.fn[f].len, t.fn[f].flat,
+						     t.fn[f].cum};
+	qsort(rows, nrows, sizeof(*rows), o->cum ? row_cmp_cum : row_cmp_flat);
+	size_t keep = o->limit && o->limit < nrows ? o->limit : nrows;
+	for (size_t i = 0; i < keep; i++)
+		t.fn[rows[i].fun].kept = (uint32_t)i + 1;
+	if (any_inline) {
+		int64_t flat_all = 0;
+		for (size_t i = 0; i < nrows; i++)
+			flat_all += rows[i].flat;
+		s = walk_inline(&t, flat_all);
+		if (s != PPROF_OK)
+			goto out;
+	}
+
+	/* The table owns copies of what it shows. */
+	const char *type = pp_str(p, p->types[sel].type), *unit = pp_str(p, p->types[sel].unit);
+	size_t size = top_strsize(type) + top_strsize(unit);
+	size_t ncom = 0;
+	for (uint32_t i = 0; i < p->ncomments; i++) {
+		const char *c = pp_str(p, p->comments[i]);
+		if (c[0] != '#') {
+			size += top_strsize(c);
+			ncom++;
+		}
+	}
+	for (size_t i = 0; i < keep; i++)
+		size += (size_t)rows[i].len + 1;
+	tab = calloc(1, sizeof(*tab));
+	if (tab) {
+		tab->buf = malloc(size);
+		tab->rows = malloc((keep ? keep : 1) * sizeof(*tab->rows));
+		tab->comments = malloc((ncom ? ncom : 1) * sizeof(*tab->comments));
+	}
+	if (!tab || !tab->buf || !tab->rows || !tab->comments) {
+		s = pp_nomem(p);
+		goto out;
+	}
+	char *at = tab->buf;
+#define COPY(dst, src, n)                \
+	do {                             \
+		memcpy(at, (src), (n));  \
+		at[(n)] = '\0';          \
+		(dst) = at;              \
+		at += (n) + 1;           \
+	} while (0)
+	COPY(tab->type, type, strlen(type));
+	COPY(tab->unit, unit, strlen(unit));
+	for (uint32_t i = 0; i < p->ncomments; i++) {
+		const char *c = pp_str(p, p->comments[i]);
+		if (c[0] != '#')
+			COPY(tab->comments[tab->ncomments++], c, strlen(c));
+	}
+	for (size_t i = 0; i < keep; i++) {
+		const struct fun *f = &t.fn[rows[i].fun];
+		struct pprof_top_row *r = &tab->rows[i];
+		COPY(r->name, rows[i].name, rows[i].len);
+		r->flat = rows[i].flat;
+		r->cum = rows[i].cum;
+		r->inlined = f->in_inline ? (f->in_noinline ? PPROF_TOP_PARTLY_INLINED : PPROF_TOP_INLINED)
+					  : PPROF_TOP_NOT_INLINED;
+		tab->flat_sum += r->flat; /* |flat| <= total: no overflow */
+	}
+#undef COPY
+	tab->n = keep;
+	tab->nall = nrows;
+	tab->total = (int64_t)(basetotal ? basetotal : total);
+	tab->time_nanos = p->time_nanos;
+	tab->duration_nanos = p->duration_nanos;
+	*out = tab;
+	tab = NULL;
+out:
+	pprof_top_free(tab);
+	free(rows);
+	free(t.ffun);
+	free(t.fn);
+	free(t.sub);
+	free(t.live);
+	walk_release(&t.w);
+	return s;
+}
+
+void pprof_top_free(struct pprof_top *t)
+{
+	if (!t)
+		return;
+	free(t->rows);
+	free(t->comments);
+	free(t->buf);
+	free(t);
+}
+
+/* Go's "Jan 2, 2006 at 3:04pm (MST)" in the local time zone. */
+static void go_time(char *buf, size_t size, int64_t nanos)
+{
+	static const char *const mon[] = {"Jan", "Feb", "Mar", "Apr", "May", "Jun",
+					  "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"};
+	int64_t sec = nanos / 1000000000;
+	if (nanos % 1000000000 < 0)
+		sec--;
+	time_t tt = (time_t)sec;
+	struct tm tm;
+	if (!localtime_r(&tt, &tm)) {
+		snprintf(buf, size, "?");
+		return;
+	}
+	int h = tm.tm_hour % 12;
+	snprintf(buf, size, "%s %d, %d at %d:%02d%s (%s)", mon[tm.tm_mon], tm.tm_mday,
+		 tm.tm_year + 1900, h ? h : 12, tm.tm_min, tm.tm_hour < 12 ? "am" : "pm",
+		 tm.tm_zone ? tm.tm_zone : "UTC");
+}
+
+static void top_text(const struct pprof_top *t, FILE *out)
+{
+	char unit[64], a[160], b[160], c[160], d[32], e[32], f[32];
+	int64_t min = 0;
+	for (size_t i = 0; i < t->n; i++) {
+		uint64_t m = mag(t->rows[i].flat);
+		if (m == 0)
+			m = mag(t->rows[i].cum);
+		if (m > 0 && (min == 0 || m < (uint64_t)min))
+			min = (int64_t)m;
+	}
+	pprof_output_unit(unit, sizeof(unit), min, t->total, t->unit);
+
+	for (size_t i = 0; i < t->ncomments; i++)
+		fprintf(out, "%s\n", t->comments[i]);
+	fprintf(out, "Type: %s\n", t->type);
+	if (t->time_nanos) {
+		go_time(a, sizeof(a), t->time_nanos);
+		fprintf(out, "Time: %s\n", a);
+	}
+	if (t->duration_nanos) {
+		pprof_value_label(a, sizeof(a), t->duration_nanos, "nanoseconds", "auto");
+		pprof_value_label(b, sizeof(b), t->total, t->unit, unit);
+		const char *u;
+		double ns = scale(t->total, t->unit, "nanoseconds", &u);
+		c[0] = '\0';
+		if (strcmp(u, "ns") == 0 && ns != 0) {
+			percentage(d, sizeof(d), (int64_t)ns, t->duration_nanos);
+			snprintf(c, sizeof(c), "(%s)", d);
+		}
+		fprintf(out, "Duration: %s, Total samples = %s %s\n", a, b, c);
+	}
+	pprof_value_label(a, sizeof(a), t->flat_sum, t->unit, unit);
+	pprof_value_label(b, sizeof(b), t->total, t->unit, unit);
+	percentage(d, sizeof(d), t->flat_sum, t->total);
+	const char *pct = d;
+	while (*pct == ' ')
+		pct++;
+	fprintf(out, "Showing nodes accounting for %s, %s of %s total\n", a, pct, b);
+	if (t->total != 0 && t->n > 0 && t->n < t->nall)
+		fprintf(out, "Showing top %zu nodes out of %zu\n", t->n, t->nall);
+	fprintf(out, "%10s %5s%% %5s%% %10s %5s%%\n", "flat", "flat", "sum", "cum", "cum");
+	int64_t sum = 0;
+	for (size_t i = 0; i < t->n; i++) {
+		const struct pprof_top_row *r = &t->rows[i];
+		sum += r->flat;
+		pprof_value_label(a, sizeof(a), r->flat, t->unit, unit);
+		pprof_value_label(c, sizeof(c), r->cum, t->unit, unit);
+		percentage(d, sizeof(d), r->flat, t->total);
+		percentage(e, sizeof(e), sum, t->total);
+		percentage(f, sizeof(f), r->cum, t->total);
+		fprintf(out, "%10s %s %s %10s %s  %s%s\n", a, d, e, c, f, r->name,
+			r->inlined == PPROF_TOP_INLINED	       ? " (inline)"
+			: r->inlined == PPROF_TOP_PARTLY_INLINED ? " (partial-inline)"
+								 : "");
+	}
+}
+
+static double pct_of(int64_t v, int64_t total)
+{
+	return total ? (double)v / (double)total * 100 : 0;
+}
+
+static const char *inline_name(enum pprof_top_inline i)
+{
+	return i == PPROF_TOP_INLINED ? "inline" : i == PPROF_TOP_PARTLY_INLINED ? "partial-inline" : "";
+}
+
+int pprof_top_write(const struct pprof_top *t, enum pprof_table_format fmt, FILE *out)
+{
+	errno = 0;
+	int64_t sum = 0;
+	switch (fmt) {
+	case PPROF_TABLE_TEXT:
+		top_text(t, out);
+		break;
+	case PPROF_TABLE_TSV:
+		fputs("# type\t", out);
+		tsv_str(out, t->type);
+		putc('\t', out);
+		tsv_str(out, t->unit);
+		fprintf(out, "\n# total\t%" PRId64 "\n# rows\t%zu\t%zu\n", t->total, t->n, t->nall);
+		fputs("flat\tflat%\tsum%\tcum\tcum%\tfunction\tinline\n", out);
+		for (size_t i = 0; i < t->n; i++) {
+			const struct pprof_top_row *r = &t->rows[i];
+			sum += r->flat;
+			fprintf(out, "%" PRId64 "\t%.4f\t%.4f\t%" PRId64 "\t%.4f\t", r->flat,
+				pct_of(r->flat, t->total), pct_of(sum, t->total), r->cum,
+				pct_of(r->cum, t->total));
+			tsv_str(out, r->name);
+			fprintf(out, "\t%s\n", inline_name(r->inlined));
+		}
+		break;
+	case PPROF_TABLE_JSON:
+		fputs("{\"type\":", out);
+		json_str(out, t->type);
+		fputs(",\"unit\":", out);
+		json_str(out, t->unit);
+		fprintf(out, ",\"total\":%" PRId64 ",\"flat_sum\":%" PRId64 ",\"rows_total\":%zu",
+			t->total, t->flat_sum, t->nall);
+		if (t->time_nanos)
+			fprintf(out, ",\"time_nanos\":%" PRId64, t->time_nanos);
+		if (t->duration_nanos)
+			fprintf(out, ",\"duration_nanos\":%" PRId64, t->duration_nanos);
+		fputs(",\"rows\":[", out);
+		for (size_t i = 0; i < t->n; i++) {
+			const struct pprof_top_row *r = &t->rows[i];
+			sum += r->flat;
+			fputs(i ? ",\n{\"function\":" : "\n{\"function\":", out);
+			json_str(out, r->name);
+			fprintf(out,
+				",\"flat\":%" PRId64 ",\"flat_pct\":%.4f,\"sum_pct\":%.4f,\"cum\":%" PRId64
+				",\"cum_pct\":%.4f",
+				r->flat, pct_of(r->flat, t->total), pct_of(sum, t->total), r->cum,
+				pct_of(r->cum, t->total));
+			if (r->inlined)
+				fprintf(out, ",\"inline\":\"%s\"", inline_name(r->inlined));
+			putc('}', out);
+		}
+		fputs("]}\n", out);
+		break;
+	}
+	return finish(out);
+}
+
+/* ---- the table of a diff ---- */
+
+struct dfun {
+	const char *name;
+	uint32_t len;
+	uint64_t hash;
+	size_t mark; /* the last line (+1) that counted it in total */
+	int64_t sb, sa, tb, ta;
+};
+
+static uint64_t hash_name(const char *s, size_t n)
+{
+	uint64_t h = 0x9E3779B97F4A7C15ull ^ n;
+	while (n >= 8) {
+		uint64_t w;
+		memcpy(&w, s, 8);
+		h = (h ^ w) * 0xff51afd7ed558ccdull;
+		h ^= h >> 32;
+		s += 8;
+		n -= 8;
+	}
+	uint64_t w = 0;
+	memcpy(&w, s, n);
+	h = (h ^ w) * 0xc4ceb9fe1a85ec53ull;
+	h ^= h >> 29;
+	return h;
+}
+
+struct dtab {
+	struct pprof_profile *err;
+	struct dfun *fn;
+	uint32_t nfn, capfn;
+	uint32_t *slots; /* function + 1, 0 = empty */
+	size_t cap;
+};
+
+static int dtab_find(struct dtab *t, const char *s, size_t n, uint32_t *id)
+{
+	if (n > UINT32_MAX)
+		return pp_error(t->err, PPROF_EINPUT, "frame name longer than 4 GiB");
+	uint64_t h = hash_name(s, n);
+	size_t i = (size_t)h & (t->cap - 1);
+	while (t->slots[i]) {
+		struct dfun *f = &t->fn[t->slots[i] - 1];
+		if (f->hash == h && f->len == n && memcmp(f->name, s, n) == 0) {
+			*id = t->slots[i] - 1;
+			return PPROF_OK;
+		}
+		i = (i + 1) & (t->cap - 1);
+	}
+	if (t->nfn == t->capfn) {
+		uint32_t cap = t->capfn ? t->capfn * 2 : 1024;
+		if (cap < t->capfn)
+			return pp_nomem(t->err);
+		struct dfun *nf = realloc(t->fn, (size_t)cap * sizeof(*nf));
+		if (!nf)
+			return pp_nomem(t->err);
+		t->fn = nf;
+		t->capfn = cap;
+	}
+	*id = t->nfn;
+	t->fn[t->nfn++] = (struct dfun){s, (uint32_t)n, h, 0, 0, 0, 0, 0};
+	t->slots[i] = t->nfn;
+	if ((size_t)t->nfn * 2 > t->cap) {
+		size_t cap = t->cap * 2;
+		uint32_t *ns = calloc(cap, sizeof(*ns));
+		if (!ns)
+			return pp_nomem(t->err);
+		for (uint32_t k = 0; k < t->nfn; k++) {
+			size_t j = (size_t)t->fn[k].hash & (cap - 1);
+			while (ns[j])
+				j = (j + 1) & (cap - 1);
+			ns[j] = k + 1;
+		}
+		free(t->slots);
+		t->slots = ns;
+		t->cap = cap;
+	}
+	return PPROF_OK;
+}
+
+struct drow {
+	const struct dfun *f;
+	int64_t ds, dt;
+};
+
+static int drow_cmp_self(const void *pa, const void *pb)
+{
+	const struct drow *a = pa, *b = pb;
+	uint64_t x = mag(a->ds), y = mag(b->ds);
+	if (x != y)
+		return x > y ? -1 : 1;
+	int c = name_cmp(a->f->name, a->f->len, b->f->name, b->f->len);
+	if (c)
+		return c;
+	x = mag(a->dt);
+	y = mag(b->dt);
+	return x != y ? (x > y ? -1 : 1) : 0;
+}
+
+static int drow_cmp_total(const void *pa, const void *pb)
+{
+	const struct drow *a = pa, *b = pb;
+	uint64_t x = mag(a->dt), y = mag(b->dt);
+	if (x != y)
+		return x > y ? -1 : 1;
+	int c = name_cmp(a->f->name, a->f->len, b->f->name, b->f->len);
+	if (c)
+		return c;
+	x = mag(a->ds);
+	y = mag(b->ds);
+	return x != y ? (x > y ? -1 : 1) : 0;
+}
+
+static bool add_to(int64_t *dst, int64_t v)
+{
+	return !__builtin_add_overflow(*dst, v, dst);
+}
+
+int pprof_diff_table(struct pprof_profile *err, const struct pprof_diff *d, int cum,
+		     struct pprof_diff_table **out)
+{
+	*out = NULL;
+	struct dtab t = {err, NULL, 0, 0, NULL, 1024};
+	struct drow *rows = NULL;
+	struct pprof_diff_table *tab = NULL;
+	int s = PPROF_OK;
+	t.slots = calloc(t.cap, sizeof(*t.slots));
+	if (!t.slots) {
+		s = pp_nomem(err);
+		goto out;
+	}
+	for (size_t i = 0; i < d->n; i++) {
+		const struct pprof_diff_line *l = &d->lines[i];
+		const char *p = l->stack, *end = l->stack + l->len;
+		for (;;) {
+			const char *semi = memchr(p, ';', (size_t)(end - p));
+			const char *fe = semi ? semi : end;
+			uint32_t id = 0;
+			s = dtab_find(&t, p, (size_t)(fe - p), &id);
+			if (s != PPROF_OK)
+				goto out;
+			struct dfun *f = &t.fn[id];
+			if (f->mark != i + 1) {
+				f->mark = i + 1;
+				if (!add_to(&f->tb, l->before) || !add_to(&f->ta, l->after))
+					goto overflow;
+			}
+			if (!semi) {
+				if (!add_to(&f->sb, l->before) || !add_to(&f->sa, l->after))
+					goto overflow;
+				break;
+			}
+			p = semi + 1;
+		}
+	}
+	rows = malloc((size_t)(t.nfn ? t.nfn : 1) * sizeof(*rows));
+	if (!rows) {
+		s = pp_nomem(err);
+		goto out;
+	}
+	size_t n = 0, size = 0;
+	for (uint32_t k = 0; k < t.nfn; k++) {
+		struct dfun *f = &t.fn[k];
+		int64_t ds, dt;
+		if (__builtin_sub_overflow(f->sa, f->sb, &ds) || __builtin_sub_overflow(f->ta, f->tb, &dt))
+			goto overflow;
+		if (ds || dt) {
+			rows[n++] = (struct drow){f, ds, dt};
+			size += (size_t)f->len + 1;
+		}
+	}
+	qsort(rows, n, sizeof(*rows), cum ? drow_cmp_total : drow_cmp_self);
+	tab = calloc(1, sizeof(*tab));
+	if (tab) {
+		tab->rows = malloc((n ? n : 1) * sizeof(*tab->rows));
+		tab->buf = malloc(size ? size : 1);
+	}
+	if (!tab || !tab->rows || !tab->buf) {
+		s = pp_nomem(err);
+		goto out;
+	}
+	char *at = tab->buf;
+	for (size_t i = 0; i < n; i++) {
+		const struct dfun *f = rows[i].f;
+		memcpy(at, f->name, f->len);
+		at[f->len] = '\0';
+		tab->rows[i] = (struct pprof_diff_row){at, f->sb, f->sa, f->tb, f->ta};
+		at += f->len + 1;
+	}
+	tab->n = n;
+	*out = tab;
+	tab = NULL;
+	goto out;
+overflow:
+	s = pp_error(err, PPROF_EINPUT, "sum of values leaves the 64-bit range");
+out:
+	pprof_diff_table_free(tab);
+	free(rows);
+	free(t.fn);
+	free(t.slots);
+	return s;
+}
+
+void pprof_diff_table_free(struct pprof_diff_table *t)
+{
+	if (!t)
+		return;
+	free(t->rows);
+	free(t->buf);
+	free(t);
+}
+
+/* A signed label: "+" before growth. */
+static void signed_label(char *buf, size_t size, int64_t v, const char *from, const char *unit)
+{
+	if (v > 0) {
+		buf[0] = '+';
+		pprof_value_label(buf + 1, size - 1, v, from, unit);
+	} else {
+		pprof_value_label(buf, size, v, from, unit);
+	}
+}
+
+static void signed_pct(char *buf, size_t size, int64_t v, int64_t base)
+{
+	if (base == 0)
+		snprintf(buf, size, v ? "n/a" : "0%%");
+	else
+		snprintf(buf, size, "%+.2f%%", (double)v / (double)base * 100);
+}
+
+/* Cells of one text row, for measuring and printing. */
+#define DCOLS 8
+struct dcells {
+	char c[DCOLS][96];
+};
+
+static void diff_cells(struct dcells *x, const struct pprof_diff_row *r, const char *from,
+		       const char *unit, int64_t base)
+{
+	int64_t ds = r->self_after - r->self_before, dt = r->total_after - r->total_before;
+	pprof_value_label(x->c[0], sizeof(x->c[0]), r->self_before, from, unit);
+	pprof_value_label(x->c[1], sizeof(x->c[1]), r->self_after, from, unit);
+	signed_label(x->c[2], sizeof(x->c[2]), ds, from, unit);
+	signed_pct(x->c[3], sizeof(x->c[3]), ds, base);
+	pprof_value_label(x->c[4], sizeof(x->c[4]), r->total_before, from, unit);
+	pprof_value_label(x->c[5], sizeof(x->c[5]), r->total_after, from, unit);
+	signed_label(x->c[6], sizeof(x->c[6]), dt, from, unit);
+	signed_pct(x->c[7], sizeof(x->c[7]), dt, base);
+}
+
+static void diff_text(const struct pprof_diff_table *t, const struct pprof_diff *d,
+		      const struct pprof_diff_info *info, size_t n, FILE *out)
+{
+	static const char *const head[DCOLS] = {"before", "after", "delta", "delta%",
+						"before", "after", "delta", "delta%"};
+	int64_t base = d->total_before_scaled;
+	int64_t max = base > d->total_after ? base : d->total_after;
+	int64_t min = 0;
+	for (size_t i = 0; i < n; i++) {
+		const struct pprof_diff_row *r = &t->rows[i];
+		uint64_t m = mag(r->self_after - r->self_before);
+		if (m == 0)
+			m = mag(r->total_after - r->total_before);
+		if (m > 0 && (min == 0 || m < (uint64_t)min))
+			min = (int64_t)m;
+	}
+	char unit[64], a[128], b[128], c[128], pct[64];
+	pprof_output_unit(unit, sizeof(unit), min, max, info->unit);
+
+	fprintf(out, "Type: %s (%s)\n", info->type, info->unit);
+	pprof_value_label(a, sizeof(a), d->total_before, info->unit, unit);
+	fprintf(out, "Before: %s, total %s\n", info->before, a);
+	pprof_value_label(a, sizeof(a), d->total_after, info->unit, unit);
+	fprintf(out, "After: %s, total %s\n", info->after, a);
+	if (d->normalized) {
+		pprof_value_label(a, sizeof(a), d->total_before_scaled, info->unit, unit);
+		fprintf(out,
+			"Normalized: before values x %.6g (after's total / before's), "
+			"truncated; before total now %s\n",
+			(double)d->total_after / (double)d->total_before, a);
+	} else {
+		fprintf(out, "Normalized: no\n");
+	}
+	signed_label(a, sizeof(a), d->total_after - base, info->unit, unit);
+	signed_pct(pct, sizeof(pct), d->total_after - base, base);
+	fprintf(out, "Total delta: %s (%s of before)\n", a, pct);
+	fprintf(out, "Showing %zu of %zu functions that changed; delta%% is of the before total\n",
+		n, t->n);
+
+	/* Column widths from the cells. */
+	size_t w[DCOLS];
+	for (int k = 0; k < DCOLS; k++)
+		w[k] = strlen(head[k]);
+	struct dcells x;
+	for (size_t i = 0; i < n; i++) {
+		diff_cells(&x, &t->rows[i], info->unit, unit, base);
+		for (int k = 0; k < DCOLS; k++)
+			if (strlen(x.c[k]) > w[k])
+				w[k] = strlen(x.c[k]);
+	}
+	size_t self_w = w[0] + w[1] + w[2] + w[3] + 6;
+	snprintf(b, sizeof(b), "%s", "self");
+	snprintf(c, sizeof(c), "%s", "total");
+	fprintf(out, "%-*s  %s\n", (int)self_w, b, c);
+	for (int k = 0; k < DCOLS; k++)
+		fprintf(out, "%*s%s", (int)w[k], head[k], k == 3 ? "    " : "  ");
+	fputs("function\n", out);
+	for (size_t i = 0; i < n; i++) {
+		diff_cells(&x, &t->rows[i], info->unit, unit, base);
+		for (int k = 0; k < DCOLS; k++)
+			fprintf(out, "%*s%s", (int)w[k], x.c[k], k == 3 ? "    " : "  ");
+		fprintf(out, "%s\n", t->rows[i].name);
+	}
+}
+
+static void json_side(FILE *out, const char *key, int64_t b, int64_t a, int64_t base)
+{
+	fprintf(out,
+		",\"%s\":{\"before\":%" PRId64 ",\"after\":%" PRId64 ",\"delta\":%" PRId64
+		",\"delta_pct\":%.4f}",
+		key, b, a, a - b, pct_of(a - b, base));
+}
+
+int pprof_diff_table_write(const struct pprof_diff_table *t, const struct pprof_diff *d,
+			   const struct pprof_diff_info *info, enum pprof_table_format fmt,
+			   size_t limit, FILE *out)
+{
+	errno = 0;
+	size_t n = limit && limit < t->n ? limit : t->n;
+	int64_t base = d->total_before_scaled;
+	switch (fmt) {
+	case PPROF_TABLE_TEXT:
+		diff_text(t, d, info, n, out);
+		break;
+	case PPROF_TABLE_TSV:
+		fputs("# type\t", out);
+		tsv_str(out, info->type);
+		putc('\t', out);
+		tsv_str(out, info->unit);
+		fputs("\n# before\t", out);
+		tsv_str(out, info->before);
+		fprintf(out, "\t%" PRId64 "\t%" PRId64 "\n# after\t", d->total_before,
+			d->total_before_scaled);
+		tsv_str(out, info->after);
+		fprintf(out, "\t%" PRId64 "\n# normalized\t%d\n# rows\t%zu\t%zu\n", d->total_after,
+			d->normalized ? 1 : 0, n, t->n);
+		fputs("self_before\tself_after\tself_delta\tself_delta%\ttotal_before\ttotal_after\t"
+		      "total_delta\ttotal_delta%\tfunction\n",
+		      out);
+		for (size_t i = 0; i < n; i++) {
+			const struct pprof_diff_row *r = &t->rows[i];
+			int64_t ds = r->self_after - r->self_before, dt = r->total_after - r->total_before;
+			fprintf(out,
+				"%" PRId64 "\t%" PRId64 "\t%" PRId64 "\t%.4f\t%" PRId64 "\t%" PRId64
+				"\t%" PRId64 "\t%.4f\t",
+				r->self_before, r->self_after, ds, pct_of(ds, base), r->total_before,
+				r->total_after, dt, pct_of(dt, base));
+			tsv_str(out, r->name);
+			putc('\n', out);
+		}
+		break;
+	case PPROF_TABLE_JSON:
+		fputs("{\"type\":", out);
+		json_str(out, info->type);
+		fputs(",\"unit\":", out);
+		json_str(out, info->unit);
+		fputs(",\"before\":{\"name\":", out);
+		json_str(out, info->before);
+		fprintf(out, ",\"total\":%" PRId64 ",\"total_scaled\":%" PRId64 "},\"after\":{\"name\":",
+			d->total_before, d->total_before_scaled);
+		json_str(out, info->after);
+		fprintf(out,
+			",\"total\":%" PRId64 "},\"normalized\":%s,\"delta\":%" PRId64
+			",\"delta_pct\":%.4f,\"rows_total\":%zu,\"rows\":[",
+			d->total_after, d->normalized ? "true" : "false", d->total_after - base,
+			pct_of(d->total_after - base, base), t->n);
+		for (size_t i = 0; i < n; i++) {
+			const struct pprof_diff_row *r = &t->rows[i];
+			fputs(i ? ",\n{\"function\":" : "\n{\"function\":", out);
+			json_str(out, r->name);
+			json_side(out, "self", r->self_before, r->self_after, base);
+			json_side(out, "total", r->total_before, r->total_after, base);
+			putc('}', out);
+		}
+		fputs("]}\n", out);
+		break;
+	}
+	return finish(out);
+}
+
+int pprof_diff_regressed(const struct pprof_diff_table *t, const struct pprof_diff *d,
+			 double pct, const struct pprof_diff_row **worst, size_t *nover)
+{
+	int64_t base = d->total_before_scaled;
+	*worst = NULL;
+	*nover = 0;
+	/* growth > pct% of base, in long double so big values stay exact enough */
+	long double limit = (long double)pct / 100 * (long double)base;
+	int64_t best = 0;
+	for (size_t i = 0; i < t->n; i++) {
+		const struct pprof_diff_row *r = &t->rows[i];
+		int64_t g = r->total_after - r->total_before;
+		if (g <= 0)
+			continue;
+		if (g > best) {
+			best = g;
+			*worst = r;
+		}
+		if (base <= 0 || (long double)g > limit)
+			(*nover)++;
+	}
+	int64_t g = d->total_after - base;
+	bool total_over = g > 0 && (base <= 0 || (long double)g > limit);
+	return total_over || *nover > 0;
+}
