@@ -427,6 +427,20 @@ static void test_read_v8_cpu_old_format(void **state)
 	expect_fold(in, NULL, "(anonymous) 300000\n(anonymous);f 200000\n");
 	expect_fold(in, "samples", "(anonymous) 1\n(anonymous);f 2\n");
 	free(in);
+
+	/* Timestamps out of order are sorted too: 2 at 500, 3 at 700 and
+	 * 1000, then the closing 1400. */
+	in = strdup(old_cpu);
+	assert_non_null(in);
+	memcpy(strstr(in, "100000500,100000700"), "100000700,100000500", 19);
+	{
+		char *full;
+
+		assert_true(asprintf(&full, in, ",100001400") > 0);
+		expect_fold(full, NULL, "(anonymous) 200000\n(anonymous);f 700000\n");
+		free(full);
+	}
+	free(in);
 }
 
 static void test_read_v8_cpu_old_format_fractional_start(void **state)
