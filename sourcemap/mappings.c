@@ -23,26 +23,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* base64 digit values; 64 for ',', 65 for the end of a line, -1 else */
-static const signed char b64[256] = {
-	['A'] = 0,  ['B'] = 1,  ['C'] = 2,  ['D'] = 3,  ['E'] = 4,
-	['F'] = 5,  ['G'] = 6,  ['H'] = 7,  ['I'] = 8,  ['J'] = 9,
-	['K'] = 10, ['L'] = 11, ['M'] = 12, ['N'] = 13, ['O'] = 14,
-	['P'] = 15, ['Q'] = 16, ['R'] = 17, ['S'] = 18, ['T'] = 19,
-	['U'] = 20, ['V'] = 21, ['W'] = 22, ['X'] = 23, ['Y'] = 24,
-	['Z'] = 25, ['a'] = 26, ['b'] = 27, ['c'] = 28, ['d'] = 29,
-	['e'] = 30, ['f'] = 31, ['g'] = 32, ['h'] = 33, ['i'] = 34,
-	['j'] = 35, ['k'] = 36, ['l'] = 37, ['m'] = 38, ['n'] = 39,
-	['o'] = 40, ['p'] = 41, ['q'] = 42, ['r'] = 43, ['s'] = 44,
-	['t'] = 45, ['u'] = 46, ['v'] = 47, ['w'] = 48, ['x'] = 49,
-	['y'] = 50, ['z'] = 51, ['0'] = 52, ['1'] = 53, ['2'] = 54,
-	['3'] = 55, ['4'] = 56, ['5'] = 57, ['6'] = 58, ['7'] = 59,
-	['8'] = 60, ['9'] = 61, ['+'] = 62, ['/'] = 63,
-};
-
-/* b64[] has 0 for every byte not listed; a second table says which bytes
- * are digits at all. */
-static bool is_digit_tab[256];
+/* Byte classes: a base64 digit's value (0-63), C_COMMA, C_END for the
+ * bytes that end a line (';', and the NUL after the last line), C_BAD. */
+enum { C_COMMA = 64, C_END = 65, C_BAD = 255 };
+static uint8_t cls[256];
 static bool tabs_ready;
 
 static void init_tabs(void)
@@ -53,8 +37,12 @@ static void init_tabs(void)
 
 	if (tabs_ready)
 		return;
+	memset(cls, C_BAD, sizeof(cls));
 	for (i = 0; i < 64; i++)
-		is_digit_tab[(unsigned char)digits[i]] = true;
+		cls[(unsigned char)digits[i]] = (uint8_t)i;
+	cls[','] = C_COMMA;
+	cls[';'] = C_END;
+	cls[0] = C_END;
 	tabs_ready = true;
 }
 
@@ -137,7 +125,11 @@ struct problem {
 };
 
 /* Decodes the segments of line L of S from state *ST (updated).  STORE:
- * append them to s->segs.  *PB gets the first problem, if any. */
+ * append them to s->segs.  *PB gets the first problem, if any.  MAXCOL and
+ * ANY (may be NULL) get the greatest generated column and whether there
+ * was a segment.  This is the hot loop of a look-up: one table lookup per
+ * character, and a short path for the one-digit VLQs that make up most of
+ * a map. */
 static int decode(struct smap_map *m, struct pp_smap_section *s, uint32_t l,
 		  struct pp_smap_state *st, bool store, struct problem *pb,
 		  uint32_t *maxcol, bool *any)
@@ -147,75 +139,94 @@ static int decode(struct smap_map *m, struct pp_smap_section *s, uint32_t l,
 	const unsigned char *end = base + s->line_start[l + 1] - 1;
 	int64_t gcol = 0;
 	int64_t v[6];
-	int nf, err;
 
 	if (p >= end)
 		return SMAP_OK;
 	for (;;) {
-		const unsigned char *seg = p;
+		const unsigned char *seg = p, *errat = NULL;
+		int nf = 0, err = E_NONE;
+		unsigned c;
 
-		/* the fields of one segment */
-		nf = 0;
-		err = E_NONE;
+		/* the fields of one segment, up to the ',' or the line's end */
 		for (;;) {
-			const unsigned char *fs = p;
-			uint64_t u = 0;
-			unsigned shift = 0;
-			int d;
-
-			if (p == end || *p == ',') {
-				if (nf == 0)
-					err = E_EMPTY;
-				break;
-			}
-			for (;;) {
-				unsigned char c = *p;
-
-				if (!is_digit_tab[c]) {
-					err = (c == ',' || p == end) ? E_UNENDED : E_CHAR;
-					break;
-				}
-				d = b64[c];
+			c = cls[*p];
+			if (c < 32) {
+				/* one digit: the sign in bit 0; "-0" is -2^31 */
+				v[nf < 5 ? nf : 5] = (c & 1) ?
+					((c >> 1) ? -(int64_t)(c >> 1) :
+						    -(INT64_C(1) << 31)) :
+					(int64_t)(c >> 1);
 				p++;
-				if (shift < 32)
-					u |= (uint64_t)(d & 31) << shift;
-				else if (d & 31)
-					err = E_BIG;
-				if (!(d & 32))
-					break;
-				shift += 5;
-				if (p == end) {
-					err = E_UNENDED;
-					break;
+			} else if (c < 64) {
+				const unsigned char *fs = p;
+				uint64_t u = c & 31;
+				unsigned shift = 5;
+
+				p++;
+				for (;;) {
+					c = cls[*p];
+					if (c >= 64) {
+						if (!err) {
+							err = c == C_BAD ? E_CHAR : E_UNENDED;
+							errat = c == C_BAD ? p : p - 1;
+						}
+						break;
+					}
+					p++;
+					if (shift < 32)
+						u |= (uint64_t)(c & 31) << shift;
+					else if (c & 31)
+						u = UINT64_MAX;
+					if (!(c & 32))
+						break;
+					shift += 5;
 				}
-			}
-			if (err == E_BIG || (!err && u >= (UINT64_C(1) << 32))) {
-				err = E_BIG;
-				p = fs; /* told at the start of the VLQ */
+				if (c >= 64)
+					break; /* cut short */
+				if (u >= (UINT64_C(1) << 32)) {
+					if (!err) {
+						err = E_BIG;
+						errat = fs;
+					}
+				} else {
+					v[nf < 5 ? nf : 5] = (u & 1) ?
+						((u >> 1) ? -(int64_t)(u >> 1) :
+							    -(INT64_C(1) << 31)) :
+						(int64_t)(u >> 1);
+				}
+			} else {
 				break;
 			}
-			if (err)
-				break;
-			if (nf == 5) {
-				err = E_MANY;
-				break;
-			}
-			/* ECMA-426 VLQSignedValue: "-0" is -2^31 */
-			if (u & 1)
-				v[nf++] = (u >> 1) ? -(int64_t)(u >> 1) :
-						     -(INT64_C(1) << 31);
-			else
-				v[nf++] = (int64_t)(u >> 1);
+			nf++;
 		}
-		if (!err && (nf == 2 || nf == 3))
-			err = E_FIELDS;
+		if (c == C_BAD) {
+			if (!err) {
+				err = E_CHAR;
+				errat = p;
+			}
+		} else if (c == C_END && p != end) {
+			/* a NUL inside the string (an escaped \u0000) */
+			if (!err) {
+				err = E_CHAR;
+				errat = p;
+			}
+		}
+		if (!err) {
+			if (nf == 0) {
+				err = E_EMPTY;
+				errat = seg;
+			} else if (nf == 2 || nf == 3) {
+				err = E_FIELDS;
+				errat = seg;
+			} else if (nf > 5) {
+				err = E_MANY;
+				errat = seg;
+			}
+		}
 		if (err) {
 			if (!pb->what) {
 				pb->what = errtext[err];
-				pb->at = (size_t)((err == E_EMPTY || err == E_FIELDS ||
-						   err == E_MANY ? seg : p) - base);
-				if (err == E_UNENDED && p > seg)
-					pb->at = (size_t)(p - base) - 1;
+				pb->at = (size_t)(errat - base);
 			}
 			/* skip the rest of the bad segment */
 			while (p < end && *p != ',')
@@ -345,6 +356,133 @@ static void report(struct smap_map *m, struct pp_smap_section *s,
 	pp_smap_warn(m, "%s", buf);
 }
 
+/*
+ * The fast path of decode(), for well-formed lines: no error bookkeeping,
+ * one compare per field to catch anything unusual.  Returns 1 when line L
+ * was decoded (state in *ST, segments appended when STORE), 0 when it holds
+ * anything decode() would complain about (nothing is changed then: the
+ * caller runs decode() on the line), or -1 when out of memory.
+ */
+static const int64_t one_digit[32] = {
+	0, -(INT64_C(1) << 31), 1, -1, 2, -2, 3, -3, 4, -4, 5, -5, 6, -6, 7, -7,
+	8, -8, 9, -9, 10, -10, 11, -11, 12, -12, 13, -13, 14, -14, 15, -15,
+};
+
+static int fast_line(struct smap_map *m, struct pp_smap_section *s,
+		     uint32_t l, struct pp_smap_state *st, bool store)
+{
+	const unsigned char *base = (const unsigned char *)s->mappings;
+	const unsigned char *p = base + s->line_start[l];
+	const unsigned char *end = base + s->line_start[l + 1] - 1;
+	int64_t src = st->src, ol = st->oline, oc = st->ocol, nm = st->name;
+	int64_t gcol = 0;
+	size_t first = s->nsegs;
+
+	if (p >= end)
+		return 1;
+	for (;;) {
+		int64_t v[5];
+		int nf = 0;
+		unsigned c;
+
+		for (;;) {
+			c = cls[*p];
+			if (c < 32) {
+				v[nf] = one_digit[c];
+				p++;
+			} else if (c < 64) {
+				uint64_t u = c & 31;
+				unsigned shift = 5;
+
+				p++;
+				do {
+					c = cls[*p++];
+					if (c >= 64 || shift > 30)
+						goto slow;
+					u |= (uint64_t)(c & 31) << shift;
+					shift += 5;
+				} while (c & 32);
+				if (u >= (UINT64_C(1) << 32) || u == 1)
+					goto slow;
+				v[nf] = (u & 1) ? -(int64_t)(u >> 1) : (int64_t)(u >> 1);
+			} else {
+				break;
+			}
+			if (++nf == 5) {
+				c = cls[*p];
+				break;
+			}
+		}
+		gcol += v[0];
+		if (nf >= 4) {
+			src += v[1];
+			ol += v[2];
+			oc += v[3];
+			if (nf == 5) {
+				nm += v[4];
+				if ((uint64_t)nm >= s->nnames)
+					goto slow;
+			}
+			if ((uint64_t)src >= s->nsrc || (uint64_t)ol > UINT32_MAX ||
+			    (uint64_t)oc > UINT32_MAX)
+				goto slow;
+		} else if (nf != 1) {
+			goto slow;
+		}
+		if ((uint64_t)gcol > UINT32_MAX)
+			goto slow;
+		if (store) {
+			struct pp_smap_seg *g;
+
+			if (s->nsegs == s->segcap) {
+				size_t nc = s->segcap ? s->segcap * 2 : 64;
+				struct pp_smap_seg *ns;
+
+				if (nc > SIZE_MAX / sizeof(*ns) || nc > UINT32_MAX) {
+					pp_smap_fail(m, SMAP_ENOMEM, "too many segments");
+					return -1;
+				}
+				ns = realloc(s->segs, nc * sizeof(*ns));
+				if (!ns) {
+					pp_smap_fail(m, SMAP_ENOMEM, "out of memory");
+					return -1;
+				}
+				s->segs = ns;
+				s->segcap = nc;
+			}
+			g = &s->segs[s->nsegs++];
+			g->gcol = (uint32_t)gcol;
+			if (nf == 1) {
+				g->src = PP_SMAP_NIL;
+				g->oline = g->ocol = 0;
+				g->name = PP_SMAP_NIL;
+			} else {
+				g->src = (uint32_t)src;
+				g->oline = (uint32_t)ol;
+				g->ocol = (uint32_t)oc;
+				g->name = nf == 5 ? (uint32_t)nm : PP_SMAP_NIL;
+			}
+		}
+		if (c == C_COMMA) {
+			p++;
+			if (p >= end)
+				goto slow; /* a trailing ',' */
+			continue;
+		}
+		if (c == C_END && p == end)
+			break;
+		goto slow; /* a bad byte, a sixth field, a NUL inside */
+	}
+	st->src = src;
+	st->oline = ol;
+	st->ocol = oc;
+	st->name = nm;
+	return 1;
+slow:
+	s->nsegs = first;
+	return 0;
+}
+
 /* Passes the lines before L (state only), so that the state at L's start
  * is known.  Problems of a line are told when it is first passed. */
 static int reach(struct smap_map *m, struct pp_smap_section *s, uint32_t l)
@@ -356,10 +494,15 @@ static int reach(struct smap_map *m, struct pp_smap_section *s, uint32_t l)
 		struct pp_smap_state st = s->ckpt[k];
 		struct problem pb = { NULL, 0 };
 
-		if ((rc = decode(m, s, k, &st, false, &pb, NULL, NULL)))
-			return rc;
-		if (pb.what)
-			report(m, s, &pb);
+		rc = fast_line(m, s, k, &st, false);
+		if (rc < 0)
+			return SMAP_ENOMEM;
+		if (rc == 0) {
+			if ((rc = decode(m, s, k, &st, false, &pb, NULL, NULL)))
+				return rc;
+			if (pb.what)
+				report(m, s, &pb);
+		}
 		if (k + 1 < s->nlines)
 			s->ckpt[k + 1] = st;
 		s->npassed++;
@@ -432,7 +575,10 @@ int pp_smap_decode_line(struct smap_map *m, struct pp_smap_section *s,
 		return rc;
 	st = s->ckpt[l];
 	first = s->nsegs;
-	if ((rc = decode(m, s, l, &st, true, &pb, NULL, NULL)))
+	rc = fast_line(m, s, l, &st, true);
+	if (rc < 0)
+		return SMAP_ENOMEM;
+	if (rc == 0 && (rc = decode(m, s, l, &st, true, &pb, NULL, NULL)))
 		return rc;
 	if (s->npassed == l) {
 		if (pb.what)
