@@ -11,7 +11,13 @@
  * also gives every error its byte offset.
  *
  * Validation follows what google/pprof's Parse and CheckValid reject, so
- * that a file go tool pprof refuses is refused here too. */
+ * that a file go tool pprof refuses is refused here too, with two
+ * deliberate differences: a Line without a function (function_id 0) is a
+ * frame without a symbol rather than an error, and a location naming a
+ * mapping that does not exist is an error (pprof silently drops the
+ * mapping).  drop_frames follows google/pprof's current profile/prune.go;
+ * Go 1.19's copy differs only on names that start with '(' or hold
+ * "operator()" or "(anonymous namespace)". */
 #include "config.h"
 
 #include <stdlib.h>
@@ -106,7 +112,6 @@ struct rd {
 	/* string table: profile index -> model string id */
 	uint32_t *sids;
 	size_t nstr, capstr;
-	size_t strtab_off; /* offset of the first string, for messages */
 
 	struct sref *types; /* sample types: type, unit, type, unit, ... */
 	size_t ntypes2, captypes2;
@@ -438,12 +443,9 @@ static int scan_top(struct rd *r)
 		case F_STRING_TABLE: {
 			if ((s = want(r, &f, WT_LEN, "profile")))
 				return s;
-			if (r->nstr == 0) {
-				r->strtab_off = f.off;
-				if (f.len != 0)
-					return pp_error_at(r->p, PPROF_EINPUT, f.off,
-							   "string_table[0] is not empty");
-			}
+			if (r->nstr == 0 && f.len != 0)
+				return pp_error_at(r->p, PPROF_EINPUT, f.off,
+						   "string_table[0] is not empty");
 			if ((s = GROW(r, r->sids, r->capstr, r->nstr + 1)) ||
 			    (s = pp_intern(r->p, (const char *)r->b + f.data, f.len,
 					   &r->sids[r->nstr])))
