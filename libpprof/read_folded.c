@@ -90,14 +90,15 @@ static int bid_folded(const unsigned char *buf, size_t len)
 		const unsigned char *nl = memchr(buf + pos, '\n', len - pos);
 		size_t end = nl ? (size_t)(nl - buf) : len;
 		const char *s = (const char *)buf + pos, *e = (const char *)buf + end;
-		for (const char *c = s; c < e; c++)
-			if ((unsigned char)*c < 0x20 && !is_space((unsigned char)*c))
-				return 0;
 		const char *t = s;
 		while (t < e && is_space((unsigned char)*t))
 			t++;
+		/* JSON is told apart before the long scan of its one line. */
 		if (lines == 0 && t < e && (*t == '{' || *t == '['))
 			return 0;
+		for (const char *c = s; c < e; c++)
+			if ((unsigned char)*c < 0x20 && !is_space((unsigned char)*c))
+				return 0;
 		const char *fend;
 		const char *f = t < e ? last_field(t, e, &fend) : NULL;
 		int64_t v;
