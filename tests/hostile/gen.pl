@@ -1,0 +1,263 @@
+#!/usr/bin/perl
+# tests/hostile/gen.pl: writes hostile inputs.
+#
+#   gen.pl CASE [N] >FILE
+#
+# The small cases are committed next to this script (tests/hostile/*.pb ...,
+# regenerate them with `gen.pl CASE >CASE-FILE`); the big ones are made at
+# test time by tests/cli/t0960-hostile-generated.sh, never committed.  Only
+# perl-base is needed (Debian's essential perl), so no modules.
+use strict;
+use warnings;
+no warnings "portable";
+
+binmode STDOUT;
+
+# ---- protobuf wire format (profile.proto field numbers, FORMATS.md) ----
+sub varint {
+	my ($v) = @_;
+	my $s = '';
+	while ($v >= 0x80) {
+		$s .= chr(($v & 0x7f) | 0x80);
+		$v >>= 7;
+	}
+	return $s . chr($v);
+}
+sub key { my ($f, $wt) = @_; return varint(($f << 3) | $wt); }
+sub vi  { my ($f, $v) = @_;  return key($f, 0) . varint($v); }
+sub ld  { my ($f, $d) = @_;  return key($f, 2) . varint(length $d) . $d; }
+sub packed { my ($f, @v) = @_; return ld($f, join('', map { varint($_) } @v)); }
+
+# String table from a list (index 0 must be "").
+sub strings { return join('', map { ld(6, $_) } @_); }
+sub sample_type { my ($t, $u) = @_; return ld(1, vi(1, $t) . vi(2, $u)); }
+sub function { my ($id, $name) = @_; return ld(5, vi(1, $id) . vi(2, $name)); }
+sub location {
+	my ($id, @fns) = @_;
+	return ld(4, vi(1, $id) . join('', map { ld(4, vi(1, $_)) } @fns));
+}
+# A location of one function at a line.
+sub location_line {
+	my ($id, $fn, $line) = @_;
+	return ld(4, vi(1, $id) . ld(4, vi(1, $fn) . vi(2, $line)));
+}
+sub sample {
+	my ($locs, $vals) = @_;
+	return ld(2, packed(1, @$locs) . packed(2, @$vals));
+}
+
+# A valid profile: strings "", samples, count, main, f; main -> f.
+sub base {
+	return strings('', 'samples', 'count', 'main', 'f') . sample_type(1, 2)
+	    . function(1, 3) . function(2, 4) . location(1, 1) . location(2, 2);
+}
+
+my $INT64_MAX = 9223372036854775807;
+
+my %small = (
+	# a valid profile, for the outcomes that succeed
+	'ok.pb' => sub { base() . sample([2, 1], [5]) },
+	# a varint of eleven bytes
+	'varint-overflow.pb' => sub {
+		strings('') . key(9, 0) . ("\xff" x 10) . "\x01"
+	},
+	# a varint cut by the end of the input
+	'varint-truncated.pb' => sub { strings('') . key(9, 0) . "\xff\xff" },
+	# a length-delimited field longer than the input
+	'length-overflow.pb' => sub {
+		strings('') . key(2, 2) . varint(0x7fffffffffffffff) . 'x'
+	},
+	'wire-type.pb' => sub { strings('') . key(5, 7) . 'x' },
+	'string-index.pb' => sub { base() . ld(1, vi(1, 77) . vi(2, 2)) . sample([1], [1]) },
+	'string-index-huge.pb' => sub {
+		base() . ld(5, vi(1, 9) . vi(2, 0xffffffffffffffff)) . sample([2, 1], [1])
+	},
+	'string0.pb' => sub { strings('x', 'samples') . sample_type(1, 1) },
+	'no-strings.pb' => sub { sample_type(0, 0) },
+	'dangling-location.pb' => sub { base() . sample([99], [1]) },
+	'dangling-function.pb' => sub { base() . location(3, 42) . sample([3], [1]) },
+	'dangling-mapping.pb' => sub {
+		base() . ld(4, vi(1, 3) . vi(2, 5)) . sample([3], [1])
+	},
+	'duplicate-location.pb' => sub { base() . location(1, 2) . sample([1], [1]) },
+	'location-id0.pb' => sub { base() . location(0, 1) . sample([1], [1]) },
+	'value-count.pb' => sub { base() . sample([1], [1, 2]) },
+	'no-sample-type.pb' => sub {
+		strings('', 'f') . function(1, 1) . location(1, 1) . sample([1], [1])
+	},
+	# two samples on one stack whose sum leaves int64
+	'sum-overflow.pb' => sub {
+		base() . sample([2, 1], [$INT64_MAX]) . sample([2, 1], [1])
+	},
+	# the same on two stacks (f at lines 7 and 8) that only fold into one
+	# line at the functions granularity
+	'fold-overflow.pb' => sub {
+		base() . location_line(3, 2, 7) . location_line(4, 2, 8)
+		    . sample([3, 1], [$INT64_MAX]) . sample([4, 1], [$INT64_MAX])
+	},
+	# two profiles back to back (protobuf merges them field by field)
+	'concat.pb' => sub {
+		my $p = base() . vi(9, 1000) . sample([2, 1], [1]);
+		$p . $p
+	},
+	'drop-frames-regex.pb' => sub {
+		strings('', 'samples', 'count', 'main', '(') . sample_type(1, 2)
+		    . function(1, 3) . location(1, 1) . vi(7, 4) . sample([1], [1])
+	},
+	# a location that lists itself through a sample many times: no cycle
+	# is possible in pprof, but a stack may repeat one location
+	'repeat-location.pb' => sub { base() . sample([(1) x 1000], [1]) },
+);
+
+# ---- JSON (V8) ----
+sub cpu_node {
+	my ($id, $name, @kids) = @_;
+	my $k = @kids ? ',"children":[' . join(',', @kids) . ']' : '';
+	return qq({"id":$id,"callFrame":{"functionName":"$name","scriptId":"1","url":"a.js",)
+	    . qq("lineNumber":0,"columnNumber":0},"hitCount":0$k});
+}
+sub cpuprofile {
+	my ($nodes, $samples, $deltas) = @_;
+	return '{"nodes":[' . join(',', @$nodes) . '],"startTime":0,"endTime":100,'
+	    . '"samples":[' . join(',', @$samples) . '],"timeDeltas":['
+	    . join(',', @$deltas) . "]}\n";
+}
+
+$small{'cycle.cpuprofile'} = sub {
+	cpuprofile([cpu_node(1, '(root)', 2), cpu_node(2, 'f', 3), cpu_node(3, 'g', 2)],
+		   [3], [1])
+};
+$small{'self-child.cpuprofile'} = sub {
+	cpuprofile([cpu_node(1, '(root)', 1)], [1], [1])
+};
+$small{'dangling-child.cpuprofile'} = sub {
+	cpuprofile([cpu_node(1, '(root)', 7)], [1], [1])
+};
+$small{'two-parents.cpuprofile'} = sub {
+	cpuprofile([cpu_node(1, '(root)', 2, 3), cpu_node(2, 'f', 3), cpu_node(3, 'g')], [3], [1])
+};
+$small{'duplicate-id.cpuprofile'} = sub {
+	cpuprofile([cpu_node(1, '(root)', 2), cpu_node(2, 'f'), cpu_node(2, 'g')], [2], [1])
+};
+$small{'dangling-sample.cpuprofile'} = sub {
+	cpuprofile([cpu_node(1, '(root)', 2), cpu_node(2, 'f')], [9], [1])
+};
+$small{'delta-overflow.cpuprofile'} = sub {
+	cpuprofile([cpu_node(1, '(root)', 2), cpu_node(2, 'f')], [2, 2, 2],
+		   [$INT64_MAX, $INT64_MAX, 5])
+};
+$small{'id-exponent.cpuprofile'} = sub {
+	cpuprofile([cpu_node('1e400', '(root)', 2), cpu_node(2, 'f')], [2], [1])
+};
+$small{'bad-utf8.cpuprofile'} = sub {
+	cpuprofile([cpu_node(1, '(root)', 2), cpu_node(2, "f\xff\xfe")], [2], [1])
+};
+$small{'lone-surrogate.cpuprofile'} = sub {
+	cpuprofile([cpu_node(1, '(root)', 2), cpu_node(2, '\\ud800x')], [2], [1])
+};
+$small{'truncated.cpuprofile'} = sub {
+	my $s = cpuprofile([cpu_node(1, '(root)', 2), cpu_node(2, 'f')], [2], [1]);
+	substr($s, 0, length($s) - 20)
+};
+$small{'trailing.cpuprofile'} = sub {
+	cpuprofile([cpu_node(1, '(root)', 2), cpu_node(2, 'f')], [2], [1]) . "{}\n"
+};
+# names that would break a folded line or an SVG
+$small{'names.cpuprofile'} = sub {
+	cpuprofile([cpu_node(1, '(root)', 2), cpu_node(2, 'a;b\\nc\\r<d>&\\"e\\u0000', 3),
+		    cpu_node(3, '<\/text><script>x</script>')], [3], [1])
+};
+
+sub heap_node {
+	my ($id, $name, $self, @kids) = @_;
+	return qq({"callFrame":{"functionName":"$name","scriptId":"1","url":"a.js","lineNumber":0,)
+	    . qq("columnNumber":0},"selfSize":$self,"id":$id,"children":[) . join(',', @kids) . ']}';
+}
+$small{'self-overflow.heapprofile'} = sub {
+	'{"head":' . heap_node(1, '(root)', 0, heap_node(2, 'f', $INT64_MAX), heap_node(3, 'f', 1))
+	    . ',"samples":[]}' . "\n"
+};
+$small{'duplicate-id.heapprofile'} = sub {
+	'{"head":' . heap_node(1, '(root)', 0, heap_node(2, 'f', 1), heap_node(2, 'g', 1))
+	    . ',"samples":[{"size":1,"nodeId":2,"ordinal":1}]}' . "\n"
+};
+
+# ---- folded ----
+$small{'count-overflow.folded'} = sub { "a;b 9223372036854775807\na;b 1\n" };
+$small{'count-too-big.folded'} = sub { "a;b 9223372036854775808\n" };
+$small{'columns.folded'} = sub { "a;b 1\na;c 1 2\n" };
+$small{'no-count.folded'} = sub { "a;b\nc;d\n" };
+$small{'nul.folded'} = sub { "a\0b;c 1\n" };
+$small{'utf16-odd.folded'} = sub { "\xff\xfea\0 \x001\0\n" };
+$small{'utf16-surrogate.folded'} = sub { "\xff\xfe\x00\xd8 \x001\0" };
+
+# ---- gzip (by hand: a stored block, so no zlib is needed) ----
+sub gzip_stored {
+	my ($data, $crc) = @_;
+	my $n = length $data;
+	return "\x1f\x8b\x08\x00\0\0\0\0\0\x03" . "\x01" . pack('v', $n) . pack('v', ~$n & 0xffff)
+	    . $data . pack('V', $crc) . pack('V', $n);
+}
+$small{'bad-crc.folded.gz'} = sub { gzip_stored("a;b 1\n", 0x12345678) };
+$small{'empty.gz'} = sub { gzip_stored('', 0) };
+$small{'truncated-header.gz'} = sub { "\x1f\x8b\x08\x00\0\0" };
+
+# ---- big ones, made at test time ----
+sub deep_pprof {
+	my ($n) = @_;
+	my $s = strings('', 'samples', 'count', 'f') . sample_type(1, 2) . function(1, 3);
+	$s .= location($_, 1) for 1 .. $n;
+	return $s . sample([reverse 1 .. $n], [1]);
+}
+sub deep_cpuprofile {
+	my ($n) = @_;
+	my @nodes = (cpu_node(1, '(root)', 2));
+	push @nodes, cpu_node($_, 'f', $_ < $n + 1 ? ($_ + 1) : ()) for 2 .. $n + 1;
+	return cpuprofile(\@nodes, [$n + 1], [1]);
+}
+sub deep_heapprofile {
+	my ($n) = @_;
+	my $s = '{"head":{"callFrame":{"functionName":"(root)","scriptId":"0","url":"",'
+	    . '"lineNumber":-1,"columnNumber":-1},"selfSize":0,"id":1,"children":[';
+	my $node = '{"callFrame":{"functionName":"f","scriptId":"1","url":"a.js","lineNumber":0,'
+	    . '"columnNumber":0},"selfSize":%d,"id":%d,"children":[';
+	$s .= sprintf($node, $_ == $n + 1 ? 7 : 0, $_) for 2 .. $n + 1;
+	return $s . (']}' x ($n + 1)) . ',"samples":[]}' . "\n";
+}
+sub deep_folded {
+	my ($n) = @_;
+	return join(';', ('f') x $n) . " 1\n";
+}
+# JSON nested N deep in a field of a .cpuprofile the reader skips (the
+# default depth limit is 1,000,000; the object around it is level 1)
+sub deep_json {
+	my ($n) = @_;
+	return '{"nodes":[' . cpu_node(1, '(root)') . '],"startTime":0,"endTime":1,'
+	    . '"samples":[1],"timeDeltas":[1],"x":' . ('[' x ($n - 1)) . (']' x ($n - 1)) . "}\n";
+}
+# a stack whose frames differ, so nothing can share a name
+sub deep_folded_distinct {
+	my ($n) = @_;
+	return join(';', map { "f$_" } 1 .. $n) . " 1\n";
+}
+my %big = (
+	'deep.pb' => \&deep_pprof,
+	'deep.cpuprofile' => \&deep_cpuprofile,
+	'deep.heapprofile' => \&deep_heapprofile,
+	'deep.folded' => \&deep_folded,
+	'deep-distinct.folded' => \&deep_folded_distinct,
+	'deep-json.cpuprofile' => \&deep_json,
+);
+
+my $case = shift @ARGV or die "usage: gen.pl CASE [N] >FILE\n";
+if ($case eq '--list') {
+	print "$_\n" for sort keys %small;
+	exit 0;
+}
+if ($small{$case}) {
+	print $small{$case}->();
+} elsif ($big{$case}) {
+	print $big{$case}->($ARGV[0] // 100000);
+} else {
+	die "gen.pl: no case '$case'\n";
+}
