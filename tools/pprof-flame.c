@@ -340,7 +340,8 @@ int main(int argc, char **argv)
 		goto out;
 	size_t lines = pprof_flame_line_count(f);
 	if (pprof_flame_write_svg(f, &fo, out) != PPROF_OK) {
-		cli_error(&c, "%s: %s", shown, pprof_flame_error(f));
+		/* Writing failed: name the output, not the input. */
+		cli_error(&c, "%s: %s", c.output ? c.output : "<stdout>", pprof_flame_error(f));
 		cli_abort(&c);
 		goto out;
 	}
