@@ -5,6 +5,8 @@
 #                      Worker profile from fixtures/ (the main job)
 #   ./build.sh check   the same set-up, then every test (what CI runs)
 #   ./build.sh         set-up and build only
+#   ./build.sh sanitize  every test under ASan+UBSan (clang, out of tree in
+#                      build-sanitize/), then each fuzzer for 30 s
 #
 # As root, missing Debian packages are installed with apt-get; otherwise
 # they are named and the script stops.
@@ -57,8 +59,14 @@ check)
 	build
 	make -s check || { cat test-suite.log 2>/dev/null | tail -100; exit 1; }
 	;;
+sanitize)
+	# The whole suite under ASan+LSan+UBSan (clang), then the fuzzers.
+	need_packages $PACKAGES $CHECK_PACKAGES
+	[ -x configure ] || ./autogen.sh >/dev/null
+	tests/sanitize.sh
+	;;
 *)
-	echo "usage: ./build.sh [build|demo|check]" >&2
+	echo "usage: ./build.sh [build|demo|check|sanitize]" >&2
 	exit 2
 	;;
 esac
