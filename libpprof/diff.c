@@ -11,7 +11,13 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 #include "pprof_private.h"
 
@@ -30,17 +36,17 @@ static int line_cmp(const void *pa, const void *pb)
 	return a->len < b->len ? -1 : a->len > b->len;
 }
 
-/* Sorts LINES when they are not in order yet, sums equal stacks and drops
- * those that sum to 0; *TOTAL gets the sum.  False when a sum leaves int64. */
-static bool sort_merge(struct pprof_folded_line *l, size_t *np, int64_t *total)
+/* Sorts LINES when they are not in order yet (ORDER: 1 they are, 0 they
+ * are not, -1 unknown), sums equal stacks and drops those that sum to 0;
+ * *TOTAL gets the sum.  False when a sum leaves int64. */
+static bool sort_merge(struct pprof_folded_line *l, size_t *np, int64_t *total, int order)
 {
 	size_t n = *np;
-	for (size_t i = 1; i < n; i++) {
-		if (line_cmp(&l[i - 1], &l[i]) > 0) {
-			qsort(l, n, sizeof(*l), line_cmp);
-			break;
-		}
-	}
+	bool sorted = order != 0;
+	for (size_t i = 1; i < n && order < 0 && sorted; i++)
+		sorted = line_cmp(&l[i - 1], &l[i]) <= 0;
+	if (!sorted)
+		qsort(l, n, sizeof(*l), line_cmp);
 	size_t j = 0;
 	for (size_t i = 0; i < n; i++) {
 		if (j && l[j - 1].len == l[i].len && memcmp(l[j - 1].stack, l[i].stack, l[i].len) == 0) {
@@ -82,6 +88,50 @@ static bool numeric(const char *s, const char *e)
 	return digit;
 }
 
+/* Bytes of X equal to C, as the high bit of each byte (exact, no carries
+ * between bytes). */
+static inline uint64_t eq_bytes(uint64_t x, uint64_t c)
+{
+	const uint64_t lo7 = 0x7f7f7f7f7f7f7f7full;
+	uint64_t t = x ^ (c * 0x0101010101010101ull);
+	return ~(((t & lo7) + lo7) | t | lo7);
+}
+
+/* Whether a stack has neither an empty frame (";;") nor a CR, which the
+ * reader and the namer would change.  Lines are long: 16 or 8 bytes at a
+ * time. */
+static bool clean_stack(const char *s, size_t n)
+{
+	bool prev = false; /* the byte before the block was ';' */
+	size_t i = 0;
+#ifdef __SSE2__
+	const __m128i semi = _mm_set1_epi8(';'), cr = _mm_set1_epi8('\r');
+	for (; i + 16 <= n; i += 16) {
+		__m128i w = _mm_loadu_si128((const __m128i *)(const void *)(s + i));
+		unsigned ms = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(w, semi));
+		unsigned mc = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(w, cr));
+		if (mc || (ms & ((ms << 1) | (prev ? 1u : 0u))))
+			return false;
+		prev = ms >> 15;
+	}
+#endif
+	for (; i + 8 <= n; i += 8) {
+		uint64_t w;
+		memcpy(&w, s + i, 8);
+		uint64_t m = eq_bytes(w, ';');
+		/* adjacent bytes of the word, in either byte order */
+		if (eq_bytes(w, '\r') || (m & (m << 8)) || (prev && s[i] == ';'))
+			return false;
+		prev = s[i + 7] == ';';
+	}
+	for (; i < n; i++) {
+		if (s[i] == '\r' || (s[i] == ';' && prev))
+			return false;
+		prev = s[i] == ';';
+	}
+	return true;
+}
+
 enum { FAST_OK, FAST_BAIL, FAST_NOMEM };
 
 /* Parses plain two-column folded text into *OUT (lines pointing into BUF).
@@ -103,6 +153,7 @@ static int fast_parse(const unsigned char *buf, size_t len, struct pprof_folded_
 	const char *base = (const char *)buf;
 	struct pprof_folded_line *l = NULL;
 	size_t n = 0, cap = 0;
+	bool sorted = true;
 	while (pos < len) {
 		const char *s = base + pos;
 		const char *nl = memchr(s, '\n', len - pos);
@@ -136,13 +187,15 @@ static int fast_parse(const unsigned char *buf, size_t len, struct pprof_folded_
 		const char *se = f;
 		while (se > s && is_space((unsigned char)se[-1]))
 			se--;
+		/* A count before it would make three columns; a ';' in the
+		 * field rules that out without a scan to the line's start. */
 		const char *g = se;
-		while (g > s && !is_space((unsigned char)g[-1]))
+		while (g > s && !is_space((unsigned char)g[-1]) && g[-1] != ';')
 			g--;
-		if (g != s && numeric(g, se))
-			goto bail; /* three columns */
+		if (g != s && g[-1] != ';' && numeric(g, se))
+			goto bail;
 		size_t sl = (size_t)(se - s);
-		if (*s == ';' || se[-1] == ';' || memchr(s, '\r', sl) || memmem(s, sl, ";;", 2))
+		if (*s == ';' || se[-1] == ';' || !clean_stack(s, sl))
 			goto bail;
 		if (n == cap) {
 			size_t nc = cap ? cap * 2 : 4096;
@@ -155,8 +208,11 @@ static int fast_parse(const unsigned char *buf, size_t len, struct pprof_folded_
 			cap = nc;
 		}
 		l[n++] = (struct pprof_folded_line){s, sl, neg ? -(int64_t)v : (int64_t)v};
+		/* compared while both lines are in the cache */
+		if (sorted && n > 1 && line_cmp(&l[n - 2], &l[n - 1]) > 0)
+			sorted = false;
 	}
-	if (n == 0 || !sort_merge(l, &n, total))
+	if (n == 0 || !sort_merge(l, &n, total, sorted ? 1 : 0))
 		goto bail;
 	*out = l;
 	*nout = n;
@@ -166,19 +222,71 @@ bail:
 	return FAST_BAIL;
 }
 
+/* A regular file that is not gzipped, read whole into memory that free()
+ * releases (the lines point into it); huge pages spare most page faults.
+ * False when the ordinary loader should take it (errors included). */
+static bool read_plain(const char *path, const struct pprof_read_options *o,
+		       unsigned char **buf, size_t *len)
+{
+	if (!path || strcmp(path, "-") == 0)
+		return false;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	struct stat st;
+	unsigned char magic[2];
+	uint64_t max = o && o->max_input ? o->max_input : (uint64_t)4 << 30;
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size < 2 ||
+	    (uint64_t)st.st_size > max || (uint64_t)st.st_size >= SIZE_MAX / 2 ||
+	    pread(fd, magic, 2, 0) != 2 || pp_is_gzip(magic, 2)) {
+		close(fd);
+		return false;
+	}
+	size_t n = (size_t)st.st_size, got = 0;
+	const size_t huge = (size_t)2 << 20;
+	void *b = NULL;
+	if (posix_memalign(&b, huge, n) != 0) {
+		close(fd);
+		return false;
+	}
+#ifdef MADV_HUGEPAGE
+	if (n >= huge)
+		madvise(b, n & ~(huge - 1), MADV_HUGEPAGE);
+#endif
+	while (got < n) {
+		ssize_t r = read(fd, (char *)b + got, n - got);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			break;
+		got += (size_t)r;
+	}
+	close(fd);
+	if (got != n) { /* changed under us: let the loader say what it finds */
+		free(b);
+		return false;
+	}
+	*buf = b;
+	*len = n;
+	return true;
+}
+
 int pprof_read_file_folded(struct pprof_profile *p, const char *path,
 			   const struct pprof_read_options *o, struct pprof_folded **out)
 {
 	*out = NULL;
 	unsigned char *buf;
 	size_t len;
-	bool mapped;
-	int s = pp_input_load(p, path, o, &buf, &len, &mapped);
-	if (s != PPROF_OK)
-		return s;
+	bool mapped = false;
+	if (!read_plain(path, o, &buf, &len)) {
+		int s = pp_input_load(p, path, o, &buf, &len, &mapped);
+		if (s != PPROF_OK)
+			return s;
+	}
 	struct pprof_folded_line *l = NULL;
 	size_t n = 0;
 	int64_t total = 0;
+	int s = PPROF_OK;
 	int r = fast_parse(buf, len, &l, &n, &total);
 	if (r == FAST_NOMEM) {
 		s = pp_nomem(p);
@@ -270,7 +378,7 @@ int pprof_folded_strip_hex(struct pprof_profile *err, struct pprof_folded *f)
 	f->buf = nb;
 	f->buflen = (size_t)(at - nb);
 	int64_t total;
-	if (!sort_merge(f->lines, &f->n, &total))
+	if (!sort_merge(f->lines, &f->n, &total, -1))
 		return pp_error(err, PPROF_EINPUT, "sum of values leaves the 64-bit range");
 	f->total = total;
 	return PPROF_OK;
