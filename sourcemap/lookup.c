@@ -55,6 +55,7 @@ int smap_lookup(struct smap_map *m, uint32_t line, uint32_t column,
 {
 	size_t kmax = m->nsec;
 	uint32_t c = column;
+	bool below = false;
 	const struct pp_smap_seg *g;
 	struct pp_smap_section *s;
 	int rc;
@@ -62,7 +63,8 @@ int smap_lookup(struct smap_map *m, uint32_t line, uint32_t column,
 	memset(out, 0, sizeof(*out));
 	out->source_index = SIZE_MAX;
 	for (;;) {
-		long k = find_section(m, kmax, line, c);
+		long k = below ? find_section(m, kmax, line, c - 1) :
+				 find_section(m, kmax, line, c);
 		uint32_t rl, rcol;
 
 		if (k < 0)
@@ -70,14 +72,17 @@ int smap_lookup(struct smap_map *m, uint32_t line, uint32_t column,
 		s = &m->sec[k];
 		rl = line - s->off_line;
 		rcol = rl == 0 ? c - s->off_col : c;
-		g = pp_smap_find_seg(m, s, rl, rcol, &rc);
+		g = pp_smap_find_seg(m, s, rl, rcol, below, &rc);
 		if (rc)
 			return rc;
 		if (g)
 			break;
 		if (rl != 0 || s->off_col == 0)
 			return SMAP_NONE;
-		c = s->off_col - 1;
+		/* the concatenated line: what the earlier section has before
+		 * this one starts (never an exact hit, so the last of a run) */
+		c = s->off_col;
+		below = true;
 		kmax = (size_t)k;
 	}
 	if (g->src == PP_SMAP_NIL)

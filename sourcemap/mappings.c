@@ -638,7 +638,8 @@ int pp_smap_check_mappings(struct smap_map *m, struct pp_smap_section *s)
 
 const struct pp_smap_seg *pp_smap_find_seg(struct smap_map *m,
 					   struct pp_smap_section *s,
-					   uint32_t l, uint32_t c, int *rc)
+					   uint32_t l, uint32_t c, bool below,
+					   int *rc)
 {
 	const struct pp_smap_seg *v;
 	size_t lo, hi, n;
@@ -657,13 +658,13 @@ const struct pp_smap_seg *pp_smap_find_seg(struct smap_map *m,
 	if (n == 0) /* segs may be NULL: no pointer arithmetic on it */
 		return NULL;
 	v = s->segs + s->lines[l].first;
-	/* the first segment with a column past C */
+	/* the first segment with a column past C (at or past C: BELOW) */
 	lo = 0;
 	hi = n;
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 
-		if (v[mid].gcol <= c)
+		if (v[mid].gcol < c || (!below && v[mid].gcol == c))
 			lo = mid + 1;
 		else
 			hi = mid;

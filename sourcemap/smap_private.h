@@ -164,10 +164,11 @@ int pp_smap_decode_line(struct smap_map *m, struct pp_smap_section *s,
 /* Strict check of every segment of S; fails with the first error. */
 int pp_smap_check_mappings(struct smap_map *m, struct pp_smap_section *s);
 /* The segment at section-relative L:C as the look-up rule finds it, or
- * NULL. */
+ * NULL.  BELOW: the last segment before column C (C itself excluded). */
 const struct pp_smap_seg *pp_smap_find_seg(struct smap_map *m,
 					   struct pp_smap_section *s,
-					   uint32_t l, uint32_t c, int *rc);
+					   uint32_t l, uint32_t c, bool below,
+					   int *rc);
 
 /* scopes.c */
 int pp_smap_decode_scopes(struct smap_map *m, struct pp_smap_section *s);

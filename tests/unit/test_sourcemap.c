@@ -569,6 +569,20 @@ static void test_sourcemap_index_map(void **state)
 	/* between sections: the earlier one goes on */
 	assert_string_equal(at(m, 3, 0), "-");
 	smap_map_free(m);
+	/* falling back to the section before: never an exact hit, so the
+	 * last of several segments at one column (a random case where
+	 * trace-mapping and an early version disagreed) */
+	m = load("{\"version\":3,\"sections\":["
+		 "{\"offset\":{\"line\":0,\"column\":0},\"map\":{\"version\":3,"
+		 "\"sources\":[\"a.js\"],\"names\":[],\"mappings\":\"MAAA,AAAC\"}},"
+		 "{\"offset\":{\"line\":0,\"column\":7},\"map\":{\"version\":3,"
+		 "\"sources\":[\"b.js\"],\"names\":[],\"mappings\":\"EAAE\"}}]}",
+		 0);
+	assert_string_equal(at(m, 0, 6), "a.js:0:0");
+	assert_string_equal(at(m, 0, 7), "a.js:0:1");
+	assert_string_equal(at(m, 0, 8), "a.js:0:1");
+	assert_string_equal(at(m, 0, 9), "b.js:0:2");
+	smap_map_free(m);
 }
 
 static void test_sourcemap_index_map_errors(void **state)
