@@ -1147,7 +1147,7 @@ static void diff_text(const struct pprof_diff_table *t, const struct pprof_diff 
 		if (m > 0 && (min == 0 || m < (uint64_t)min))
 			min = (int64_t)m;
 	}
-	char unit[64], a[128], b[128], c[128], pct[64];
+	char unit[64], a[128], pct[64];
 	pprof_output_unit(unit, sizeof(unit), min, max, info->unit);
 
 	fprintf(out, "Type: %s (%s)\n", info->type, info->unit);
@@ -1181,10 +1181,9 @@ static void diff_text(const struct pprof_diff_table *t, const struct pprof_diff 
 			if (strlen(x.c[k]) > w[k])
 				w[k] = strlen(x.c[k]);
 	}
-	size_t self_w = w[0] + w[1] + w[2] + w[3] + 6;
-	snprintf(b, sizeof(b), "%s", "self");
-	snprintf(c, sizeof(c), "%s", "total");
-	fprintf(out, "%-*s  %s\n", (int)self_w, b, c);
+	/* "self" over the first four columns, "total" over the next four */
+	size_t self_w = w[0] + w[1] + w[2] + w[3] + 3 * 2 + 4;
+	fprintf(out, "%-*s%s\n", (int)self_w, "self", "total");
 	for (int k = 0; k < DCOLS; k++)
 		fprintf(out, "%*s%s", (int)w[k], head[k], k == 3 ? "    " : "  ");
 	fputs("function\n", out);
