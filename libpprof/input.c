@@ -16,13 +16,16 @@
 #define DEFAULT_MAX_INPUT ((uint64_t)4 << 30)
 #define RATIO_FLOOR ((uint64_t)64 << 20)
 #define RATIO_MAX 100
+/* How much is inflated between two progress calls. */
+#define PROGRESS_STEP ((size_t)4 << 20)
 
 bool pp_is_gzip(const unsigned char *buf, size_t len)
 {
 	return len >= 2 && buf[0] == 0x1f && buf[1] == 0x8b;
 }
 
-static int read_all(struct pprof_profile *p, int fd, unsigned char **out, size_t *outlen)
+static int read_all(struct pprof_profile *p, int fd, const struct pprof_read_options *o,
+		    unsigned char **out, size_t *outlen)
 {
 	size_t cap = 1 << 16, len = 0;
 	unsigned char *b = malloc(cap);
@@ -52,8 +55,12 @@ static int read_all(struct pprof_profile *p, int fd, unsigned char **out, size_t
 		}
 		if (n == 0)
 			break;
+		if (o && o->progress && (len + (size_t)n) / PROGRESS_STEP != len / PROGRESS_STEP)
+			o->progress(o->progress_ctx, len + (size_t)n, 0);
 		len += (size_t)n;
 	}
+	if (o && o->progress)
+		o->progress(o->progress_ctx, len, len);
 	*out = b;
 	*outlen = len;
 	return PPROF_OK;
@@ -92,9 +99,11 @@ int pp_gunzip(struct pprof_profile *p, const unsigned char *in, size_t inlen,
 			b = nb;
 			cap = ncap;
 		}
-		/* zlib's counters are 32 bits wide: feed at most 1 GiB at a time. */
+		/* zlib's counters are 32 bits wide: feed at most 1 GiB at a time;
+		 * inflate a few MiB at a time when someone shows the progress. */
+		size_t step = o && o->progress ? PROGRESS_STEP : (size_t)1 << 30;
 		size_t chunk_in = inlen - pos > (1u << 30) ? (1u << 30) : inlen - pos;
-		size_t chunk_out = cap - len > (1u << 30) ? (1u << 30) : cap - len;
+		size_t chunk_out = cap - len > step ? step : cap - len;
 		z.next_in = (unsigned char *)in + pos;
 		z.avail_in = (uInt)chunk_in;
 		z.next_out = b + len;
@@ -102,6 +111,8 @@ int pp_gunzip(struct pprof_profile *p, const unsigned char *in, size_t inlen,
 		int r = inflate(&z, Z_NO_FLUSH);
 		pos += chunk_in - z.avail_in;
 		len += chunk_out - z.avail_out;
+		if (o && o->progress)
+			o->progress(o->progress_ctx, pos, inlen);
 		if (len > max || (len > RATIO_FLOOR && !raised && len / RATIO_MAX > pos))
 			goto bomb;
 		if (r == Z_STREAM_END) {
@@ -168,7 +179,7 @@ int pp_input_load(struct pprof_profile *p, const char *path,
 		}
 	}
 	if (!rawmapped) {
-		status = read_all(p, fd, &raw, &rawlen);
+		status = read_all(p, fd, o, &raw, &rawlen);
 		if (status != PPROF_OK) {
 			if (!is_stdin)
 				close(fd);

@@ -70,6 +70,14 @@ struct pprof_read_options {
 	uint64_t max_input;
 	/* Maximum JSON nesting depth (0: the default, 1,000,000). */
 	uint32_t max_depth;
+	/* Called while a long input is read from a pipe or inflated: at most
+	 * every few MiB, with the bytes taken in so far and the size they
+	 * count towards (the compressed size while inflating; 0 while
+	 * reading a pipe, whose size is unknown), and once more with DONE
+	 * equal to TOTAL when that step is over.  NULL: not called.  The
+	 * library never prints; a program draws its progress line here. */
+	void (*progress)(void *ctx, uint64_t done, uint64_t total);
+	void *progress_ctx;
 };
 
 /* Reads the whole of FILE (a path, or NULL or "-" for standard input),

@@ -17,6 +17,9 @@ void cli_init(struct cli *c, const char *prog, void (*usage)(FILE *))
 	c->prog = prog;
 	c->usage = usage;
 	c->granularity = PPROF_G_FUNCTIONS;
+	cli_progress_init(&c->progress, prog);
+	c->read.progress = cli_progress_update;
+	c->read.progress_ctx = &c->progress;
 }
 
 void cli_release(struct cli *c)
@@ -126,6 +129,10 @@ int cli_option(struct cli *c, int opt, const char *arg)
 		return 1;
 	case CLI_OPT_QUIET:
 		c->quiet = true;
+		c->progress.quiet = true;
+		return 1;
+	case CLI_OPT_PROGRESS:
+		c->progress.forced = true;
 		return 1;
 	case CLI_OPT_HIDE_IGNORED:
 		c->hide_ignored = true;
@@ -172,7 +179,10 @@ struct pprof_profile *cli_load(struct cli *c, char **files, int n)
 	for (int i = 0; i < n; i++) {
 		const char *path = files[i];
 		const char *shown = strcmp(path, "-") == 0 ? "<stdin>" : path;
-		if (pprof_read_file(p, path, &c->read) != PPROF_OK) {
+		cli_progress_begin(&c->progress, "reading", shown);
+		int read_status = pprof_read_file(p, path, &c->read);
+		cli_progress_end(&c->progress);
+		if (read_status != PPROF_OK) {
 			cli_error(c, "%s: %s", shown, pprof_profile_error(p));
 			pprof_profile_free(p);
 			return NULL;
@@ -199,7 +209,7 @@ int cli_sample_index(struct cli *c, struct pprof_profile *p)
 	return i;
 }
 
-FILE *cli_open_output(struct cli *c)
+static FILE *open_output(struct cli *c)
 {
 	if (!c->output) {
 		c->out = stdout;
@@ -243,12 +253,40 @@ FILE *cli_open_output(struct cli *c)
 	return c->out;
 }
 
+/* The output, through a counting stream when a progress line may be shown. */
+FILE *cli_open_output(struct cli *c)
+{
+	FILE *out = open_output(c);
+	if (!out)
+		return NULL;
+	FILE *w = cli_progress_wrap(&c->progress, out, c->output ? c->output : "<stdout>");
+	if (!w) {
+		cli_error(c, "out of memory");
+		cli_abort(c);
+		return NULL;
+	}
+	c->out = w;
+	return w;
+}
+
+/* Closes the counting stream, if any, and puts the real output back. */
+static int unwrap_output(struct cli *c)
+{
+	if (!c->out || !c->progress.inner)
+		return 0;
+	FILE *inner = c->progress.inner;
+	int r = cli_progress_close(&c->progress, c->out);
+	c->out = inner;
+	return r;
+}
+
 int cli_commit(struct cli *c)
 {
 	const char *name = c->output ? c->output : "<stdout>";
 	if (!c->out)
 		return CLI_FAIL;
-	int bad = ferror(c->out);
+	int wrap_bad = unwrap_output(c) != 0;
+	int bad = ferror(c->out) || wrap_bad;
 	int e = errno;
 	if (fflush(c->out) != 0) {
 		bad = 1;
@@ -277,6 +315,7 @@ int cli_commit(struct cli *c)
 
 void cli_abort(struct cli *c)
 {
+	unwrap_output(c);
 	if (c->out && c->out != stdout)
 		fclose(c->out);
 	c->out = NULL;

@@ -13,6 +13,7 @@
 #include <stdio.h>
 
 #include "pprof.h"
+#include "progress.h"
 
 /* Exit statuses (DESIGN.md). */
 enum { CLI_OK = 0, CLI_FAIL = 1, CLI_USAGE = 2, CLI_REGRESSION = 3 };
@@ -24,6 +25,7 @@ enum {
 	CLI_OPT_HIDE_IGNORED,
 	CLI_OPT_HELP,
 	CLI_OPT_VERSION,
+	CLI_OPT_PROGRESS,
 	CLI_OPT_FIRST_TOOL = 0x200, /* tools number their own long options from here */
 };
 
@@ -39,7 +41,8 @@ enum {
 		{"quiet", no_argument, NULL, CLI_OPT_QUIET},                      \
 		{"hide-ignored", no_argument, NULL, CLI_OPT_HIDE_IGNORED},        \
 		{"help", no_argument, NULL, CLI_OPT_HELP},                        \
-		{"version", no_argument, NULL, CLI_OPT_VERSION}
+		{"version", no_argument, NULL, CLI_OPT_VERSION},                  \
+		{"progress", no_argument, NULL, CLI_OPT_PROGRESS}
 
 struct cli {
 	const char *prog;
@@ -50,6 +53,7 @@ struct cli {
 	size_t nmaps;
 	struct pprof_read_options read;
 	bool quiet;
+	struct cli_progress progress; /* progress.h; --progress forces it */
 	bool hide_ignored; /* --hide-ignored */
 	void (*usage)(FILE *out); /* the tool's usage text */
 
