@@ -24,6 +24,8 @@ void cli_init(struct cli *c, const char *prog, void (*usage)(FILE *))
 
 void cli_release(struct cli *c)
 {
+	pprof_filter_free(c->filter);
+	pprof_rules_free(c->rules);
 	free(c->maps);
 	free(c->tmppath);
 }
@@ -134,6 +136,9 @@ int cli_option(struct cli *c, int opt, const char *arg)
 	case CLI_OPT_PROGRESS:
 		c->progress.forced = true;
 		return 1;
+	case CLI_OPT_RULES:
+		c->rules_path = arg;
+		return 1;
 	case CLI_OPT_HIDE_IGNORED:
 		c->hide_ignored = true;
 		return 1;
@@ -143,6 +148,21 @@ int cli_option(struct cli *c, int opt, const char *arg)
 	case CLI_OPT_VERSION:
 		printf("%s (pprof-tools) %s\n", c->prog, PACKAGE_VERSION);
 		exit(fflush(stdout) == 0 ? CLI_OK : CLI_FAIL);
+	default:
+		break;
+	}
+	if (opt >= CLI_OPT_FILTER && opt < CLI_OPT_FILTER_END) {
+		/* Compiled now: a bad regex is a usage error before any input. */
+		if (!c->filter && !(c->filter = pprof_filter_new())) {
+			cli_error(c, "out of memory");
+			exit(CLI_FAIL);
+		}
+		if (pprof_filter_add(c->filter, (enum pprof_filter_option)(opt - CLI_OPT_FILTER),
+				     arg) != PPROF_OK)
+			cli_usage_error(c, "%s", pprof_filter_error(c->filter));
+		return 1;
+	}
+	switch (opt) {
 	case '?':
 		/* getopt_long has said what is wrong */
 		if (c->usage)
@@ -164,8 +184,30 @@ void cli_flush_warnings(struct cli *c, const struct pprof_profile *p)
 		cli_warn(c, "%s", pprof_profile_warning(p, c->warned));
 }
 
+/* Loads --rules once, and hands its defaults and renames to the filter. */
+static bool load_rules(struct cli *c)
+{
+	if (!c->rules_path || c->rules)
+		return true;
+	if (!(c->rules = pprof_rules_new()) || (!c->filter && !(c->filter = pprof_filter_new()))) {
+		cli_error(c, "out of memory");
+		return false;
+	}
+	if (pprof_rules_read_file(c->rules, c->rules_path) != PPROF_OK) {
+		cli_error(c, "%s: %s", c->rules_path, pprof_rules_error(c->rules));
+		return false;
+	}
+	if (pprof_filter_use_rules(c->filter, c->rules) != PPROF_OK) {
+		cli_error(c, "%s: %s", c->rules_path, pprof_filter_error(c->filter));
+		return false;
+	}
+	return true;
+}
+
 struct pprof_profile *cli_load(struct cli *c, char **files, int n)
 {
+	if (!load_rules(c))
+		return NULL;
 	struct pprof_profile *p = pprof_profile_new();
 	if (!p) {
 		cli_error(c, "out of memory");
@@ -196,6 +238,14 @@ struct pprof_profile *cli_load(struct cli *c, char **files, int n)
 			pprof_profile_free(p);
 			return NULL;
 		}
+	}
+	/* Then the rules' renames and the filters, on symbolicated names.
+	 * (The rules' source-map associations are in c->rules:
+	 * pprof_rules_sourcemaps(), pprof_rules_sourcemap_for().) */
+	if (c->filter && pprof_filter_apply(c->filter, p) != PPROF_OK) {
+		cli_error(c, "%s", pprof_profile_error(p));
+		pprof_profile_free(p);
+		return NULL;
 	}
 	cli_flush_warnings(c, p);
 	return p;

@@ -23,6 +23,9 @@ enum {
 	CLI_OPT_MAX_INPUT = 0x100,
 	CLI_OPT_QUIET,
 	CLI_OPT_HIDE_IGNORED,
+	CLI_OPT_RULES,
+	CLI_OPT_FILTER, /* CLI_OPT_FILTER + enum pprof_filter_option */
+	CLI_OPT_FILTER_END = CLI_OPT_FILTER + PPROF_FILTER_NOPTIONS,
 	CLI_OPT_HELP,
 	CLI_OPT_VERSION,
 	CLI_OPT_PROGRESS,
@@ -40,9 +43,50 @@ enum {
 		{"max-input", required_argument, NULL, CLI_OPT_MAX_INPUT},        \
 		{"quiet", no_argument, NULL, CLI_OPT_QUIET},                      \
 		{"hide-ignored", no_argument, NULL, CLI_OPT_HIDE_IGNORED},        \
+		{"rules", required_argument, NULL, CLI_OPT_RULES},                \
+		CLI_FILTER_LONGOPTS,                                              \
 		{"help", no_argument, NULL, CLI_OPT_HELP},                        \
 		{"version", no_argument, NULL, CLI_OPT_VERSION},                  \
 		{"progress", no_argument, NULL, CLI_OPT_PROGRESS}
+
+/* The filters (pprof_filter_option order), and pprof's spellings of two. */
+#define CLI_FILTER_LONGOPTS                                                              \
+	{"focus", required_argument, NULL, CLI_OPT_FILTER + PPROF_FILTER_FOCUS},         \
+		{"ignore", required_argument, NULL, CLI_OPT_FILTER + PPROF_FILTER_IGNORE},  \
+		{"hide", required_argument, NULL, CLI_OPT_FILTER + PPROF_FILTER_HIDE},      \
+		{"show", required_argument, NULL, CLI_OPT_FILTER + PPROF_FILTER_SHOW},      \
+		{"show-from", required_argument, NULL,                                      \
+		 CLI_OPT_FILTER + PPROF_FILTER_SHOW_FROM},                                  \
+		{"show_from", required_argument, NULL,                                      \
+		 CLI_OPT_FILTER + PPROF_FILTER_SHOW_FROM},                                  \
+		{"prune-from", required_argument, NULL,                                     \
+		 CLI_OPT_FILTER + PPROF_FILTER_PRUNE_FROM},                                 \
+		{"prune_from", required_argument, NULL,                                     \
+		 CLI_OPT_FILTER + PPROF_FILTER_PRUNE_FROM},                                 \
+		{"tagfocus", required_argument, NULL, CLI_OPT_FILTER + PPROF_FILTER_TAGFOCUS}, \
+		{"tagignore", required_argument, NULL,                                      \
+		 CLI_OPT_FILTER + PPROF_FILTER_TAGIGNORE},                                  \
+		{"tagroot", required_argument, NULL, CLI_OPT_FILTER + PPROF_FILTER_TAGROOT}, \
+		{"tagleaf", required_argument, NULL, CLI_OPT_FILTER + PPROF_FILTER_TAGLEAF}, \
+		{"collapse-recursion", no_argument, NULL,                                   \
+		 CLI_OPT_FILTER + PPROF_FILTER_COLLAPSE_RECURSION},                         \
+		{"drop-idle", no_argument, NULL, CLI_OPT_FILTER + PPROF_FILTER_DROP_IDLE}
+
+/* Lines for a tool's --help describing the filters and --rules. */
+#define CLI_FILTER_HELP                                                             \
+	"      --focus=REGEX          keep samples with a frame that matches\n"        \
+	"      --ignore=REGEX         drop samples with a frame that matches\n"        \
+	"      --hide=REGEX           remove the frames that match\n"                  \
+	"      --show=REGEX           keep only the frames that match\n"               \
+	"      --show-from=REGEX      drop the frames above the outermost match\n"     \
+	"      --prune-from=REGEX     drop the frames below the innermost match\n"     \
+	"      --tagfocus=[KEY=]REGEX|RANGE  keep samples by label (bytes=1kb:2mb)\n"  \
+	"      --tagignore=[KEY=]REGEX|RANGE drop samples by label\n"                 \
+	"      --tagroot=KEY[,KEY]    label values as root frames\n"                  \
+	"      --tagleaf=KEY[,KEY]    label values as leaf frames\n"                  \
+	"      --collapse-recursion   a function calling itself directly: once\n"      \
+	"      --drop-idle            drop (idle) and (program) samples\n"            \
+	"      --rules=FILE.yaml      rename rules, default filters, source maps\n"
 
 struct cli {
 	const char *prog;
@@ -55,6 +99,9 @@ struct cli {
 	bool quiet;
 	struct cli_progress progress; /* progress.h; --progress forces it */
 	bool hide_ignored; /* --hide-ignored */
+	const char *rules_path;      /* --rules */
+	struct pprof_rules *rules;   /* loaded by the first cli_load() */
+	struct pprof_filter *filter; /* the filter options, compiled as given */
 	void (*usage)(FILE *out); /* the tool's usage text */
 
 	/* warnings printed so far */
@@ -80,9 +127,11 @@ void cli_warn(const struct cli *c, const char *fmt, ...) __attribute__((format(p
 void cli_usage_error(const struct cli *c, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3), noreturn));
 
-/* Reads FILES (standard input when N is 0) into one new profile, printing
- * "prog: FILE: error" and returning NULL on failure.  Warnings are printed
- * once each unless --quiet. */
+/* Reads FILES (standard input when N is 0) into one new profile, then runs
+ * the transforms (symbolication, then the rules' renames and the filters),
+ * printing "prog: FILE: error" and returning NULL on failure.  Warnings are
+ * printed once each unless --quiet.  A bad --rules file fails before any
+ * input is read. */
 struct pprof_profile *cli_load(struct cli *c, char **files, int n);
 
 /* Prints the profile's warnings not yet printed. */
