@@ -189,6 +189,7 @@ example_words() {
 						{ cmdpos = 1; continue }
 					if (t !~ /\$/ && t != "Q")
 						print "cmd", t
+					cmd = t
 					continue
 				}
 				if (t == "-o" || t == "--output") { redir = "out"; continue }
@@ -199,6 +200,10 @@ example_words() {
 				}
 				if (t ~ /^-/ || t == "Q" || t ~ /\$/)
 					continue
+				if (cmd == "mkdir") {
+					print "out", t
+					continue
+				}
 				if (t ~ /\// || t ~ /\.(pb|pb\.gz|gz|cpuprofile|heapprofile|folded|map|yaml|yml|svg|txt)$/)
 					print "in", t
 			}
@@ -234,7 +239,13 @@ example_skip() {
 			;;
 		out) _outs="$_outs$_w " ;;
 		in)
+			# Written before, or under a directory made before.
 			case $_outs in *" $_w "*) continue ;; esac
+			_made=
+			for _o in $_outs; do
+				case $_w in "$_o"/*) _made=1 ;; esac
+			done
+			[ -n "$_made" ] && continue
 			# A glob that matches nothing stays as it is written.
 			# shellcheck disable=SC2086
 			set -- $_w
