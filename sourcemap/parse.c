@@ -217,8 +217,11 @@ static int ignore_list(struct parser *p, const char *key,
 		if ((rc = skip(p, t)))
 			return rc;
 		if (!spec) {
-			pp_smap_warn(p->m, "%s is %s, not an array (at byte %zu)",
-				     key, type_name(t), at);
+			/* not ECMA-426: strict mode has nothing to say */
+			if (!p->strict)
+				pp_smap_warn(p->m,
+					     "%s is %s, not an array (at byte %zu)",
+					     key, type_name(t), at);
 			return SMAP_OK;
 		}
 		return bad(p, at, "%s is %s, not an array", key, type_name(t));
@@ -242,9 +245,10 @@ static int ignore_list(struct parser *p, const char *key,
 		if ((rc = skip(p, t)))
 			return rc;
 		if (!spec) {
-			pp_smap_warn(p->m,
-				     "%s[%zu] is not a source index (at byte %zu)",
-				     key, i, at);
+			if (!p->strict)
+				pp_smap_warn(p->m,
+					     "%s[%zu] is not a source index (at byte %zu)",
+					     key, i, at);
 			continue;
 		}
 		if ((rc = bad(p, at, "%s[%zu] is not a source index", key, i)))
@@ -452,7 +456,7 @@ static int parse_object(struct parser *p, struct rawmap *r, bool nested)
 				if ((rc = skip(p, t)))
 					return rc;
 				pp_smap_warn(p->m,
-					     "scopes is %s, not a string (at byte %zu)",
+					     "scopes: the field is %s, not a string (at byte %zu)",
 					     type_name(t), at);
 				continue;
 			}
@@ -726,9 +730,10 @@ static int adopt(struct parser *p, struct rawmap *r, struct pp_smap_section *s)
 	} else if (r->has_xignore) {
 		for (i = 0; i < r->nxignore; i++) {
 			if (r->xignore[i].v >= (int64_t)n) {
-				pp_smap_warn(m,
-					     "x_google_ignoreList[%zu] is past the sources (at byte %zu)",
-					     i, r->xignore[i].at);
+				if (!p->strict)
+					pp_smap_warn(m,
+						     "x_google_ignoreList[%zu] is past the sources (at byte %zu)",
+						     i, r->xignore[i].at);
 				continue;
 			}
 			m->src[s->src_base + (size_t)r->xignore[i].v].ignored = true;
