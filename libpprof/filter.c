@@ -390,7 +390,7 @@ static int compile(struct pprof_filter *f, enum pprof_filter_option o, const cha
 		return ferr(f, PPROF_ENOMEM, "out of memory");
 	PCRE2_UCHAR msg[256];
 	pcre2_get_error_message(err, msg, sizeof(msg));
-	return ferr(f, PPROF_EUSAGE, "bad %s regular expression '%.*s': %s (at offset %zu)",
+	return ferr(f, PPROF_EUSAGE, "bad %s regular expression '%.*s': %s at offset %zu",
 		    option_names[o], (int)len, pat, (const char *)msg, off);
 }
 

@@ -195,7 +195,7 @@ static int compile_at(struct loader *L, const yaml_node_t *n, const char *pat, c
 		return nomem(L);
 	PCRE2_UCHAR msg[256];
 	pcre2_get_error_message(err, msg, sizeof(msg));
-	return rerr(L, &n->start_mark, "bad %s regular expression '%s': %s (offset %zu)", what, pat,
+	return rerr(L, &n->start_mark, "bad %s regular expression '%s': %s at offset %zu", what, pat,
 		    (const char *)msg, off);
 }
 
