@@ -100,7 +100,8 @@ struct pp_sample_type {
 	uint32_t type, unit; /* string ids */
 };
 
-struct pp_hash; /* open addressing, private to profile.c */
+struct pp_hash;   /* open addressing, private to profile.c */
+struct pp_idhash; /* the same holding ids only */
 
 struct pprof_profile {
 	struct pp_arena arena;
@@ -120,7 +121,7 @@ struct pprof_profile {
 	/* tree (node 0 is the root) */
 	struct pp_node *nodes;
 	uint32_t nnodes, capnodes;
-	struct pp_hash *nodehash;
+	struct pp_idhash *nodehash;
 
 	/* label sets: set i is labels[labelsets[i] .. labelsets[i+1]) (set 0 empty) */
 	struct pp_label *labels;
@@ -136,7 +137,7 @@ struct pprof_profile {
 	struct pp_entry *entries;
 	int64_t *values;
 	uint32_t nentries, capentries;
-	struct pp_hash *entryhash;
+	struct pp_idhash *entryhash;
 
 	/* time-ordered samples (cpuprofile) */
 	struct pp_seq *seq;

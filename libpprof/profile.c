@@ -107,6 +107,70 @@ static uint64_t hash_bytes(const void *p, size_t n, uint64_t seed)
 	return h;
 }
 
+/* The tree's and the samples' indexes hold only ids: the key of a slot is
+ * read back from the node or entry it names, which keeps the largest tables
+ * of a big profile at 4 bytes a slot. */
+struct pp_idhash {
+	uint32_t *slots; /* id + 1, 0 = empty */
+	uint32_t cap, n;
+};
+
+static struct pp_idhash *idhash_new(void)
+{
+	struct pp_idhash *h = calloc(1, sizeof(*h));
+	if (!h)
+		return NULL;
+	h->cap = 1024;
+	if (!(h->slots = calloc(h->cap, sizeof(*h->slots)))) {
+		free(h);
+		return NULL;
+	}
+	return h;
+}
+
+static void idhash_free(struct pp_idhash *h)
+{
+	if (h)
+		free(h->slots);
+	free(h);
+}
+
+static inline uint64_t node_key(const struct pprof_profile *p, uint32_t id)
+{
+	return ((uint64_t)p->nodes[id].parent << 32) | p->nodes[id].frame;
+}
+
+static inline uint64_t entry_key(const struct pprof_profile *p, uint32_t id)
+{
+	return ((uint64_t)p->entries[id].node << 32) | p->entries[id].labels;
+}
+
+/* Grows H when more than half full, re-reading each slot's key with KEY. */
+static bool idhash_reserve(struct pprof_profile *p, struct pp_idhash *h,
+			   uint64_t (*key)(const struct pprof_profile *, uint32_t))
+{
+	if (h->n * 2 < h->cap)
+		return true;
+	if (h->cap > (UINT32_MAX >> 2))
+		return false;
+	uint32_t cap = h->cap * 2;
+	uint32_t *slots = calloc(cap, sizeof(*slots));
+	if (!slots)
+		return false;
+	for (uint32_t i = 0; i < h->cap; i++) {
+		if (!h->slots[i])
+			continue;
+		uint32_t s = hash_slot(key(p, h->slots[i] - 1), cap);
+		while (slots[s])
+			s = (s + 1) & (cap - 1);
+		slots[s] = h->slots[i];
+	}
+	free(h->slots);
+	h->slots = slots;
+	h->cap = cap;
+	return true;
+}
+
 /* ---- diagnostics ---- */
 
 static int verror(struct pprof_profile *p, int status, const char *fmt, va_list ap)
@@ -189,9 +253,9 @@ struct pprof_profile *pprof_profile_new(void)
 	p->default_type = -1;
 	p->strhash = hash_new();
 	p->framehash = hash_new();
-	p->nodehash = hash_new();
+	p->nodehash = idhash_new();
 	p->labelhash = hash_new();
-	p->entryhash = hash_new();
+	p->entryhash = idhash_new();
 	p->nodes = malloc(sizeof(*p->nodes) * 1024);
 	p->frames = malloc(sizeof(*p->frames) * 1024);
 	p->labelsets = malloc(sizeof(*p->labelsets) * 2);
@@ -224,9 +288,9 @@ void pprof_profile_free(struct pprof_profile *p)
 		return;
 	hash_free(p->strhash);
 	hash_free(p->framehash);
-	hash_free(p->nodehash);
+	idhash_free(p->nodehash);
 	hash_free(p->labelhash);
-	hash_free(p->entryhash);
+	idhash_free(p->entryhash);
 	free(p->strs);
 	free(p->strlens);
 	free(p->frames);
@@ -362,19 +426,17 @@ int pp_frame_intern(struct pprof_profile *p, const struct pp_frame *f, uint32_t 
 /* Rebuilds the node index that pp_drop_node_index() freed. */
 static int node_index(struct pprof_profile *p)
 {
-	struct pp_hash *t = hash_new();
+	struct pp_idhash *t = idhash_new();
 	if (!t)
 		return pp_nomem(p);
 	for (uint32_t n = 1; n < p->nnodes; n++) {
-		uint64_t key = ((uint64_t)p->nodes[n].parent << 32) | p->nodes[n].frame;
-		uint32_t i = hash_slot(key, t->cap);
-		while (t->vals[i])
+		uint32_t i = hash_slot(node_key(p, n), t->cap);
+		while (t->slots[i])
 			i = (i + 1) & (t->cap - 1);
-		t->keys[i] = key;
-		t->vals[i] = n + 1;
+		t->slots[i] = n + 1;
 		t->n++;
-		if (!hash_reserve(t)) {
-			hash_free(t);
+		if (!idhash_reserve(p, t, node_key)) {
+			idhash_free(t);
 			return pp_nomem(p);
 		}
 	}
@@ -384,7 +446,7 @@ static int node_index(struct pprof_profile *p)
 
 void pp_drop_node_index(struct pprof_profile *p)
 {
-	hash_free(p->nodehash);
+	idhash_free(p->nodehash);
 	p->nodehash = NULL;
 }
 
@@ -394,11 +456,12 @@ int pp_node_child(struct pprof_profile *p, uint32_t parent, uint32_t frame,
 	uint64_t key = ((uint64_t)parent << 32) | frame;
 	if (!p->nodehash && node_index(p) != PPROF_OK)
 		return PPROF_ENOMEM;
-	struct pp_hash *t = p->nodehash;
+	struct pp_idhash *t = p->nodehash;
 	uint32_t i = hash_slot(key, t->cap);
-	while (t->vals[i]) {
-		if (t->keys[i] == key) {
-			*child = t->vals[i] - 1;
+	while (t->slots[i]) {
+		uint32_t id = t->slots[i] - 1;
+		if (p->nodes[id].parent == parent && p->nodes[id].frame == frame) {
+			*child = id;
 			return PPROF_OK;
 		}
 		i = (i + 1) & (t->cap - 1);
@@ -408,10 +471,9 @@ int pp_node_child(struct pprof_profile *p, uint32_t parent, uint32_t frame,
 	uint32_t nid = p->nnodes++;
 	p->nodes[nid].parent = parent;
 	p->nodes[nid].frame = frame;
-	t->keys[i] = key;
-	t->vals[i] = nid + 1;
+	t->slots[i] = nid + 1;
 	t->n++;
-	if (!hash_reserve(t))
+	if (!idhash_reserve(p, t, node_key))
 		return pp_nomem(p);
 	*child = nid;
 	return PPROF_OK;
@@ -429,16 +491,16 @@ int pp_remap_frames(struct pprof_profile *p, const uint32_t *map)
 	uint32_t noldent = p->nentries;
 	uint32_t *nn = malloc((size_t)nold * sizeof(*nn));
 	struct pp_node *fresh = malloc(1024 * sizeof(*fresh));
-	struct pp_hash *fh = hash_new(), *eh = hash_new();
+	struct pp_idhash *fh = idhash_new(), *eh = idhash_new();
 	if (!nn || !fresh || !fh || !eh) {
 		free(nn);
 		free(fresh);
-		hash_free(fh);
-		hash_free(eh);
+		idhash_free(fh);
+		idhash_free(eh);
 		return pp_nomem(p);
 	}
-	hash_free(p->nodehash);
-	hash_free(p->entryhash);
+	idhash_free(p->nodehash);
+	idhash_free(p->entryhash);
 	p->nodehash = fh;
 	p->entryhash = eh;
 	p->nodes = fresh;
@@ -573,11 +635,11 @@ int pp_add_sample(struct pprof_profile *p, uint32_t node, uint32_t labels,
 		  const int64_t *values, uint64_t offset)
 {
 	uint64_t key = ((uint64_t)node << 32) | labels;
-	struct pp_hash *t = p->entryhash;
+	struct pp_idhash *t = p->entryhash;
 	uint32_t i = hash_slot(key, t->cap);
 	uint32_t e;
 	for (;;) {
-		if (!t->vals[i]) {
+		if (!t->slots[i]) {
 			uint32_t cap = p->capentries;
 			if (!grow((void **)&p->entries, &p->capentries, p->nentries,
 				  sizeof(*p->entries)))
@@ -593,15 +655,15 @@ int pp_add_sample(struct pprof_profile *p, uint32_t node, uint32_t labels,
 			p->entries[e].node = node;
 			p->entries[e].labels = labels;
 			memset(p->values + (size_t)e * p->ntypes, 0, p->ntypes * sizeof(int64_t));
-			t->keys[i] = key;
-			t->vals[i] = e + 1;
+			t->slots[i] = e + 1;
 			t->n++;
-			if (!hash_reserve(t))
+			if (!idhash_reserve(p, t, entry_key))
 				return pp_nomem(p);
 			break;
 		}
-		if (t->keys[i] == key) {
-			e = t->vals[i] - 1;
+		uint32_t c = t->slots[i] - 1;
+		if (p->entries[c].node == node && p->entries[c].labels == labels) {
+			e = c;
 			break;
 		}
 		i = (i + 1) & (t->cap - 1);
