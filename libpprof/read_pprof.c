@@ -132,6 +132,8 @@ struct rd {
 
 	pcre2_code *drop_re, *keep_re;
 	pcre2_match_data *md;
+	pcre2_match_context *mctx; /* the backtracking bound (RE_BUDGET) */
+	int re_status;             /* the first match failure that was not "no match" */
 
 	/* scratch, reused across messages */
 	struct line *lines;
@@ -608,9 +610,20 @@ static int compile_re(struct rd *r, const struct sref *s, const char *what, pcre
 	return PPROF_OK;
 }
 
+/* drop_frames comes with the input: a pattern that backtracks
+ * exponentially ("(a+)+$") must not hang the reader.  The matches of all
+ * functions together get about RE_BUDGET backtracking steps (each at least
+ * RE_STEPS_MIN, far more than a real pattern needs); a match that runs out
+ * fails the read (re_status). */
+#define RE_BUDGET 50000000u
+#define RE_STEPS_MIN 10000u
+
 static bool re_match(struct rd *r, pcre2_code *re, const char *s, size_t n)
 {
-	return pcre2_match(re, (PCRE2_SPTR)s, n, 0, 0, r->md, NULL) >= 0;
+	int rc = pcre2_match(re, (PCRE2_SPTR)s, n, 0, 0, r->md, r->mctx);
+	if (rc < 0 && rc != PCRE2_ERROR_NOMATCH && !r->re_status)
+		r->re_status = rc;
+	return rc >= 0;
 }
 
 /* Whether function F matches drop_frames and not keep_frames.  The name is
@@ -848,7 +861,15 @@ static int decode_location(struct rd *r, const struct field *f, struct location 
 			if (!fid)
 				continue;
 			struct function *fn = &r->functions[idmap_get(&r->funmap, fid) - 1];
-			if (fn_dropped(r, fn)) {
+			bool dropped = fn_dropped(r, fn);
+			if (r->re_status) {
+				PCRE2_UCHAR msg[256];
+				pcre2_get_error_message(r->re_status, msg, sizeof(msg));
+				return pp_error_at(r->p, PPROF_EINPUT, r->lines[k].off,
+						   "drop_frames or keep_frames on function %llu: %s",
+						   (unsigned long long)fid, (const char *)msg);
+			}
+			if (dropped) {
 				loc->prune = PRUNE_BENEATH;
 				if (k == nlines - 1)
 					loc->prune = PRUNE_BENEATH | PRUNE_ALL;
@@ -903,8 +924,11 @@ static int scan_locations(struct rd *r)
 		if ((s = compile_re(r, &r->keep, "keep_frames", &r->keep_re)))
 			return s;
 		r->md = pcre2_match_data_create(1, NULL);
-		if (!r->md)
+		r->mctx = pcre2_match_context_create(NULL);
+		if (!r->md || !r->mctx)
 			return pp_nomem(r->p);
+		size_t per = RE_BUDGET / (r->nfunctions ? r->nfunctions : 1);
+		pcre2_set_match_limit(r->mctx, per < RE_STEPS_MIN ? RE_STEPS_MIN : (uint32_t)per);
 	} else {
 		uint32_t id = 0;
 		if ((s = sref_id(r, &r->keep, &id)))
@@ -1139,6 +1163,7 @@ static void rd_release(struct rd *r)
 	pcre2_code_free(r->drop_re);
 	pcre2_code_free(r->keep_re);
 	pcre2_match_data_free(r->md);
+	pcre2_match_context_free(r->mctx);
 	free(r->lines);
 	free(r->locs);
 	free(r->vals);
