@@ -103,6 +103,12 @@ test_expect_success 'JSON nested 1,000,001 deep is refused at the byte past the 
 	test_cmp expect err
 '
 
+test_expect_success 'a drop_frames that backtracks exponentially is stopped' '
+	$GEN redos.pb 1000 >redos.pb &&
+	bounded_fails 1 pprof-fold redos.pb &&
+	grep -q "^pprof-fold: redos.pb: drop_frames or keep_frames on function 1: match limit exceeded (at byte [0-9]*)$" err
+'
+
 # A gzip member of 16 MiB of zeros is 16 KiB; 320 of them inflate to 5 GiB.
 make_bomb() {
 	head -c 16777216 /dev/zero | gzip -9 -c >member.gz &&

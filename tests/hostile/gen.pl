@@ -240,7 +240,16 @@ sub deep_folded_distinct {
 	my ($n) = @_;
 	return join(';', map { "f$_" } 1 .. $n) . " 1\n";
 }
+# drop_frames that backtracks exponentially on N function names
+sub redos_pprof {
+	my ($n) = @_;
+	my @names = map { ('a' x 40) . "!$_" } 1 .. $n;
+	my $s = strings('', 'samples', 'count', '(a+)+$', @names) . sample_type(1, 2) . vi(7, 3);
+	$s .= function($_, 3 + $_) . location($_, $_) for 1 .. $n;
+	return $s . sample([1 .. $n], [1]);
+}
 my %big = (
+	'redos.pb' => \&redos_pprof,
 	'deep.pb' => \&deep_pprof,
 	'deep.cpuprofile' => \&deep_cpuprofile,
 	'deep.heapprofile' => \&deep_heapprofile,
