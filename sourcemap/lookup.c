@@ -46,8 +46,11 @@ static void fill(const struct smap_map *m, const struct pp_smap_section *s,
 		out->name = NULL; /* "" stands in for a names entry that was not a string */
 	out->ignored = m->src[i].ignored;
 	out->generated_line = gline;
-	out->generated_column =
-		gline == s->off_line ? g->gcol + s->off_col : g->gcol;
+	/* a column past 32 bits cannot be asked for, so it is clamped */
+	out->generated_column = gline == s->off_line ?
+		(uint32_t)((uint64_t)g->gcol + s->off_col > UINT32_MAX ?
+				   UINT32_MAX : g->gcol + s->off_col) :
+		g->gcol;
 }
 
 int smap_lookup(struct smap_map *m, uint32_t line, uint32_t column,
@@ -97,7 +100,7 @@ int smap_lookup_line(struct smap_map *m, uint32_t line,
 	long k0 = find_section(m, m->nsec, line, 0);
 	size_t k, first_k = 0;
 	const struct pp_smap_seg *first = NULL;
-	uint32_t first_abs = 0;
+	uint64_t first_abs = 0;
 	bool disagree = false;
 	int rc;
 
@@ -125,7 +128,8 @@ int smap_lookup_line(struct smap_map *m, uint32_t line,
 			continue;
 		v = s->segs + s->lines[rl].first;
 		for (i = 0; i < s->lines[rl].count; i++) {
-			uint32_t abs = rl == 0 ? v[i].gcol + s->off_col : v[i].gcol;
+			uint64_t abs = rl == 0 ? (uint64_t)v[i].gcol + s->off_col :
+						 v[i].gcol;
 
 			if (abs >= stop)
 				break;
@@ -147,6 +151,7 @@ int smap_lookup_line(struct smap_map *m, uint32_t line,
 		return SMAP_NONE;
 	fill(m, &m->sec[first_k], first, line, out);
 	out->name = NULL;
-	out->generated_column = first_abs;
+	out->generated_column = first_abs > UINT32_MAX ? UINT32_MAX :
+							 (uint32_t)first_abs;
 	return SMAP_OK;
 }

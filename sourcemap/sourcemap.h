@@ -57,7 +57,8 @@ void smap_map_free(struct smap_map *m);
 /* Parses the JSON text of a map (a first line starting with ")]}'" is
  * skipped).  BUF is only borrowed for the call.  A map can be parsed into
  * once; a second call fails with SMAP_EUSAGE.  Leniently (flags 0), only
- * text that is not JSON, or JSON that is not an object, makes it fail. */
+ * text that is not JSON, or JSON that is not an object, makes it fail.
+ * After a failure the map answers nothing reliably: free it. */
 int smap_map_parse(struct smap_map *m, const void *buf, size_t len,
 		   unsigned flags);
 /* The same for a file. */
