@@ -242,10 +242,14 @@ int pprof_write_pprof(struct pprof_profile *p, FILE *out);
  * scripts (their sourceMappingURL comment, NAME.js.map beside NAME.js) and
  * maps.  A map that can't be used, and a script URL with no map, only warn;
  * PPROF_EIO when a path given can't be read. */
+struct pprof_rules;
 struct pprof_symbolicate_options {
 	const char *const *maps;
 	size_t nmaps;
 	int hide_ignored; /* remove frames whose source is on an ignore list */
+	/* A rules file's associations of script URLs with maps (may be NULL);
+	 * they come before the maps found through MAPS. */
+	const struct pprof_rules *rules;
 };
 int pprof_symbolicate(struct pprof_profile *p, const struct pprof_symbolicate_options *o);
 

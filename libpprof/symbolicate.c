@@ -33,6 +33,7 @@ struct script {
 
 struct symb {
 	struct pprof_profile *p;
+	const struct pprof_rules *rules;
 	struct script *s;
 	size_t n, cap;
 };
@@ -399,7 +400,6 @@ static bool decl_name(const char *t, size_t len, size_t off, size_t *ns, size_t 
 					       "return", "typeof", "new", "await", "in",
 					       "of", "do", "else", "yield", "void"};
 	size_t i = off;
-	(void)len;
 	if (t[off] == '(') {
 		if (!back_space(t, &i))
 			return false;
@@ -417,6 +417,25 @@ static bool decl_name(const char *t, size_t len, size_t off, size_t *ns, size_t 
 		}
 	} else if (!ident_char((unsigned char)t[off])) {
 		return false;
+	} else {
+		/* At a name followed by its parameters: a function or method
+		 * declaration whose name the map's segment points at. */
+		size_t e = off;
+		while (e < len && ident_char((unsigned char)t[e]))
+			e++;
+		size_t k = e;
+		while (k < len && (t[k] == ' ' || t[k] == '\t'))
+			k++;
+		if (k < len && (t[k] == '(' || t[k] == '<')) {
+			bool kw = false;
+			for (size_t w = 0; w < sizeof(keywords) / sizeof(keywords[0]); w++)
+				kw |= is_word(t, off, e - off, keywords[w]);
+			if (kw || is_word(t, off, e - off, "function") || is_word(t, off, e - off, "async"))
+				return false;
+			*ns = off;
+			*nl = e - off;
+			return true;
+		}
 	}
 	/* i is just after the token before the parameters. */
 	size_t s, n;
@@ -464,6 +483,36 @@ static bool decl_name(const char *t, size_t len, size_t off, size_t *ns, size_t 
 	return true;
 }
 
+/* The map a rules file associates with URL, as a script keyed by the whole
+ * URL; NULL when none. */
+static struct script *rules_script(struct symb *y, const char *url, int *status)
+{
+	char *path = NULL;
+	*status = PPROF_OK;
+	if (!y->rules)
+		return NULL;
+	if (pprof_rules_sourcemap_for(y->rules, url, &path) != PPROF_OK) {
+		*status = pp_nomem(y->p);
+		return NULL;
+	}
+	if (!path)
+		return NULL;
+	struct script *s = add_script(y, url);
+	if (!s) {
+		free(path);
+		*status = pp_nomem(y->p);
+		return NULL;
+	}
+	if (!s->tried && !s->map_text) {
+		/* the rules file's association wins over a map found by search */
+		free(s->map_path);
+		s->map_path = path;
+	} else {
+		free(path);
+	}
+	return s;
+}
+
 static int symbolicate_frame(struct symb *y, uint32_t fid, uint32_t *out, bool *nocolumn)
 {
 	struct pprof_profile *p = y->p;
@@ -472,7 +521,12 @@ static int symbolicate_frame(struct symb *y, uint32_t fid, uint32_t *out, bool *
 	if (!f->file || f->line <= 0 || (f->flags & PP_FRAME_MAPPED))
 		return PPROF_OK;
 	const char *url = pp_str(p, f->file);
-	struct script *s = find_script(y, url);
+	int rs;
+	struct script *s = rules_script(y, url, &rs);
+	if (rs != PPROF_OK)
+		return rs;
+	if (!s)
+		s = find_script(y, url);
 	if (!s) {
 		if (strncmp(url, "node:", 5) != 0)
 			pp_warn(p, "no source map for %s", url);
@@ -541,7 +595,7 @@ static int symbolicate_frame(struct symb *y, uint32_t fid, uint32_t *out, bool *
 
 int pprof_symbolicate(struct pprof_profile *p, const struct pprof_symbolicate_options *o)
 {
-	struct symb y = {p, NULL, 0, 0};
+	struct symb y = {p, o->rules, NULL, 0, 0};
 	int status = PPROF_OK;
 	uint32_t *map = NULL;
 	for (size_t i = 0; i < o->nmaps && status == PPROF_OK; i++) {

@@ -231,17 +231,19 @@ struct pprof_profile *cli_load(struct cli *c, char **files, int n)
 		}
 	}
 	/* The transforms, in DESIGN.md's order: symbolicate first. */
-	if (c->nmaps || c->hide_ignored) {
-		struct pprof_symbolicate_options so = {c->maps, c->nmaps, c->hide_ignored};
+	size_t nassoc = 0;
+	if (c->rules)
+		pprof_rules_sourcemaps(c->rules, &nassoc);
+	if (c->nmaps || c->hide_ignored || nassoc) {
+		struct pprof_symbolicate_options so = {c->maps, c->nmaps, c->hide_ignored,
+						       c->rules};
 		if (pprof_symbolicate(p, &so) != PPROF_OK) {
 			cli_error(c, "%s", pprof_profile_error(p));
 			pprof_profile_free(p);
 			return NULL;
 		}
 	}
-	/* Then the rules' renames and the filters, on symbolicated names.
-	 * (The rules' source-map associations are in c->rules:
-	 * pprof_rules_sourcemaps(), pprof_rules_sourcemap_for().) */
+	/* Then the rules' renames and the filters, on symbolicated names. */
 	if (c->filter && pprof_filter_apply(c->filter, p) != PPROF_OK) {
 		cli_error(c, "%s", pprof_profile_error(p));
 		pprof_profile_free(p);

@@ -73,6 +73,25 @@ test_expect_success 'a bad map warns and the profile still folds' '
 	test_cmp expect actual && grep -q "source map not used" err
 '
 
+test_expect_success 'a rules file associates a script URL with its map' '
+	mkdir maps && cp "$W/worker.js.map" maps/bundle.map &&
+	printf "version: 1\nsourcemaps:\n  - url: worker.js\n    map: maps/bundle.map\n" >r.yaml &&
+	pprof-fold --rules r.yaml "$FIX/profiles/workerd-min.cpuprofile" >actual &&
+	test_cmp "$EXP/sym-min.folded" actual
+'
+
+test_expect_success 'a rules association by regex, with the map alone (names from sourcesContent)' '
+	mkdir maps && cp "$W/worker.js.map" maps/worker.map &&
+	cat >r.yaml <<-\EOF &&
+	version: 1
+	sourcemaps:
+	  - url-regex: '"'"'^(worker)\.js$'"'"'
+	    map: maps/$1.map
+	EOF
+	pprof-fold --rules r.yaml "$FIX/profiles/workerd-min.cpuprofile" >actual &&
+	test_cmp "$EXP/sym-min.folded" actual
+'
+
 test_expect_success 'a -m path that does not exist is an error' '
 	test_fails 1 pprof-fold -m no-such-dir "$FIX/profiles/workerd-min.cpuprofile" &&
 	grep -q "no-such-dir: No such file or directory" err
