@@ -278,6 +278,7 @@ struct fun {
 	uint32_t onpath; /* how many nodes of the current walk's path are it */
 	uint32_t kept;   /* row index + 1 when kept in the table, else 0 */
 	uint8_t in_inline, in_noinline;
+	uint8_t has_inlined; /* some frame of it is an inlined call */
 };
 
 struct row {
@@ -360,128 +361,177 @@ struct edges {
 	int64_t *weight;
 	uint32_t *onpath; /* occurrences on the walk's path */
 	uint8_t *flags;   /* 1: present, 2: some call not inlined */
-	size_t cap;
+	size_t cap, n;
 };
 
+static size_t edge_hash(uint64_t key, size_t cap)
+{
+	return (size_t)((key * 0x9E3779B97F4A7C15ull) >> 20) & (cap - 1);
+}
+
+/* The slot of the edge FROM -> TO, added when missing; (size_t)-1 when out
+ * of memory.  Functions have few callers each, so the table stays small
+ * (and in the cache): it grows with the edges, not with the tree. */
 static size_t edge_slot(struct edges *e, uint32_t from, uint32_t to)
 {
 	uint64_t key = ((uint64_t)from << 32) | to;
-	size_t i = (size_t)((key * 0x9E3779B97F4A7C15ull) >> 20) & (e->cap - 1);
+	size_t i = edge_hash(key, e->cap);
 	while (e->flags[i] && e->keys[i] != key)
 		i = (i + 1) & (e->cap - 1);
+	if (e->flags[i])
+		return i;
+	if (++e->n * 2 > e->cap) {
+		size_t cap = e->cap * 2;
+		uint64_t *keys = malloc(cap * sizeof(*keys));
+		int64_t *weight = calloc(cap, sizeof(*weight));
+		uint32_t *onpath = calloc(cap, sizeof(*onpath));
+		uint8_t *flags = calloc(cap, 1);
+		if (!keys || !weight || !onpath || !flags) {
+			free(keys);
+			free(weight);
+			free(onpath);
+			free(flags);
+			return (size_t)-1;
+		}
+		for (size_t k = 0; k < e->cap; k++) {
+			if (!e->flags[k])
+				continue;
+			size_t j = edge_hash(e->keys[k], cap);
+			while (flags[j])
+				j = (j + 1) & (cap - 1);
+			keys[j] = e->keys[k];
+			weight[j] = e->weight[k];
+			onpath[j] = e->onpath[k];
+			flags[j] = e->flags[k];
+		}
+		free(e->keys);
+		free(e->weight);
+		free(e->onpath);
+		free(e->flags);
+		e->keys = keys;
+		e->weight = weight;
+		e->onpath = onpath;
+		e->flags = flags;
+		e->cap = cap;
+		i = edge_hash(key, cap);
+		while (e->flags[i])
+			i = (i + 1) & (cap - 1);
+	}
 	e->keys[i] = key;
+	e->flags[i] = 1;
 	return i;
 }
+
+/* What the walks read of a node, in one place so that a visit touches one
+ * cache line. */
+struct tnode {
+	int64_t sub;  /* value of the node's subtree */
+	uint32_t fun; /* function of its frame */
+	uint8_t live; /* a sample with a non-zero value in the subtree */
+	uint8_t inl;  /* the frame is an inlined call */
+};
 
 struct top_work {
 	struct pprof_profile *p;
 	uint32_t *ffun; /* frame -> function */
 	struct fun *fn;
 	uint32_t nfn;
-	int64_t *sub;  /* value of the node's subtree */
-	uint8_t *live; /* a sample with a non-zero value in the subtree */
+	struct tnode *nd;
 	struct walk w;
 };
 
-/* cum: a sample counts once for each function on its stack, so the value
- * of a node's subtree goes to its function where no ancestor has it. */
-static int walk_cum(struct top_work *t)
-{
-	struct pprof_profile *p = t->p;
-	struct walk *w = &t->w;
-	size_t sp = 0;
-	w->stack[sp] = 0;
-	w->cursor[sp++] = w->first[0];
-	while (sp) {
-		uint32_t n = w->stack[sp - 1];
-		if (w->cursor[sp - 1] < w->first[n + 1]) {
-			uint32_t c = w->kids[w->cursor[sp - 1]++];
-			if (!t->live[c] && t->sub[c] == 0)
-				continue;
-			struct fun *f = &t->fn[t->ffun[p->nodes[c].frame]];
-			if (f->onpath++ == 0 && __builtin_add_overflow(f->cum, t->sub[c], &f->cum))
-				return pp_error(p, PPROF_EINPUT, "sum of values leaves the 64-bit range");
-			w->stack[sp] = c;
-			w->cursor[sp++] = w->first[c];
-			continue;
-		}
-		if (n)
-			t->fn[t->ffun[p->nodes[n].frame]].onpath--;
-		sp--;
-	}
-	return PPROF_OK;
-}
-
-/* pprof labels a row "(inline)" when the calls into it from the nearest
- * kept caller were all inlined, "(partial-inline)" when only some were; a
- * sample counts an edge once, where it first occurs from the root. */
-static int walk_inline(struct top_work *t, int64_t flat_all)
+/* One depth-first walk of the tree.
+ * CUM: a sample counts once for each function on its stack, so the value
+ * of a node's subtree goes to its function where no ancestor has it.
+ * LABELS: pprof labels a row "(inline)" when the calls into it from the
+ * nearest kept caller were all inlined, "(partial-inline)" when only some
+ * were; a sample counts an edge once, where it first occurs from the root,
+ * and edges lighter than -edgefraction (0.001) of FLAT_ALL are dropped. */
+static int walk_tree(struct top_work *t, bool cum, bool labels, int64_t flat_all)
 {
 	struct pprof_profile *p = t->p;
 	struct walk *w = &t->w;
 	struct edges e = {0};
 	size_t nn = p->nnodes ? p->nnodes : 1;
-	e.cap = 1024;
-	while (e.cap < nn * 2)
-		e.cap *= 2;
-	e.keys = malloc(e.cap * sizeof(*e.keys));
-	e.weight = calloc(e.cap, sizeof(*e.weight));
-	e.onpath = calloc(e.cap, sizeof(*e.onpath));
-	e.flags = calloc(e.cap, 1);
 	/* per path level: the nearest kept function at or above it (+1), and
-	 * the edge into it (+1) */
-	uint32_t *near = malloc(nn * sizeof(*near));
-	size_t *slot = malloc(nn * sizeof(*slot));
+	 * the edge into it (NO_EDGE: none; slots move when the table grows) */
+	const uint64_t NO_EDGE = UINT64_MAX;
+	uint32_t *near = NULL;
+	uint64_t *slot = NULL;
 	int s = PPROF_OK;
-	if (!e.keys || !e.weight || !e.onpath || !e.flags || !near || !slot) {
-		s = pp_nomem(p);
-		goto out;
+	if (labels) {
+		e.cap = 4096;
+		e.keys = malloc(e.cap * sizeof(*e.keys));
+		e.weight = calloc(e.cap, sizeof(*e.weight));
+		e.onpath = calloc(e.cap, sizeof(*e.onpath));
+		e.flags = calloc(e.cap, 1);
+		near = malloc(nn * sizeof(*near));
+		slot = malloc(nn * sizeof(*slot));
+		if (!e.keys || !e.weight || !e.onpath || !e.flags || !near || !slot) {
+			s = pp_nomem(p);
+			goto out;
+		}
+		near[0] = 0;
+		slot[0] = NO_EDGE;
 	}
 	size_t sp = 0;
 	w->stack[sp] = 0;
-	near[sp] = 0;
-	slot[sp] = 0;
 	w->cursor[sp++] = w->first[0];
 	while (sp) {
 		uint32_t n = w->stack[sp - 1];
 		if (w->cursor[sp - 1] == w->first[n + 1]) {
 			sp--;
-			if (slot[sp])
-				e.onpath[slot[sp] - 1]--;
+			if (cum && n)
+				t->fn[t->nd[n].fun].onpath--;
+			if (labels && slot[sp] != NO_EDGE)
+				e.onpath[edge_slot(&e, (uint32_t)(slot[sp] >> 32), (uint32_t)slot[sp])]--;
 			continue;
 		}
 		uint32_t c = w->kids[w->cursor[sp - 1]++];
-		if (!t->live[c])
-			continue;
-		uint32_t f = t->ffun[p->nodes[c].frame];
-		uint32_t up = near[sp - 1];
-		size_t k = 0;
-		if (t->fn[f].kept) {
-			if (up && up - 1 != f) {
-				k = edge_slot(&e, up - 1, f);
-				if (e.onpath[k]++ == 0) {
-					bool inl = p->frames[p->nodes[c].frame].flags & PP_FRAME_INLINED;
-					e.weight[k] += t->sub[c];
-					e.flags[k] |= 1 | (inl ? 0 : 2);
+		const struct tnode *nd = &t->nd[c];
+		if (!nd->live)
+			continue; /* nothing beneath counts */
+		struct fun *f = &t->fn[nd->fun];
+		if (cum && f->onpath++ == 0 && __builtin_add_overflow(f->cum, nd->sub, &f->cum)) {
+			s = pp_error(p, PPROF_EINPUT, "sum of values leaves the 64-bit range");
+			goto out;
+		}
+		if (labels) {
+			uint32_t up = near[sp - 1];
+			uint64_t key = NO_EDGE;
+			if (f->kept) {
+				/* only a function inlined somewhere can get a label */
+				if (up && up - 1 != nd->fun && f->has_inlined) {
+					size_t k = edge_slot(&e, up - 1, nd->fun);
+					if (k == (size_t)-1) {
+						s = pp_nomem(p);
+						goto out;
+					}
+					if (e.onpath[k]++ == 0) {
+						e.weight[k] += nd->sub;
+						e.flags[k] |= 1 | (nd->inl ? 0 : 2);
+					}
+					key = ((uint64_t)(up - 1) << 32) | nd->fun;
 				}
-				k++;
+				up = nd->fun + 1;
 			}
-			up = f + 1;
+			near[sp] = up;
+			slot[sp] = key;
 		}
 		w->stack[sp] = c;
-		near[sp] = up;
-		slot[sp] = k;
 		w->cursor[sp++] = w->first[c];
 	}
-	int64_t cutoff = (int64_t)((double)flat_all * 0.001);
-	for (size_t i = 0; i < e.cap; i++) {
-		if (!e.flags[i] || mag(e.weight[i]) < mag(cutoff))
-			continue;
-		struct fun *f = &t->fn[(uint32_t)e.keys[i]];
-		if (e.flags[i] & 2)
-			f->in_noinline = 1;
-		else
-			f->in_inline = 1;
+	if (labels) {
+		int64_t cutoff = (int64_t)((double)flat_all * 0.001);
+		for (size_t i = 0; i < e.cap; i++) {
+			if (!e.flags[i] || mag(e.weight[i]) < mag(cutoff))
+				continue;
+			struct fun *f = &t->fn[(uint32_t)e.keys[i]];
+			if (e.flags[i] & 2)
+				f->in_noinline = 1;
+			else
+				f->in_inline = 1;
+		}
 	}
 out:
 	free(e.keys);
@@ -561,6 +611,8 @@ static int top_functions(struct top_work *t, enum pprof_granularity g, bool *any
 			t->nfn++;
 		}
 		t->ffun[i] = strfun[s];
+		if (p->frames[i].flags & PP_FRAME_INLINED)
+			t->fn[t->ffun[i]].has_inlined = 1;
 	}
 	free(strfun);
 	return PPROF_OK;
@@ -588,9 +640,8 @@ int pprof_top(struct pprof_profile *p, const struct pprof_top_options *o, struct
 		goto out;
 
 	uint32_t nn = p->nnodes;
-	t.sub = calloc(nn ? nn : 1, sizeof(*t.sub));
-	t.live = calloc(nn ? nn : 1, 1);
-	if (!t.sub || !t.live || !walk_init(&t.w, p)) {
+	t.nd = calloc(nn ? nn : 1, sizeof(*t.nd));
+	if (!t.nd || !walk_init(&t.w, p)) {
 		s = pp_nomem(p);
 		goto out;
 	}
@@ -604,19 +655,24 @@ int pprof_top(struct pprof_profile *p, const struct pprof_top_options *o, struct
 		uint32_t n = p->entries[e].node;
 		if (v == 0)
 			continue;
-		if (__builtin_add_overflow(t.sub[n], v, &t.sub[n]) ||
+		if (__builtin_add_overflow(t.nd[n].sub, v, &t.nd[n].sub) ||
 		    __builtin_add_overflow(total, mag(v), &total) || total > INT64_MAX) {
 			s = pp_error(p, PPROF_EINPUT, "sum of values leaves the 64-bit range");
 			goto out;
 		}
-		t.live[n] = 1;
+		t.nd[n].live = 1;
 		if (base && has_label(p, p->entries[e].labels, base, "true"))
 			basetotal += mag(v);
 	}
 	/* flat: the node's own value goes to the function of its frame */
+	int64_t flat_all = 0;
 	for (uint32_t n = 1; n < nn; n++) {
-		struct fun *f = &t.fn[t.ffun[p->nodes[n].frame]];
-		if (__builtin_add_overflow(f->flat, t.sub[n], &f->flat)) {
+		uint32_t fr = p->nodes[n].frame;
+		t.nd[n].fun = t.ffun[fr];
+		t.nd[n].inl = (p->frames[fr].flags & PP_FRAME_INLINED) != 0;
+		struct fun *f = &t.fn[t.nd[n].fun];
+		if (__builtin_add_overflow(f->flat, t.nd[n].sub, &f->flat) ||
+		    __builtin_add_overflow(flat_all, t.nd[n].sub, &flat_all)) {
 			s = pp_error(p, PPROF_EINPUT, "sum of values leaves the 64-bit range");
 			goto out;
 		}
@@ -624,13 +680,17 @@ int pprof_top(struct pprof_profile *p, const struct pprof_top_options *o, struct
 	/* Parents have smaller ids than their children. */
 	for (uint32_t n = nn; n-- > 1;) {
 		uint32_t up = p->nodes[n].parent;
-		if (__builtin_add_overflow(t.sub[up], t.sub[n], &t.sub[up])) {
+		if (__builtin_add_overflow(t.nd[up].sub, t.nd[n].sub, &t.nd[up].sub)) {
 			s = pp_error(p, PPROF_EINPUT, "sum of values leaves the 64-bit range");
 			goto out;
 		}
-		t.live[up] |= t.live[n];
+		t.nd[up].live |= t.nd[n].live;
 	}
-	s = walk_cum(&t);
+	/* Without a row limit every function is kept, and one walk does. */
+	if (!o->limit)
+		for (uint32_t f = 0; f < t.nfn; f++)
+			t.fn[f].kept = 1;
+	s = walk_tree(&t, true, any_inline && !o->limit, flat_all);
 	if (s != PPROF_OK)
 		goto out;
 
@@ -646,13 +706,19 @@ int pprof_top(struct pprof_profile *p, const struct pprof_top_options *o, struct
 						     t.fn[f].cum};
 	qsort(rows, nrows, sizeof(*rows), o->cum ? row_cmp_cum : row_cmp_flat);
 	size_t keep = o->limit && o->limit < nrows ? o->limit : nrows;
-	for (size_t i = 0; i < keep; i++)
-		t.fn[rows[i].fun].kept = (uint32_t)i + 1;
-	if (any_inline) {
-		int64_t flat_all = 0;
-		for (size_t i = 0; i < nrows; i++)
-			flat_all += rows[i].flat;
-		s = walk_inline(&t, flat_all);
+	/* pprof rebuilds its graph on the kept nodes only when some are left
+	 * out; the labels then come from the nearest kept callers. */
+	if (any_inline && o->limit) {
+		if (keep < nrows) {
+			for (uint32_t f = 0; f < t.nfn; f++)
+				t.fn[f].kept = 0;
+			for (size_t i = 0; i < keep; i++)
+				t.fn[rows[i].fun].kept = 1;
+		} else {
+			for (uint32_t f = 0; f < t.nfn; f++)
+				t.fn[f].kept = 1;
+		}
+		s = walk_tree(&t, false, true, flat_all);
 		if (s != PPROF_OK)
 			goto out;
 	}
@@ -718,8 +784,7 @@ out:
 	free(rows);
 	free(t.ffun);
 	free(t.fn);
-	free(t.sub);
-	free(t.live);
+	free(t.nd);
 	walk_release(&t.w);
 	return s;
 }
