@@ -222,11 +222,11 @@ bail:
 	return FAST_BAIL;
 }
 
-/* A regular file that is not gzipped, read whole into memory that free()
- * releases (the lines point into it); huge pages spare most page faults.
- * False when the ordinary loader should take it (errors included). */
-static bool read_plain(const char *path, const struct pprof_read_options *o,
-		       unsigned char **buf, size_t *len)
+/* A regular file that is not gzipped, mapped whole: the lines point into
+ * the page cache, with nothing copied or cleared.  False when the ordinary
+ * loader should take it (errors included). */
+static bool map_plain(const char *path, const struct pprof_read_options *o,
+		      unsigned char **buf, size_t *len)
 {
 	if (!path || strcmp(path, "-") == 0)
 		return false;
@@ -242,33 +242,34 @@ static bool read_plain(const char *path, const struct pprof_read_options *o,
 		close(fd);
 		return false;
 	}
-	size_t n = (size_t)st.st_size, got = 0;
-	const size_t huge = (size_t)2 << 20;
-	void *b = NULL;
-	if (posix_memalign(&b, huge, n) != 0) {
-		close(fd);
-		return false;
-	}
-#ifdef MADV_HUGEPAGE
-	if (n >= huge)
-		madvise(b, n & ~(huge - 1), MADV_HUGEPAGE);
-#endif
-	while (got < n) {
-		ssize_t r = read(fd, (char *)b + got, n - got);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			break;
-		got += (size_t)r;
-	}
+	size_t n = (size_t)st.st_size;
+	void *m = mmap(NULL, n, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
 	close(fd);
-	if (got != n) { /* changed under us: let the loader say what it finds */
-		free(b);
+	if (m == MAP_FAILED)
 		return false;
-	}
-	*buf = b;
+	*buf = m;
 	*len = n;
 	return true;
+}
+
+/* The lines of a file read by pprof_read_file_folded(), and the mapping
+ * they may point into. */
+struct folded_file {
+	struct pprof_folded f; /* first: its address is the struct's */
+	void *map;
+	size_t maplen;
+};
+
+void pprof_folded_file_free(struct pprof_folded *f)
+{
+	if (!f)
+		return;
+	struct folded_file *ff = (struct folded_file *)(void *)f;
+	if (ff->map)
+		munmap(ff->map, ff->maplen);
+	free(f->lines);
+	free(f->buf);
+	free(ff);
 }
 
 int pprof_read_file_folded(struct pprof_profile *p, const char *path,
@@ -277,8 +278,9 @@ int pprof_read_file_folded(struct pprof_profile *p, const char *path,
 	*out = NULL;
 	unsigned char *buf;
 	size_t len;
-	bool mapped = false;
-	if (!read_plain(path, o, &buf, &len)) {
+	bool mapped = map_plain(path, o, &buf, &len);
+	if (!mapped) {
+		/* standard input, gzip: a malloc'd buffer (or a mapping) */
 		int s = pp_input_load(p, path, o, &buf, &len, &mapped);
 		if (s != PPROF_OK)
 			return s;
@@ -293,30 +295,23 @@ int pprof_read_file_folded(struct pprof_profile *p, const char *path,
 	} else if (r == FAST_BAIL) {
 		s = pprof_read_buffer(p, buf, len, o);
 	} else {
-		struct pprof_folded *f = calloc(1, sizeof(*f));
-		char *own = (char *)buf;
-		if (f && mapped) {
-			/* The lines must live in memory that free() releases. */
-			own = malloc(len ? len : 1);
-			if (own) {
-				memcpy(own, buf, len);
-				for (size_t i = 0; i < n; i++)
-					l[i].stack = own + (l[i].stack - (const char *)buf);
-			}
-		}
-		if (!f || !own) {
-			free(f);
+		struct folded_file *ff = calloc(1, sizeof(*ff));
+		if (!ff) {
 			free(l);
 			s = pp_nomem(p);
 		} else {
-			f->lines = l;
-			f->n = n;
-			f->total = total;
-			f->buf = own;
-			f->buflen = len;
-			*out = f;
-			if (!mapped)
-				return PPROF_OK; /* BUF now belongs to F */
+			ff->f.lines = l;
+			ff->f.n = n;
+			ff->f.total = total;
+			if (mapped) {
+				ff->map = buf;
+				ff->maplen = len;
+			} else {
+				ff->f.buf = (char *)buf;
+				ff->f.buflen = len;
+			}
+			*out = &ff->f;
+			return PPROF_OK; /* BUF now belongs to *OUT */
 		}
 	}
 	if (mapped)

@@ -56,7 +56,8 @@ struct side {
 	struct pprof_profile *p;
 	struct pprof_folded *f;
 	const char *type, *unit;
-	bool untyped; /* folded text: its "samples" have no unit */
+	bool untyped;   /* folded text: its "samples" have no unit */
+	bool from_file; /* F came from pprof_read_file_folded() */
 };
 
 static bool plain_folded_ok(const struct cli *c)
@@ -84,6 +85,7 @@ static int load(struct cli *c, struct side *s, const struct pprof_fold_options *
 			s->type = "samples";
 			s->unit = "count";
 			s->untyped = true;
+			s->from_file = true;
 			return 0;
 		}
 		/* Not plain folded text: it is in s->p, read as usual (without
@@ -186,8 +188,8 @@ int main(int argc, char **argv)
 		cli_usage_error(&c, "only one input can be standard input");
 
 	int status = CLI_FAIL;
-	struct side s[2] = {{argv[optind], NULL, NULL, NULL, NULL, NULL, false},
-			    {argv[optind + 1], NULL, NULL, NULL, NULL, NULL, false}};
+	struct side s[2] = {{argv[optind], NULL, NULL, NULL, NULL, NULL, false, false},
+			    {argv[optind + 1], NULL, NULL, NULL, NULL, NULL, false, false}};
 	struct pprof_diff *d = NULL;
 	struct pprof_diff_table *t = NULL;
 	struct pprof_fold_options fo = {0};
@@ -268,7 +270,10 @@ out:
 	pprof_diff_table_free(t);
 	pprof_diff_free(d);
 	for (int i = 0; i < 2; i++) {
-		pprof_folded_free(s[i].f);
+		if (s[i].from_file)
+			pprof_folded_file_free(s[i].f);
+		else
+			pprof_folded_free(s[i].f);
 		pprof_profile_free(s[i].p);
 	}
 	cli_release(&c);

@@ -170,7 +170,7 @@ static void expect_fast(const char *text, bool fast)
 	assert_int_equal(pprof_profile_warning_count(p), pprof_profile_warning_count(q));
 	free(got);
 	free(want);
-	pprof_folded_free(f);
+	pprof_folded_file_free(f);
 	pprof_folded_free(g);
 	pprof_profile_free(p);
 	pprof_profile_free(q);
