@@ -3,7 +3,10 @@
 # t1010-docs-synopsis.sh.  Sourced after tests/lib.sh.
 
 # man_examples PAGE DIR: each .Bd -literal block under .Sh EXAMPLES of the
-# mdoc PAGE becomes DIR/N.sh (N from 1), with roff escapes undone.
+# mdoc PAGE becomes DIR/N.sh (N from 1), with roff escapes undone.  In a
+# block written as a session ("$ command" lines, a trailing backslash
+# continuing one), the commands go to DIR/N.sh and the other lines, the
+# output shown, to DIR/N.out (none when the block shows no output).
 man_examples() {
 	mkdir -p "$2" && awk -v dir="$2" '
 		function unescape(s) {
@@ -17,9 +20,33 @@ man_examples() {
 			return s
 		}
 		/^\.Sh / { ex = ($2 == "EXAMPLES"); next }
-		ex && /^\.Bd[ \t]+-literal/ { n++; lit = 1; next }
-		lit && /^\.Ed/ { lit = 0; close(dir "/" n ".sh"); next }
-		lit { print unescape($0) > (dir "/" n ".sh") }
+		ex && /^\.Bd[ \t]+-literal/ { n++; lit = 1; nl = 0; session = 0; next }
+		lit && /^\.Ed/ {
+			lit = 0
+			f = dir "/" n ".sh"
+			cont = 0
+			for (i = 1; i <= nl; i++) {
+				l = line[i]
+				if (!session) {
+					print l > f
+				} else if (l ~ /^\$ / || cont) {
+					if (!cont)
+						sub(/^\$ /, "", l)
+					print l > f
+					cont = (l ~ /\\$/)
+				} else {
+					print l > (dir "/" n ".out")
+				}
+			}
+			close(f)
+			close(dir "/" n ".out")
+			next
+		}
+		lit {
+			line[++nl] = unescape($0)
+			if (line[nl] ~ /^\$ /)
+				session = 1
+		}
 	' "$1"
 }
 

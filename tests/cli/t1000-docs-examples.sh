@@ -48,7 +48,7 @@ run_example() {
 examples() {
 	for ex in $(ls "$1" | sed -n 's/\.sh$//p' | sort -n); do
 		block=$1/$ex.sh
-		what="$2 example $ex: $(grep -v '^[[:space:]]*$' "$block" | head -1 | cut -c1-60)"
+		what="$2 example $ex: $(grep -v '^[[:space:]]*$' "$block" | head -1 | tr -d '\\' | cut -c1-60)"
 		why=$(cd "$3" && example_skip "$block")
 		if [ -n "$why" ]; then
 			test_skip "$what: $why"
