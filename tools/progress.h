@@ -16,13 +16,13 @@
 
 struct cli_progress {
 	const char *prog;
-	const char *name; /* the file being read or written */
-	const char *verb; /* "reading", "writing" */
-	bool forced;      /* --progress */
-	bool quiet;       /* --quiet: none unless forced */
-	int tty;          /* -1 not known yet, else isatty(2) */
-	bool shown;       /* a line is on the terminal now */
-	bool finished;    /* the step's last call came */
+	const char *name;     /* the file being read or written */
+	const char *verb;     /* "reading", "writing" */
+	bool forced;          /* --progress */
+	bool quiet;           /* --quiet: none unless forced */
+	int tty;              /* -1 not known yet, else isatty(2) */
+	bool shown;           /* a line is on the terminal now */
+	bool finished;        /* the step's last call came */
 	uint64_t ended_total; /* TOTAL of the last step that ended */
 	struct timespec start, last;
 	uint64_t written; /* bytes through the counting output stream */
