@@ -106,6 +106,21 @@ test_expect_success 'a bad tag filter is a usage error' '
 	test $? = 2 && test_cmp /dev/null out
 '
 
+test_expect_success 'a rules file maps script URLs to source maps, relative to itself' '
+	mkdir -p conf/maps &&
+	cp "$FIX/worker/worker.js.map" conf/maps/ &&
+	cat >conf/r.yaml <<-\EOF2 &&
+	version: 1
+	sourcemaps:
+	  - url-regex: "^(worker)\\.js$"
+	    map: "maps/$1.js.map"
+	EOF2
+	pprof-fold --quiet --rules conf/r.yaml "$FIX/profiles/workerd-min.cpuprofile" >a &&
+	pprof-fold --quiet -m "$FIX/worker" "$FIX/profiles/workerd-min.cpuprofile" >b &&
+	test_cmp b a &&
+	! pprof-fold --quiet "$FIX/profiles/workerd-min.cpuprofile" | cmp -s - b
+'
+
 test_expect_success 'the example rules file loads' '
 	pprof-fold --rules "$RULES" "$FIX/profiles/workerd-plain.cpuprofile" >/dev/null
 '
