@@ -76,7 +76,10 @@ static int load(struct cli *c, struct side *s, const struct pprof_fold_options *
 			cli_error(c, "out of memory");
 			return -1;
 		}
-		if (pprof_read_file_folded(s->p, s->path, &c->read, &s->f) != PPROF_OK) {
+		cli_progress_begin(&c->progress, "reading", s->shown);
+		int r = pprof_read_file_folded(s->p, s->path, &c->read, &s->f);
+		cli_progress_end(&c->progress);
+		if (r != PPROF_OK) {
 			cli_error(c, "%s: %s", s->shown, pprof_profile_error(s->p));
 			return -1;
 		}
