@@ -6,7 +6,8 @@
 # ids) in the order -traces prints them, and -traces leaves out samples
 # without a stack, so the Nth trace takes the value of the Nth raw sample
 # with locations: exact integers, where -traces rounds.  The value is
-# TYPE's column, or the default ([dflt], else the last).
+# TYPE's column (a name, or a 0-based index), or the default ([dflt],
+# else the last).
 traces_to_folded() {
 	awk -v type="${3-}" '
 	FNR == NR {
@@ -16,7 +17,9 @@ traces_to_folded() {
 			col = NF
 			for (i = 1; i <= NF; i++)
 				if ($i ~ /\[dflt\]$/) col = i
-			if (type != "")
+			if (type ~ /^[0-9]+$/)
+				col = type + 1
+			else if (type != "")
 				for (i = 1; i <= NF; i++)
 					if (index($i, type "/") == 1) col = i
 			hdr = 0
@@ -60,13 +63,17 @@ traces_to_folded() {
 }
 
 # go_folded FILE [GO-OPTIONS...]: what go tool pprof makes of FILE with
-# the options, as folded stacks (on stdout); needs `go`.
+# the options, as folded stacks (on stdout); needs `go`.  With GO_INDEX
+# set, of that sample type.
 go_folded() {
 	gf=$1
 	shift
+	if [ -n "${GO_INDEX:-}" ]; then
+		set -- -sample_index="$GO_INDEX" "$@"
+	fi
 	go tool pprof -symbolize=none -raw "$@" "$gf" >go.raw 2>go.err &&
 		go tool pprof -symbolize=none -traces "$@" "$gf" >go.traces 2>>go.err &&
-		traces_to_folded go.raw go.traces
+		traces_to_folded go.raw go.traces "${GO_INDEX:-}"
 }
 
 have_go() {
