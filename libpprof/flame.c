@@ -328,10 +328,12 @@ static double fl_strtod(const char *s, size_t n)
  * the stack before that one whitespace character. */
 static bool fl_split_number(const char *s, size_t n, size_t *stacklen, size_t *numpos)
 {
+	/* Only digits and dots can follow the last whitespace of a match, so
+	 * the scan stops at the first other character. */
 	size_t i = n;
-	while (i > 0 && !fl_space((unsigned char)s[i - 1]))
+	while (i > 0 && (fl_digit((unsigned char)s[i - 1]) || s[i - 1] == '.'))
 		i--;
-	if (i == 0 || !fl_number(s + i, n - i))
+	if (i == 0 || !fl_space((unsigned char)s[i - 1]) || !fl_number(s + i, n - i))
 		return false;
 	*numpos = i;
 	*stacklen = i - 1;
@@ -1566,7 +1568,7 @@ static bool fl_open_push(struct fl_layout *L, const char *name, size_t len, doub
 
 /* Merges one line into the open frames: those it shares with the previous
  * line stay open, the others close, and its own open. */
-static bool fl_flow(struct fl_layout *L, const char *stack, size_t stacklen, double d,
+__attribute__((noinline)) static bool fl_flow(struct fl_layout *L, const char *stack, size_t stacklen, double d,
 		    double width)
 {
 	/* flamegraph.pl splits on ';' and drops trailing empty fields. */
@@ -1616,9 +1618,13 @@ static bool fl_flow(struct fl_layout *L, const char *stack, size_t stacklen, dou
 
 /* ---- sorting lines ---- */
 
-/* Lines sort bytewise on their key, a prefix first.  A radix pass per 8
- * bytes (big-endian words compared as integers) keeps long shared prefixes
- * cheap; groups equal so far are sorted on the next 8 bytes. */
+/* Lines sort bytewise on their key, a prefix first, as Perl's sort does.
+ * A three-way radix quicksort on 8-byte words: each record caches the
+ * big-endian word of its key at the range's offset; a range is split into
+ * smaller, equal and larger words, and only the equal part moves on to the
+ * next word (after skipping whatever prefix all its keys share, usually
+ * the root frames).  The keys are scattered over the input, so they are
+ * fetched ahead of use. */
 struct fl_skey {
 	uint64_t w;
 	uint32_t rem; /* bytes left from this offset, capped at 9 */
@@ -1627,96 +1633,170 @@ struct fl_skey {
 
 static uint64_t fl_load_be(const char *s, size_t n)
 {
+	uint64_t v = 0;
+	if (n >= 8) {
+		memcpy(&v, s, 8);
+		return __builtin_bswap64(v);
+	}
 	unsigned char b[8] = {0};
-	memcpy(b, s, n < 8 ? n : 8);
-	return (uint64_t)b[0] << 56 | (uint64_t)b[1] << 48 | (uint64_t)b[2] << 40 |
-	       (uint64_t)b[3] << 32 | (uint64_t)b[4] << 24 | (uint64_t)b[5] << 16 |
-	       (uint64_t)b[6] << 8 | (uint64_t)b[7];
+	memcpy(b, s, n);
+	memcpy(&v, b, 8);
+	return __builtin_bswap64(v);
 }
 
-static int fl_cmp_skey(const void *a, const void *b)
+/* -1, 0, 1 on the cached word, then on how many bytes are left. */
+static int fl_skey_cmp(const struct fl_skey *x, const struct fl_skey *y)
 {
-	const struct fl_skey *x = a, *y = b;
 	if (x->w != y->w)
 		return x->w < y->w ? -1 : 1;
 	if (x->rem != y->rem)
 		return x->rem < y->rem ? -1 : 1;
-	return x->idx < y->idx ? -1 : x->idx > y->idx;
+	return 0;
 }
 
 struct fl_range {
 	size_t lo, hi, off;
+	bool loaded; /* the records hold the words at off */
 };
 
-static bool fl_sort_lines(struct fl_line *lines, size_t n)
+#define FL_AHEAD 12 /* lines fetched ahead of use */
+
+/* Full comparison of two keys from byte OFF on. */
+static int fl_key_cmp(const struct fl_line *a, const struct fl_line *b, size_t off)
+{
+	size_t na = a->keylen - off, nb = b->keylen - off;
+	int c = memcmp(a->key + off, b->key + off, na < nb ? na : nb);
+	if (c)
+		return c;
+	return na < nb ? -1 : na > nb;
+}
+
+static void fl_load_range(const struct fl_line *lines, struct fl_skey *k, struct fl_range *r)
+{
+	/* Skip the prefix every key of the range shares. */
+	const struct fl_line *first = &lines[k[r->lo].idx];
+	size_t lcp = first->keylen > r->off ? first->keylen - r->off : 0;
+	for (size_t i = r->lo + 1; i < r->hi && lcp > 0; i++) {
+		if (i + FL_AHEAD < r->hi)
+			__builtin_prefetch(lines[k[i + FL_AHEAD].idx].key + r->off);
+		const struct fl_line *l = &lines[k[i].idx];
+		size_t m = l->keylen > r->off ? l->keylen - r->off : 0;
+		if (m < lcp)
+			lcp = m;
+		const char *a = first->key + r->off, *b = l->key + r->off;
+		size_t j = 0;
+		while (j + 8 <= lcp && memcmp(a + j, b + j, 8) == 0)
+			j += 8;
+		while (j < lcp && a[j] == b[j])
+			j++;
+		lcp = j;
+	}
+	r->off += lcp;
+	for (size_t i = r->lo; i < r->hi; i++) {
+		if (i + FL_AHEAD < r->hi)
+			__builtin_prefetch(lines[k[i + FL_AHEAD].idx].key + r->off);
+		const struct fl_line *l = &lines[k[i].idx];
+		size_t rem = l->keylen > r->off ? l->keylen - r->off : 0;
+		k[i].w = fl_load_be(l->key + r->off, rem);
+		k[i].rem = rem > 8 ? 9 : (uint32_t)rem;
+	}
+	r->loaded = true;
+}
+
+__attribute__((noinline)) static bool fl_sort_lines(struct fl_line *lines, size_t n)
 {
 	bool sorted = true;
-	for (size_t i = 1; i < n && sorted; i++) {
-		size_t a = lines[i - 1].keylen, b = lines[i].keylen;
-		int c = memcmp(lines[i - 1].key, lines[i].key, a < b ? a : b);
-		if (c > 0 || (c == 0 && a > b))
+	for (size_t i = 1; i < n && sorted; i++)
+		if (fl_key_cmp(&lines[i - 1], &lines[i], 0) > 0)
 			sorted = false;
-	}
 	if (sorted)
 		return true;
 	struct fl_skey *k = malloc(n * sizeof(*k));
-	struct fl_line *tmp = malloc(n * sizeof(*tmp));
-	struct fl_range *stack = malloc(sizeof(*stack) * 64);
-	size_t nstack = 0, capstack = 64;
-	uint32_t *order = malloc(n * sizeof(*order));
-	if (!k || !tmp || !stack || !order) {
-		free(k);
-		free(tmp);
-		free(stack);
-		free(order);
-		return false;
-	}
+	size_t capstack = 256, nstack = 0;
+	struct fl_range *stack = malloc(capstack * sizeof(*stack));
+	if (!k || !stack)
+		goto fail;
 	for (size_t i = 0; i < n; i++)
-		order[i] = (uint32_t)i;
-	stack[nstack++] = (struct fl_range){0, n, 0};
+		k[i].idx = (uint32_t)i;
+	stack[nstack++] = (struct fl_range){0, n, 0, false};
 	while (nstack) {
 		struct fl_range r = stack[--nstack];
-		for (size_t i = r.lo; i < r.hi; i++) {
-			const struct fl_line *l = &lines[order[i]];
-			size_t rem = l->keylen > r.off ? l->keylen - r.off : 0;
-			k[i].w = fl_load_be(l->key + (rem ? r.off : 0), rem);
-			k[i].rem = rem > 8 ? 9 : (uint32_t)rem;
-			k[i].idx = order[i];
-		}
-		qsort(k + r.lo, r.hi - r.lo, sizeof(*k), fl_cmp_skey);
-		for (size_t i = r.lo; i < r.hi; i++)
-			order[i] = k[i].idx;
-		/* Groups still tied with more bytes to compare. */
-		for (size_t i = r.lo; i < r.hi;) {
-			size_t j = i + 1;
-			while (j < r.hi && k[j].w == k[i].w && k[j].rem == k[i].rem)
-				j++;
-			if (j - i > 1 && k[i].rem == 9) {
-				if (nstack == capstack) {
-					struct fl_range *ns = realloc(stack, 2 * capstack * sizeof(*ns));
-					if (!ns) {
-						free(k);
-						free(tmp);
-						free(stack);
-						free(order);
-						return false;
-					}
-					stack = ns;
-					capstack *= 2;
+		if (r.hi - r.lo < 2)
+			continue;
+		if (r.hi - r.lo <= 16) {
+			/* Short ranges: insertion sort on whole keys. */
+			for (size_t i = r.lo + 1; i < r.hi; i++) {
+				struct fl_skey t = k[i];
+				size_t j = i;
+				while (j > r.lo && fl_key_cmp(&lines[t.idx], &lines[k[j - 1].idx], r.off) < 0) {
+					k[j] = k[j - 1];
+					j--;
 				}
-				stack[nstack++] = (struct fl_range){i, j, r.off + 8};
+				k[j] = t;
 			}
-			i = j;
+			continue;
+		}
+		if (!r.loaded)
+			fl_load_range(lines, k, &r);
+		/* Median of three as the pivot. */
+		struct fl_skey *a = &k[r.lo], *b = &k[r.lo + (r.hi - r.lo) / 2], *c = &k[r.hi - 1];
+		struct fl_skey pivot = *b;
+		if (fl_skey_cmp(a, b) > 0)
+			pivot = fl_skey_cmp(a, c) < 0 ? *a : fl_skey_cmp(b, c) > 0 ? *b : *c;
+		else if (fl_skey_cmp(b, c) > 0)
+			pivot = fl_skey_cmp(a, c) > 0 ? *a : *c;
+		/* [lo, lt) smaller, [lt, i) equal, (gt, hi) larger. */
+		size_t lt = r.lo, i = r.lo, gt = r.hi;
+		while (i < gt) {
+			int cmp = fl_skey_cmp(&k[i], &pivot);
+			if (cmp < 0) {
+				struct fl_skey t = k[lt];
+				k[lt++] = k[i];
+				k[i++] = t;
+			} else if (cmp > 0) {
+				struct fl_skey t = k[--gt];
+				k[gt] = k[i];
+				k[i] = t;
+			} else {
+				i++;
+			}
+		}
+		if (nstack + 3 > capstack) {
+			struct fl_range *ns = realloc(stack, 2 * capstack * sizeof(*ns));
+			if (!ns)
+				goto fail;
+			stack = ns;
+			capstack *= 2;
+		}
+		stack[nstack++] = (struct fl_range){r.lo, lt, r.off, true};
+		stack[nstack++] = (struct fl_range){gt, r.hi, r.off, true};
+		if (pivot.rem == 9)
+			stack[nstack++] = (struct fl_range){lt, gt, r.off + 8, false};
+	}
+	/* Apply the order in place, cycle by cycle (idx marks what is done). */
+	for (size_t i = 0; i < n; i++) {
+		if (k[i].idx == (uint32_t)i || k[i].idx == UINT32_MAX)
+			continue;
+		struct fl_line t = lines[i];
+		size_t j = i;
+		for (;;) {
+			size_t from = k[j].idx;
+			k[j].idx = UINT32_MAX;
+			if (from == i) {
+				lines[j] = t;
+				break;
+			}
+			lines[j] = lines[from];
+			j = from;
 		}
 	}
-	for (size_t i = 0; i < n; i++)
-		tmp[i] = lines[order[i]];
-	memcpy(lines, tmp, n * sizeof(*tmp));
 	free(k);
-	free(tmp);
 	free(stack);
-	free(order);
 	return true;
+fail:
+	free(k);
+	free(stack);
+	return false;
 }
 
 /* ---- reversed stacks (--reverse) ---- */
@@ -2220,6 +2300,12 @@ int pprof_flame_write_svg(struct pprof_flame *f, const struct pprof_flame_option
 
 	for (size_t i = 0; i < f->nlines; i++) {
 		const struct fl_line *l = &f->lines[i];
+		if (i + 8 < f->nlines) {
+			const struct fl_line *n = &f->lines[i + 8];
+			__builtin_prefetch(n->key);
+			__builtin_prefetch(n->key + (n->stacklen & ~FL_MODEL_BIT) / 2);
+			__builtin_prefetch(n->key + (n->stacklen & ~FL_MODEL_BIT));
+		}
 		double w = l->after;
 		double d = fl_nan();
 		if (!fl_isnan(l->before)) {
