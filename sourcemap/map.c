@@ -101,6 +101,7 @@ static void section_release(struct pp_smap_section *s)
 	free(s->ckpt);
 	free(s->lines);
 	free(s->segs);
+	free(s->coarse);
 	if (s->scopes) {
 		free(s->scopes->scopes);
 		free(s->scopes->root);
@@ -230,7 +231,7 @@ int smap_map_load_file(struct smap_map *m, const char *path, unsigned flags)
 	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 &&
 	    (uint64_t)st.st_size < SIZE_MAX) {
 		len = (size_t)st.st_size;
-		p = mmap(NULL, len, PROT_READ, MAP_PRIVATE, fd, 0);
+		p = mmap(NULL, len, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
 		if (p != MAP_FAILED) {
 			close(fd);
 			rc = smap_map_parse(m, p, len, flags);

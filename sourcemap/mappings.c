@@ -75,6 +75,7 @@ int pp_smap_index_lines(struct smap_map *m, struct pp_smap_section *s)
 	for (i = 0; i < n; i++) {
 		s->lines[i].first = PP_SMAP_NIL;
 		s->lines[i].count = 0;
+		s->lines[i].coarse = PP_SMAP_NIL;
 	}
 	memset(&s->ckpt[0], 0, sizeof(s->ckpt[0]));
 	s->npassed = 0;
@@ -593,6 +594,26 @@ int pp_smap_decode_line(struct smap_map *m, struct pp_smap_section *s,
 			break;
 	if (i < n && (rc = sort_segs(m, s->segs + first, n)))
 		return rc;
+	if (n >= 8 * PP_SMAP_STRIDE) {
+		size_t nc = (n + PP_SMAP_STRIDE - 1) / PP_SMAP_STRIDE;
+
+		if (s->ncoarse + nc > s->coarsecap) {
+			size_t cap = s->coarsecap * 2 > s->ncoarse + nc ?
+					     s->coarsecap * 2 :
+					     s->ncoarse + nc;
+			uint32_t *v;
+
+			if (cap > UINT32_MAX ||
+			    !(v = realloc(s->coarse, cap * sizeof(*v))))
+				return pp_smap_fail(m, SMAP_ENOMEM, "out of memory");
+			s->coarse = v;
+			s->coarsecap = cap;
+		}
+		s->lines[l].coarse = (uint32_t)s->ncoarse;
+		for (i = 0; i < nc; i++)
+			s->coarse[s->ncoarse++] =
+				s->segs[first + i * PP_SMAP_STRIDE].gcol;
+	}
 	s->lines[l].first = (uint32_t)first;
 	s->lines[l].count = (uint32_t)n;
 	return SMAP_OK;
@@ -661,6 +682,23 @@ const struct pp_smap_seg *pp_smap_find_seg(struct smap_map *m,
 	/* the first segment with a column past C (at or past C: BELOW) */
 	lo = 0;
 	hi = n;
+	if (s->lines[l].coarse != PP_SMAP_NIL) {
+		/* narrow [lo, hi) to one stride with the coarse columns */
+		const uint32_t *cv = s->coarse + s->lines[l].coarse;
+		size_t clo = 0, chi = (n + PP_SMAP_STRIDE - 1) / PP_SMAP_STRIDE;
+
+		while (clo < chi) {
+			size_t mid = clo + (chi - clo) / 2;
+
+			if (cv[mid] < c || (!below && cv[mid] == c))
+				clo = mid + 1;
+			else
+				chi = mid;
+		}
+		/* stride CLO starts past C: the answer is in the one before */
+		hi = clo * PP_SMAP_STRIDE < n ? clo * PP_SMAP_STRIDE : n;
+		lo = clo ? (clo - 1) * PP_SMAP_STRIDE : 0;
+	}
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 

@@ -45,7 +45,14 @@ struct pp_smap_state {
 struct pp_smap_lineinfo {
 	uint32_t first; /* into segs; PP_SMAP_NIL while not decoded */
 	uint32_t count;
+	uint32_t coarse; /* into coarse, or PP_SMAP_NIL for a short line */
 };
+
+/* A long line (a one-line bundle has millions of segments) also gets the
+ * column of every PP_SMAP_STRIDE-th segment in an array of its own, small
+ * enough to stay in cache, so that a look-up's binary search misses the
+ * cache a few times instead of twenty. */
+#define PP_SMAP_STRIDE 32
 
 struct pp_smap_source {
 	const char *raw;      /* as in "sources"; NULL for null */
@@ -114,6 +121,8 @@ struct pp_smap_section {
 	struct pp_smap_lineinfo *lines;
 	struct pp_smap_seg *segs;
 	size_t nsegs, segcap;
+	uint32_t *coarse;
+	size_t ncoarse, coarsecap;
 
 	/* set by the strict check: the greatest generated position */
 	bool has_last;

@@ -104,6 +104,20 @@ check:
 	return true;
 }
 
+/* SEP and the decimal digits of V. */
+static void put_num(FILE *out, char sep, uint64_t v)
+{
+	char buf[24];
+	size_t i = sizeof(buf);
+
+	do {
+		buf[--i] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	buf[--i] = sep;
+	fwrite(buf + i, 1, sizeof(buf) - i, out);
+}
+
 static void print_result(FILE *out, struct smap_map *m, const char *s,
 			 size_t n, bool zero, bool *bad, struct cli *c)
 {
@@ -132,10 +146,14 @@ static void print_result(FILE *out, struct smap_map *m, const char *s,
 		fputs("-\n", out);
 		return;
 	}
-	fprintf(out, "%s:%lu:%lu", r.source ? r.source : "?",
-		(unsigned long)r.line + add, (unsigned long)r.column + add);
-	if (r.name)
-		fprintf(out, " %s", r.name);
+	/* by hand: a hundred thousand positions make printf show */
+	fputs(r.source ? r.source : "?", out);
+	put_num(out, ':', (uint64_t)r.line + add);
+	put_num(out, ':', (uint64_t)r.column + add);
+	if (r.name) {
+		fputc(' ', out);
+		fputs(r.name, out);
+	}
 	fputc('\n', out);
 }
 
