@@ -388,6 +388,33 @@ static void test_sourcemap_long_unsorted_line(void **state)
 	free(b.s);
 }
 
+static void test_sourcemap_long_line_runs(void **state)
+{
+	/* 600 segments on one line, the coarse index's case: columns 0-29,
+	 * then 20 at column 30 (crossing a stride of 32), then from 40 on;
+	 * the original line counts the segments */
+	struct sb b = { 0 };
+	struct smap_map *m;
+	int i;
+
+	(void)state;
+	sb_put(&b, "{\"version\":3,\"sources\":[\"a.js\"],\"names\":[],\"mappings\":\"AAAA");
+	for (i = 1; i < 600; i++)
+		sb_put(&b, ",%sACA", i < 30 || i == 30 ? "C" : i < 50 ? "A" : i == 50 ? "U" : "C");
+	sb_put(&b, "\"}");
+	m = load(b.s, SMAP_STRICT);
+	assert_string_equal(at(m, 0, 29), "a.js:29:0");
+	assert_string_equal(at(m, 0, 30), "a.js:30:0"); /* first of the run */
+	assert_string_equal(at(m, 0, 35), "a.js:49:0"); /* last of the run */
+	assert_string_equal(at(m, 0, 40), "a.js:50:0");
+	assert_string_equal(at(m, 0, 41), "a.js:51:0");
+	assert_string_equal(at(m, 0, 589), "a.js:599:0");
+	assert_string_equal(at(m, 0, 100000), "a.js:599:0");
+	assert_non_null(m->sec[0].coarse);
+	smap_map_free(m);
+	free(b.s);
+}
+
 static void test_sourcemap_vlq_limits(void **state)
 {
 	struct smap_map *m =
@@ -1231,6 +1258,7 @@ int main(void)
 		cmocka_unit_test(test_sourcemap_line_rules),
 		cmocka_unit_test(test_sourcemap_ties_and_unsorted),
 		cmocka_unit_test(test_sourcemap_long_unsorted_line),
+		cmocka_unit_test(test_sourcemap_long_line_runs),
 		cmocka_unit_test(test_sourcemap_vlq_limits),
 		cmocka_unit_test(test_sourcemap_sources),
 		cmocka_unit_test(test_sourcemap_resolve),
