@@ -476,6 +476,8 @@ int pprof_flame_add_text(struct pprof_flame *f, const void *buf, size_t len)
 static bool fl_is_folded(const unsigned char *b, size_t len)
 {
 	int folded = pp_reader_folded.bid(b, len);
+	if (folded <= 0)
+		return false; /* the profile readers say what it is, or that it is nothing */
 	const struct pp_reader *others[] = {&pp_reader_pprof, &pp_reader_cpuprofile,
 					    &pp_reader_heapprofile};
 	for (size_t i = 0; i < sizeof(others) / sizeof(others[0]); i++)
@@ -2498,7 +2500,7 @@ int pprof_flame_write_svg(struct pprof_flame *f, const struct pprof_flame_option
 	fl_puts(out, "]]></script>\n</svg>\n");
 	fl_flush(out);
 	if (out->err || ferror(file))
-		status = fl_error(f, PPROF_EIO, "%s", strerror(errno ? errno : EIO));
+		status = fl_error(f, PPROF_EIO, "write error: %s", strerror(errno ? errno : EIO));
 	free(W.col.cp);
 out:
 	free(out);

@@ -19,6 +19,8 @@ static void usage(FILE *out)
 	      "                   [--flamechart] [--negate] [--factor num] [--total num]\n"
 	      "                   [--notes text] [--sort-by-width] [--merge-small]\n"
 	      "                   [--delta leaf|inclusive] [--diff-width after|before|max]\n"
+	      "                   [--focus regex] [--ignore regex] [--hide regex]\n"
+	      "                   [--show regex] [--rules file] [--hide-ignored]\n"
 	      "                   [--progress] [--max-input size] [--quiet] [file]\n"
 	      "\n"
 	      "Writes an SVG flame graph of a pprof, .cpuprofile or .heapprofile file, or\n"
@@ -46,7 +48,9 @@ static void usage(FILE *out)
 	      "      --merge-small          callees below minwidth as one (other) frame\n"
 	      "      --delta=leaf|inclusive differential colour by the leaf or the total\n"
 	      "      --diff-width=after|before|max        width of differential frames\n"
-	      "      --progress             print what was drawn on standard error\n"
+	      CLI_FILTER_HELP
+	      "      --hide-ignored         drop frames on a source map's ignore list\n"
+	      "      --progress             show the progress line even when not a terminal\n"
 	      "      --max-input=SIZE       largest inflated input (default 4g)\n"
 	      "      --quiet                no warnings\n"
 	      "      --help, --version\n",
@@ -80,7 +84,6 @@ enum {
 	OPT_MERGE_SMALL,
 	OPT_DELTA,
 	OPT_DIFF_WIDTH,
-	OPT_PROGRESS,
 };
 
 static double number(struct cli *c, const char *opt, const char *arg, bool integer)
@@ -160,6 +163,12 @@ static int write_palette(struct cli *c, struct pprof_flame *f)
 	return 0;
 }
 
+/* No option asks for a transform: folded text can be read as it is. */
+static bool plain_input_ok(const struct cli *c)
+{
+	return c->nmaps == 0 && !c->hide_ignored && !c->filter && !c->rules_path;
+}
+
 int main(int argc, char **argv)
 {
 	struct cli c;
@@ -192,12 +201,11 @@ int main(int argc, char **argv)
 		{"merge-small", no_argument, NULL, OPT_MERGE_SMALL},
 		{"delta", required_argument, NULL, OPT_DELTA},
 		{"diff-width", required_argument, NULL, OPT_DIFF_WIDTH},
-		{"progress", no_argument, NULL, OPT_PROGRESS},
 		{NULL, 0, NULL, 0},
 	};
 	struct pprof_flame_options fo;
 	pprof_flame_options_init(&fo);
-	bool countname_set = false, progress = false;
+	bool countname_set = false;
 	int opt;
 	while ((opt = getopt_long(argc, argv, CLI_SHORTOPTS, longopts, NULL)) != -1) {
 		switch (opt) {
@@ -279,7 +287,6 @@ int main(int argc, char **argv)
 			else
 				cli_usage_error(&c, "--diff-width: after, before or max, not '%s'", optarg);
 			break;
-		case OPT_PROGRESS: progress = true; break;
 		default:
 			if (!cli_option(&c, opt, optarg))
 				cli_usage_error(&c, "unknown option");
@@ -299,9 +306,23 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	int folded = 0;
-	if (pprof_flame_read_file(f, p, path, &c.read, &folded) != PPROF_OK) {
-		cli_error(&c, "%s: %s", shown, pprof_flame_error(f));
-		goto out;
+	if (plain_input_ok(&c)) {
+		/* Folded text is read as flamegraph.pl reads it (fractions, a
+		 * differential column); any other profile goes into P. */
+		cli_progress_begin(&c.progress, "reading", shown);
+		int r = pprof_flame_read_file(f, p, path, &c.read, &folded);
+		cli_progress_end(&c.progress);
+		if (r != PPROF_OK) {
+			cli_error(&c, "%s: %s", shown, pprof_flame_error(f));
+			goto out;
+		}
+	} else {
+		/* Transforms work on the model: read through cli_load(). */
+		pprof_profile_free(p);
+		char *files[] = {(char *)path};
+		p = cli_load(&c, files, 1);
+		if (!p)
+			goto out;
 	}
 	if (folded) {
 		size_t ignored = pprof_flame_ignored_lines(f);
@@ -338,18 +359,17 @@ int main(int argc, char **argv)
 	FILE *out = cli_open_output(&c);
 	if (!out)
 		goto out;
-	size_t lines = pprof_flame_line_count(f);
-	if (pprof_flame_write_svg(f, &fo, out) != PPROF_OK) {
-		/* Writing failed: name the output, not the input. */
-		cli_error(&c, "%s: %s", c.output ? c.output : "<stdout>", pprof_flame_error(f));
+	int w = pprof_flame_write_svg(f, &fo, out);
+	if (w != PPROF_OK) {
+		/* A write error names the output; nothing to draw, the input. */
+		cli_error(&c, "%s: %s", w == PPROF_EIO ? (c.output ? c.output : "<stdout>") : shown,
+			  pprof_flame_error(f));
 		cli_abort(&c);
 		goto out;
 	}
 	status = cli_commit(&c);
 	if (status == CLI_OK && (fo.flags & PPROF_FLAME_CONSISTENT) && write_palette(&c, f) != 0)
 		status = CLI_FAIL;
-	if (status == CLI_OK && (progress || isatty(2)) && !c.quiet)
-		fprintf(stderr, "pprof-flame: %s: %zu stacks drawn\n", shown, lines);
 out:
 	free(countname);
 	pprof_flame_free(f);
