@@ -124,10 +124,10 @@ int smap_lookup_line(struct smap_map *m, uint32_t line,
 		if ((rc = pp_smap_decode_line(m, s, rl)))
 			return rc;
 		/* A line without segments may have no array at all. */
-		if (rl >= s->nlines || s->lines[rl].count == 0)
+		if (rl >= s->nlines || s->line[rl].count == 0)
 			continue;
-		v = s->segs + s->lines[rl].first;
-		for (i = 0; i < s->lines[rl].count; i++) {
+		v = s->segs + s->line[rl].first;
+		for (i = 0; i < s->line[rl].count; i++) {
 			uint64_t abs = rl == 0 ? (uint64_t)v[i].gcol + s->off_col :
 						 v[i].gcol;
 

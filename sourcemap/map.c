@@ -97,9 +97,7 @@ static void section_release(struct pp_smap_section *s)
 {
 	free(s->mappings);
 	free(s->scopes_text);
-	free(s->line_start);
-	free(s->ckpt);
-	free(s->lines);
+	free(s->line);
 	free(s->segs);
 	free(s->coarse);
 	if (s->scopes) {

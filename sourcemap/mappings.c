@@ -61,23 +61,21 @@ int pp_smap_index_lines(struct smap_map *m, struct pp_smap_section *s)
 		n++;
 	if (n >= UINT32_MAX)
 		return pp_smap_fail(m, SMAP_ENOMEM, "too many generated lines");
-	s->line_start = malloc((n + 1) * sizeof(*s->line_start));
-	s->ckpt = malloc(n * sizeof(*s->ckpt));
-	s->lines = malloc(n * sizeof(*s->lines));
-	if (!s->line_start || !s->ckpt || !s->lines)
+	s->line = malloc((n + 1) * sizeof(*s->line));
+	if (!s->line)
 		return pp_smap_fail(m, SMAP_ENOMEM, "out of memory");
-	s->line_start[0] = 0;
+	s->line[0].start = 0;
 	i = 1;
 	for (q = p; (q = memchr(q, ';', (size_t)(end - q))); q++)
-		s->line_start[i++] = (uint32_t)(q - p) + 1;
-	/* a sentinel: line L ends at line_start[L + 1] - 1 */
-	s->line_start[n] = (uint32_t)(end - p) + 1;
-	for (i = 0; i < n; i++) {
-		s->lines[i].first = PP_SMAP_NIL;
-		s->lines[i].count = 0;
-		s->lines[i].coarse = PP_SMAP_NIL;
+		s->line[i++].start = (uint32_t)(q - p) + 1;
+	/* a sentinel: line L ends at line[L + 1].start - 1 */
+	s->line[n].start = (uint32_t)(end - p) + 1;
+	for (i = 0; i <= n; i++) {
+		s->line[i].first = PP_SMAP_NIL;
+		s->line[i].count = 0;
+		s->line[i].coarse = PP_SMAP_NIL;
 	}
-	memset(&s->ckpt[0], 0, sizeof(s->ckpt[0]));
+	memset(&s->line[0].st, 0, sizeof(s->line[0].st));
 	s->npassed = 0;
 	s->nlines = (uint32_t)n;
 	s->indexed = true;
@@ -136,8 +134,8 @@ static int decode(struct smap_map *m, struct pp_smap_section *s, uint32_t l,
 		  uint32_t *maxcol, bool *any)
 {
 	const unsigned char *base = (const unsigned char *)s->mappings;
-	const unsigned char *p = base + s->line_start[l];
-	const unsigned char *end = base + s->line_start[l + 1] - 1;
+	const unsigned char *p = base + s->line[l].start;
+	const unsigned char *end = base + s->line[l + 1].start - 1;
 	int64_t gcol = 0;
 	int64_t v[6];
 
@@ -373,8 +371,8 @@ static int fast_line(struct smap_map *m, struct pp_smap_section *s,
 		     uint32_t l, struct pp_smap_state *st, bool store)
 {
 	const unsigned char *base = (const unsigned char *)s->mappings;
-	const unsigned char *p = base + s->line_start[l];
-	const unsigned char *end = base + s->line_start[l + 1] - 1;
+	const unsigned char *p = base + s->line[l].start;
+	const unsigned char *end = base + s->line[l + 1].start - 1;
 	int64_t src = st->src, ol = st->oline, oc = st->ocol, nm = st->name;
 	int64_t gcol = 0;
 	size_t first = s->nsegs;
@@ -492,7 +490,7 @@ static int reach(struct smap_map *m, struct pp_smap_section *s, uint32_t l)
 
 	while (s->npassed < l) {
 		uint32_t k = s->npassed;
-		struct pp_smap_state st = s->ckpt[k];
+		struct pp_smap_state st = s->line[k].st;
 		struct problem pb = { NULL, 0 };
 
 		rc = fast_line(m, s, k, &st, false);
@@ -505,7 +503,7 @@ static int reach(struct smap_map *m, struct pp_smap_section *s, uint32_t l)
 				report(m, s, &pb);
 		}
 		if (k + 1 < s->nlines)
-			s->ckpt[k + 1] = st;
+			s->line[k + 1].st = st;
 		s->npassed++;
 	}
 	return SMAP_OK;
@@ -570,11 +568,11 @@ int pp_smap_decode_line(struct smap_map *m, struct pp_smap_section *s,
 
 	if (!s->indexed && (rc = pp_smap_index_lines(m, s)))
 		return rc;
-	if (l >= s->nlines || s->lines[l].first != PP_SMAP_NIL)
+	if (l >= s->nlines || s->line[l].first != PP_SMAP_NIL)
 		return SMAP_OK;
 	if ((rc = reach(m, s, l)))
 		return rc;
-	st = s->ckpt[l];
+	st = s->line[l].st;
 	first = s->nsegs;
 	rc = fast_line(m, s, l, &st, true);
 	if (rc < 0)
@@ -585,7 +583,7 @@ int pp_smap_decode_line(struct smap_map *m, struct pp_smap_section *s,
 		if (pb.what)
 			report(m, s, &pb);
 		if (l + 1 < s->nlines)
-			s->ckpt[l + 1] = st;
+			s->line[l + 1].st = st;
 		s->npassed++;
 	}
 	n = s->nsegs - first;
@@ -609,13 +607,13 @@ int pp_smap_decode_line(struct smap_map *m, struct pp_smap_section *s,
 			s->coarse = v;
 			s->coarsecap = cap;
 		}
-		s->lines[l].coarse = (uint32_t)s->ncoarse;
+		s->line[l].coarse = (uint32_t)s->ncoarse;
 		for (i = 0; i < nc; i++)
 			s->coarse[s->ncoarse++] =
 				s->segs[first + i * PP_SMAP_STRIDE].gcol;
 	}
-	s->lines[l].first = (uint32_t)first;
-	s->lines[l].count = (uint32_t)n;
+	s->line[l].first = (uint32_t)first;
+	s->line[l].count = (uint32_t)n;
 	return SMAP_OK;
 }
 
@@ -630,7 +628,7 @@ int pp_smap_check_mappings(struct smap_map *m, struct pp_smap_section *s)
 		return rc;
 	s->has_last = false;
 	for (l = 0; l < s->nlines; l++) {
-		struct pp_smap_state st = s->ckpt[l];
+		struct pp_smap_state st = s->line[l].st;
 		struct problem pb = { NULL, 0 };
 		uint32_t maxcol = 0;
 		bool any = false;
@@ -645,7 +643,7 @@ int pp_smap_check_mappings(struct smap_map *m, struct pp_smap_section *s)
 		}
 		if (s->npassed == l) {
 			if (l + 1 < s->nlines)
-				s->ckpt[l + 1] = st;
+				s->line[l + 1].st = st;
 			s->npassed++;
 		}
 		if (any) {
@@ -672,19 +670,19 @@ const struct pp_smap_seg *pp_smap_find_seg(struct smap_map *m,
 		return NULL;
 	if (l >= s->nlines)
 		return NULL;
-	if (s->lines[l].first == PP_SMAP_NIL &&
+	if (s->line[l].first == PP_SMAP_NIL &&
 	    (*rc = pp_smap_decode_line(m, s, l)))
 		return NULL;
-	n = s->lines[l].count;
+	n = s->line[l].count;
 	if (n == 0) /* segs may be NULL: no pointer arithmetic on it */
 		return NULL;
-	v = s->segs + s->lines[l].first;
+	v = s->segs + s->line[l].first;
 	/* the first segment with a column past C (at or past C: BELOW) */
 	lo = 0;
 	hi = n;
-	if (s->lines[l].coarse != PP_SMAP_NIL) {
+	if (s->line[l].coarse != PP_SMAP_NIL) {
 		/* narrow [lo, hi) to one stride with the coarse columns */
-		const uint32_t *cv = s->coarse + s->lines[l].coarse;
+		const uint32_t *cv = s->coarse + s->line[l].coarse;
 		size_t clo = 0, chi = (n + PP_SMAP_STRIDE - 1) / PP_SMAP_STRIDE;
 
 		while (clo < chi) {

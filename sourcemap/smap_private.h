@@ -42,10 +42,14 @@ struct pp_smap_state {
 	int64_t src, oline, ocol, name;
 };
 
-struct pp_smap_lineinfo {
-	uint32_t first; /* into segs; PP_SMAP_NIL while not decoded */
+/* One generated line.  Kept in one record so that a look-up on a line not
+ * seen before misses the cache once, not once per array. */
+struct pp_smap_line {
+	uint32_t start;  /* offset of its first character in mappings */
+	uint32_t first;  /* into segs; PP_SMAP_NIL while not decoded */
 	uint32_t count;
 	uint32_t coarse; /* into coarse, or PP_SMAP_NIL for a short line */
+	struct pp_smap_state st; /* the state at its start, once passed */
 };
 
 /* A long line (a one-line bundle has millions of segments) also gets the
@@ -115,10 +119,8 @@ struct pp_smap_section {
 	/* lazy decoding (mappings.c) */
 	bool indexed;
 	uint32_t nlines;
-	uint32_t *line_start;          /* nlines + 1 entries */
-	struct pp_smap_state *ckpt;    /* state at each line's start */
-	uint32_t npassed; /* lines decoded once; ckpt[0..npassed] are known */
-	struct pp_smap_lineinfo *lines;
+	struct pp_smap_line *line;     /* nlines + 1: a sentinel's start */
+	uint32_t npassed; /* lines decoded once; line[0..npassed].st known */
 	struct pp_smap_seg *segs;
 	size_t nsegs, segcap;
 	uint32_t *coarse;
@@ -167,7 +169,7 @@ char *pp_smap_resolve(struct pp_smap_arena *a, const char *root,
 /* mappings.c */
 int pp_smap_index_lines(struct smap_map *m, struct pp_smap_section *s);
 /* Decodes line L of S (0-based, section-relative) if not yet done; the
- * segments are then s->segs[s->lines[L].first ...], sorted by column. */
+ * segments are then s->segs[s->line[L].first ...], sorted by column. */
 int pp_smap_decode_line(struct smap_map *m, struct pp_smap_section *s,
 			uint32_t l);
 /* Strict check of every segment of S; fails with the first error. */
