@@ -4,6 +4,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 
 #include "v8.h"
 
@@ -314,9 +315,20 @@ out:
 
 /* ---- ids ---- */
 
-static inline uint32_t id_slot(int64_t id, uint32_t cap)
+/* Ids come from the input: hashed with a seed the input can't know, crafted
+ * ids can't all fall into one slot (hash flooding: 40,000 nodes whose ids
+ * collided took 0.9 s, quadratically more with more). */
+static uint64_t hash_seed(const void *addr)
 {
-	uint64_t h = (uint64_t)id * UINT64_C(0x9e3779b97f4a7c15);
+	uint64_t s = (uint64_t)(uintptr_t)addr * 0x9e3779b97f4a7c15ull, r;
+	if (getrandom(&r, sizeof(r), GRND_NONBLOCK) == (ssize_t)sizeof(r))
+		s ^= r;
+	return s;
+}
+
+static inline uint32_t id_slot(int64_t id, uint64_t seed, uint32_t cap)
+{
+	uint64_t h = ((uint64_t)id ^ seed) * UINT64_C(0x9e3779b97f4a7c15);
 
 	return (uint32_t)(h >> 32) & (cap - 1);
 }
@@ -332,13 +344,14 @@ static int build_ids(struct pp_v8 *v)
 	if (!v->hkeys || !v->hvals)
 		return pp_nomem(v->p);
 	v->hcap = cap;
+	v->hseed = hash_seed(v->hvals);
 	for (i = 0; i < v->n; i++) {
 		const struct pp_v8_node *d = &v->nodes[i];
 		uint32_t k;
 
 		if (!d->has_id)
 			continue;
-		for (k = id_slot(d->id, cap); v->hvals[k]; k = (k + 1) & (cap - 1))
+		for (k = id_slot(d->id, v->hseed, cap); v->hvals[k]; k = (k + 1) & (cap - 1))
 			if (v->hkeys[k] == d->id)
 				return pp_error_at(v->p, PPROF_EINPUT, d->offset,
 						   "duplicate node id %lld", (long long)d->id);
@@ -356,7 +369,7 @@ uint32_t pp_v8_find(struct pp_v8 *v, int64_t id)
 		return v->last_idx;
 	if (!v->hcap)
 		return PP_V8_NONE;
-	for (k = id_slot(id, v->hcap); v->hvals[k]; k = (k + 1) & (v->hcap - 1)) {
+	for (k = id_slot(id, v->hseed, v->hcap); v->hvals[k]; k = (k + 1) & (v->hcap - 1)) {
 		if (v->hkeys[k] == id) {
 			v->last_id = id;
 			v->last_idx = v->hvals[k] - 1;

@@ -59,6 +59,7 @@ struct pp_v8 {
 	int64_t *hkeys;
 	uint32_t *hvals;
 	uint32_t hcap;
+	uint64_t hseed; /* ids are hashed with it (see v8.c) */
 	int64_t last_id; /* the last look-up, as samples repeat their node */
 	uint32_t last_idx;
 };
