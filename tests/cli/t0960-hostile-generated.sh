@@ -109,6 +109,22 @@ test_expect_success 'a drop_frames that backtracks exponentially is stopped' '
 	grep -q "^pprof-fold: redos.pb: drop_frames or keep_frames on function 1: match limit exceeded (at byte [0-9]*)$" err
 '
 
+# Ids that all fell into one slot of the readers' hash tables before they
+# were seeded took 20 s or more (quadratic); now well under a second.
+test_expect_success 'pprof location ids crafted to collide (400,000) read fast' '
+	$GEN flood.pb 400000 >flood.pb &&
+	( [ -n "$limit_mem" ] && ulimit -v 1048576; exec timeout 10 pprof-fold flood.pb ) >actual &&
+	deep_line 100 f 1 >expect &&
+	test_cmp expect actual
+'
+
+test_expect_success '.cpuprofile node ids crafted to collide (200,000) read fast' '
+	$GEN flood.cpuprofile 200000 >flood.cpuprofile &&
+	( [ -n "$limit_mem" ] && ulimit -v 1048576; exec timeout 10 pprof-fold flood.cpuprofile ) >actual &&
+	echo "f 99000" >expect &&
+	test_cmp expect actual
+'
+
 # A gzip member of 16 MiB of zeros is 16 KiB; 320 of them inflate to 5 GiB.
 make_bomb() {
 	head -c 16777216 /dev/zero | gzip -9 -c >member.gz &&

@@ -248,7 +248,53 @@ sub redos_pprof {
 	$s .= function($_, 3 + $_) . location($_, $_) for 1 .. $n;
 	return $s . sample([1 .. $n], [1]);
 }
+# ---- ids chosen to collide in an unseeded hash table (hash flooding) ----
+# 64-bit arithmetic with 16-bit limbs, exact in perl's doubles and integers.
+sub limbs { my ($v) = @_; return map { ($v >> (16 * $_)) & 0xffff } 0 .. 3; }
+sub mul64 {
+	my @a = limbs($_[0]);
+	my @b = limbs($_[1]);
+	my @r = (0, 0, 0, 0);
+	for my $i (0 .. 3) {
+		my $carry = 0;
+		for my $j (0 .. 3 - $i) {
+			my $t = $r[$i + $j] + $a[$i] * $b[$j] + $carry;
+			$r[$i + $j] = $t & 0xffff;
+			$carry = int($t / 65536);
+		}
+	}
+	return $r[0] | ($r[1] << 16) | ($r[2] << 32) | ($r[3] << 48);
+}
+# The pprof reader's old slot: fmix(id) & mask; ids whose fmix is J << 24.
+sub pprof_flood_id {
+	my ($j) = @_;
+	my $t = $j << 24;
+	my $x = $t ^ ($t >> 33);
+	$x = mul64($x, 0x4f74430c22a54005);
+	return $x ^ ($x >> 33);
+}
+sub flood_pprof {
+	my ($n) = @_;
+	my @ids = map { pprof_flood_id($_) } 1 .. $n;
+	my $s = strings('', 'samples', 'count', 'f') . sample_type(1, 2) . function(1, 3);
+	$s .= ld(4, vi(1, $_) . ld(4, vi(1, 1))) for @ids;
+	return $s . sample([@ids[0 .. 99]], [1]);
+}
+# The V8 readers' old slot: (id * golden) >> 32; ids whose product is J.
+sub flood_cpuprofile {
+	my ($n) = @_;
+	my @ids = map {
+		my $u = mul64($_, 0xf1de83e19937733d);
+		$u >= 2**63 ? sprintf('-%u', (~$u & 0xffffffffffffffff) + 1) : sprintf('%u', $u)
+	} 1 .. $n;
+	my @nodes = (cpu_node($ids[0], '(root)', @ids[1 .. $#ids]));
+	push @nodes, cpu_node($_, 'f') for @ids[1 .. $#ids];
+	return cpuprofile(\@nodes, [$ids[1]], [1]);
+}
+
 my %big = (
+	'flood.pb' => \&flood_pprof,
+	'flood.cpuprofile' => \&flood_cpuprofile,
 	'redos.pb' => \&redos_pprof,
 	'deep.pb' => \&deep_pprof,
 	'deep.cpuprofile' => \&deep_cpuprofile,
