@@ -1,0 +1,288 @@
+// flame-browser.mjs CHROMIUM SVG FOLDED [BIG_SVG]
+//
+// Opens a pprof-flame SVG in headless Chromium, driven over the DevTools
+// protocol through --remote-debugging-pipe (no npm package needed), and
+// checks it against the folded stacks it was drawn from (drawn with
+// --minwidth 0, so every frame is there): a click zooms (the frame takes
+// the whole width, its callees their exact share, the rest is hidden),
+// the details bar shows the tooltip, a regex search (from the Ctrl-F
+// prompt) gives the matched percentage of the exact data, Ctrl-I makes it
+// case-insensitive, the zoom and search are kept in the URL and restored,
+// Escape resets.  With BIG_SVG, prints how long a large graph takes to
+// load and to zoom.  Prints "ok"/"not ok" lines; exits 1 on a failure.
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+
+const [chromium, svgPath, foldedPath, bigPath] = process.argv.slice(2);
+const profileDir = mkdtempSync(join(tmpdir(), 'flame-browser-'));
+const proc = spawn(chromium, ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run',
+	'--disable-background-networking', '--disable-extensions', '--user-data-dir=' + profileDir,
+	'--remote-debugging-pipe', 'about:blank'], { stdio: ['ignore', 'ignore', 'ignore', 'pipe', 'pipe'] });
+
+// ---- a minimal DevTools protocol client over the pipe (NUL-separated JSON) ----
+let nextId = 1;
+const pending = new Map();
+const listeners = [];
+let inbuf = '';
+proc.stdio[4].setEncoding('utf8');
+proc.stdio[4].on('data', (chunk) => {
+	inbuf += chunk;
+	let i;
+	while ((i = inbuf.indexOf('\0')) >= 0) {
+		const msg = JSON.parse(inbuf.slice(0, i));
+		inbuf = inbuf.slice(i + 1);
+		if (msg.id && pending.has(msg.id)) {
+			const { ok, ko } = pending.get(msg.id);
+			pending.delete(msg.id);
+			msg.error ? ko(new Error(JSON.stringify(msg.error))) : ok(msg.result);
+		} else if (msg.method) {
+			for (const l of listeners.slice())
+				if (l.method === msg.method) l.fn(msg.params);
+		}
+	}
+});
+function send(method, params = {}, sessionId) {
+	const id = nextId++;
+	const m = { id, method, params };
+	if (sessionId) m.sessionId = sessionId;
+	proc.stdio[3].write(JSON.stringify(m) + '\0');
+	return new Promise((ok, ko) => pending.set(id, { ok, ko }));
+}
+function once(method, timeoutMs = 60000) {
+	return new Promise((ok, ko) => {
+		const l = { method, fn: (p) => { listeners.splice(listeners.indexOf(l), 1); clearTimeout(t); ok(p); } };
+		const t = setTimeout(() => { listeners.splice(listeners.indexOf(l), 1); ko(new Error('timeout waiting for ' + method)); }, timeoutMs);
+		listeners.push(l);
+	});
+}
+
+let failures = 0, n = 0;
+function check(cond, what, detail) {
+	n++;
+	console.log((cond ? 'ok ' : 'not ok ') + n + ' - ' + what + (cond || detail === undefined ? '' : '\n# ' + String(detail).replace(/\n/g, '\n# ')));
+	if (!cond) failures++;
+}
+
+let session;
+const S = (method, params) => send(method, params, session);
+async function evaluate(expr) {
+	const r = await S('Runtime.evaluate', { expression: expr, returnByValue: true, awaitPromise: true });
+	if (r.exceptionDetails)
+		throw new Error(expr + ': ' + JSON.stringify(r.exceptionDetails));
+	return r.result.value;
+}
+async function open(url) {
+	const loaded = once('Page.loadEventFired');
+	const t0 = Date.now();
+	await S('Page.navigate', { url });
+	await loaded;
+	return Date.now() - t0;
+}
+async function mouse(type, x, y) {
+	await S('Input.dispatchMouseEvent', { type, x, y, button: 'left', clickCount: 1 });
+}
+async function click(x, y) {
+	await mouse('mouseMoved', x, y);
+	await mouse('mousePressed', x, y);
+	await mouse('mouseReleased', x, y);
+}
+async function key(k, code, vk, modifiers = 0) {
+	await S('Input.dispatchKeyEvent', { type: 'keyDown', key: k, code, windowsVirtualKeyCode: vk, modifiers });
+	await S('Input.dispatchKeyEvent', { type: 'keyUp', key: k, code, windowsVirtualKeyCode: vk, modifiers });
+}
+// Answers the next prompt() with TEXT.
+function answerPrompt(text) {
+	once('Page.javascriptDialogOpening').then(() => S('Page.handleJavaScriptDialog', { accept: true, promptText: text }));
+}
+
+// ---- what the folded stacks say ----
+const folded = readFileSync(foldedPath, 'utf8').split('\n').filter((l) => l).map((l) => {
+	const i = l.lastIndexOf(' ');
+	return { frames: l.slice(0, i).split(';'), value: Number(l.slice(i + 1)) };
+});
+const total = folded.reduce((a, l) => a + l.value, 0);
+function under(path) {
+	return folded.filter((l) => path.every((f, i) => l.frames[i] === f));
+}
+function sum(lines) {
+	return lines.reduce((a, l) => a + l.value, 0);
+}
+function commas(v) {
+	return String(v).replace(/\B(?=(\d{3})+(?!\d))/g, ',');
+}
+function matchedPct(re, path) {
+	// Share of the samples under PATH with a frame matching RE at or
+	// below PATH's frame, or all of them when a frame of PATH matches.
+	const lines = under(path);
+	const base = sum(lines);
+	if (path.some((f) => re.test(f)))
+		return '100';
+	const m = sum(lines.filter((l) => l.frames.slice(path.length ? path.length - 1 : 0).some((f) => re.test(f))));
+	const pct = 100 * m / base;
+	return pct === 100 ? '100' : pct.toFixed(1);
+}
+
+// The page's view of a frame: name, exact start and width, depth, path,
+// and where it is on the screen.
+const frameInfo = `(function (pick) {
+	var F = window.flamegraph.frames;
+	var f = F[pick];
+	var path = [];
+	for (var i = 0; i < F.length; i++) {
+		var a = F[i];
+		if (a.depth > 0 && a.depth <= f.depth && a.s <= f.s && a.s + a.w >= f.s + f.w)
+			path[a.depth - 1] = a.name;
+	}
+	var r = f.rect.getBoundingClientRect();
+	return { index: pick, name: f.name, s: f.s, w: f.w, depth: f.depth, path: path,
+		x: f.rect.getAttribute('x'), width: f.rect.getAttribute('width'), y: f.rect.getAttribute('y'),
+		cx: r.left + Math.min(r.width / 2, 20), cy: r.top + r.height / 2, title: f.title };
+})`;
+const widest = (name) => `(function () {
+	var F = window.flamegraph.frames, best = -1;
+	for (var i = 0; i < F.length; i++)
+		if (F[i].name === ${JSON.stringify(name)} && (best < 0 || F[i].w > F[best].w)) best = i;
+	return best;
+})()`;
+
+async function main() {
+	await send('Browser.getVersion');
+	const { targetId } = await send('Target.createTarget', { url: 'about:blank' });
+	({ sessionId: session } = await send('Target.attachToTarget', { targetId, flatten: true }));
+	await S('Page.enable');
+	await S('Runtime.enable');
+	await S('Emulation.setDeviceMetricsOverride', { width: 1300, height: 3000, deviceScaleFactor: 1, mobile: false });
+
+	const url = pathToFileURL(resolve(svgPath)).href;
+	await open(url);
+	const nframes = await evaluate('window.flamegraph ? window.flamegraph.frames.length : -1');
+	check(nframes > 0, 'the script ran and found the frames', nframes);
+	const svgText = readFileSync(svgPath, 'utf8');
+	check(nframes === (svgText.match(/<title>/g) || []).length, 'one entry per frame', nframes);
+
+	// Tooltips: every title is "NAME (N COUNT, P%)" with the folded sums.
+	const titles = await evaluate('window.flamegraph.frames.map(function (f) { return f.title; })');
+	const rootTitle = titles.find((t) => t.startsWith('all ('));
+	check(rootTitle === `all (${commas(total)} nanoseconds, 100%)`, 'root tooltip', rootTitle);
+
+	// ---- zoom on the widest "handle" frame ----
+	const hi = await evaluate(widest('handle'));
+	check(hi >= 0, 'a frame named handle');
+	const h = await evaluate(frameInfo + '(' + hi + ')');
+	const hval = sum(under(h.path));
+	const expectTitle = `handle (${commas(hval)} nanoseconds, ${(100 * hval / total).toFixed(2)}%)`;
+	check(h.title === expectTitle, 'tooltip of handle from the folded sums', h.title + ' vs ' + expectTitle);
+
+	await mouse('mouseMoved', h.cx, h.cy);
+	const details = await evaluate('document.getElementById("details").textContent');
+	check(details === 'Function: ' + expectTitle, 'details bar on hover', details);
+
+	await click(h.cx, h.cy);
+	const hz = await evaluate(frameInfo + '(' + hi + ')');
+	check(hz.x === '10.0' && hz.width === '1180.0', 'clicked frame takes the whole width', hz.x + ' ' + hz.width);
+	const unzoomShown = await evaluate('!document.getElementById("unzoom").classList.contains("hide")');
+	check(unzoomShown, 'Reset Zoom shown');
+	// Its callees: their share of handle's width, from the folded sums.
+	const kids = new Map();
+	for (const l of under(h.path))
+		if (l.frames.length > h.path.length) {
+			const k = l.frames[h.path.length];
+			kids.set(k, (kids.get(k) || 0) + l.value);
+		}
+	const shown = await evaluate(`window.flamegraph.frames.filter(function (f) {
+		return f.depth === ${h.depth + 1} && !f.g.classList.contains('hide');
+	}).map(function (f) { return [f.name, parseFloat(f.rect.getAttribute('width'))]; })`);
+	let kidsOk = shown.length === kids.size, why = `${shown.length} callees shown, ${kids.size} in the data`;
+	for (const [name, width] of shown) {
+		const expect = (kids.get(name) || 0) / hval * 1180;
+		if (Math.abs(expect - width) > 0.051) {
+			kidsOk = false;
+			why = `${name}: ${width} px, expected ${expect.toFixed(2)}`;
+		}
+	}
+	check(kidsOk, 'callees of the zoomed frame at their exact share', why);
+	const outside = await evaluate(`window.flamegraph.frames.filter(function (f) {
+		return !f.g.classList.contains('hide') && f.depth >= ${h.depth} &&
+			(f.s < ${h.s} - 1e-6 || f.s + f.w > ${h.s + h.w} + 1e-6);
+	}).length`);
+	check(outside === 0, 'frames outside the zoomed one hidden', outside);
+	const parents = await evaluate(`document.querySelectorAll('#frames > .parent').length`);
+	check(parents === h.depth, 'its callers greyed as parents', parents + ' vs ' + h.depth);
+	let loc = await evaluate('window.location.search');
+	check(/[?&]x=/.test(loc) && /[?&]y=/.test(loc), 'zoom kept in the URL', loc);
+
+	// ---- search from the Ctrl-F prompt, within the zoom ----
+	answerPrompt('^visit');
+	await key('f', 'KeyF', 70, 2);
+	let matched = await evaluate('document.getElementById("matched").textContent');
+	let expectM = 'Matched: ' + matchedPct(/^visit/, h.path) + '%';
+	check(matched === expectM, 'matched % within the zoom', matched + ' vs ' + expectM);
+	const marked = await evaluate(`document.querySelectorAll('#frames > .m').length`);
+	check(marked > 0, 'matching frames highlighted', marked);
+
+	// Escape resets the zoom; the search then counts everything.
+	await key('Escape', 'Escape', 27);
+	matched = await evaluate('document.getElementById("matched").textContent');
+	expectM = 'Matched: ' + matchedPct(/^visit/, []) + '%';
+	check(matched === expectM, 'matched % of the whole graph', matched + ' vs ' + expectM);
+	console.log("# " + matched);
+	const restored = await evaluate(frameInfo + '(' + hi + ')');
+	check(restored.x === h.x && restored.width === h.width, 'unzoom restores the geometry', restored.x + ' ' + restored.width);
+
+	// Case: "^VISIT" matches nothing until Ctrl-I.
+	await key('Escape', 'Escape', 27); // clears the search
+	answerPrompt('^VISIT');
+	await key('f', 'KeyF', 70, 2);
+	matched = await evaluate('document.getElementById("matched").textContent');
+	check(matched === 'Matched: 0.0%', 'case-sensitive by default', matched);
+	await key('i', 'KeyI', 73, 2);
+	matched = await evaluate('document.getElementById("matched").textContent');
+	check(matched === expectM, 'Ctrl-I: case-insensitive', matched + ' vs ' + expectM);
+	loc = await evaluate('window.location.search');
+	check(/[?&]s=%5EVISIT/.test(loc) && /[?&]i=1/.test(loc), 'search kept in the URL', loc);
+
+	// ---- the state comes back from the URL ----
+	await open(url + '?x=' + encodeURIComponent(h.x) + '&y=' + encodeURIComponent(h.y) + '&s=' + encodeURIComponent('^visit'));
+	const back = await evaluate(frameInfo + '(' + hi + ')');
+	matched = await evaluate('document.getElementById("matched").textContent');
+	check(back.width === '1180.0', 'zoom restored from the URL', back.width);
+	check(matched === 'Matched: ' + matchedPct(/^visit/, h.path) + '%', 'search restored from the URL', matched);
+
+	// ---- clicking the Reset Zoom and Search buttons ----
+	const ub = await evaluate('(function () { var r = document.getElementById("unzoom").getBoundingClientRect(); return [r.left + 5, r.top + r.height / 2]; })()');
+	await click(ub[0], ub[1]);
+	const after = await evaluate(frameInfo + '(' + hi + ')');
+	check(after.width === h.width, 'Reset Zoom button', after.width);
+
+	// ---- a large graph: load and zoom time ----
+	if (bigPath) {
+		const ms = await open(pathToFileURL(resolve(bigPath)).href);
+		const big = await evaluate('window.flamegraph.frames.length');
+		const zoomMs = await evaluate(`(function () {
+			var F = window.flamegraph.frames, best = -1;
+			for (var i = 0; i < F.length; i++) if (F[i].depth === 3 && (best < 0 || F[i].w > F[best].w)) best = i;
+			var t = performance.now();
+			window.flamegraph.zoom(best);
+			window.flamegraph.search('a');
+			window.flamegraph.unzoom();
+			return performance.now() - t;
+		})()`);
+		console.log(`# large graph: ${big} frames, ${(readFileSync(bigPath).length / 1048576).toFixed(1)} MiB, loaded in ${ms} ms; zoom+search+unzoom ${zoomMs.toFixed(0)} ms`);
+		check(big > 0 && ms < 60000, 'large graph loads', ms);
+	}
+}
+
+const deadline = setTimeout(() => { console.log('not ok - timed out'); cleanup(1); }, 300000);
+function cleanup(code) {
+	clearTimeout(deadline);
+	try { proc.kill('SIGKILL'); } catch (e) { /* already gone */ }
+	try { rmSync(profileDir, { recursive: true, force: true }); } catch (e) { /* best effort */ }
+	process.exit(code);
+}
+main().then(() => cleanup(failures ? 1 : 0), (e) => {
+	console.log('not ok - ' + e.message.replace(/\n/g, ' '));
+	cleanup(1);
+});

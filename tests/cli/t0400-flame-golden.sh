@@ -1,0 +1,126 @@
+#!/bin/sh
+# pprof-flame: whole SVGs against golden files (the embedded script is
+# checked once, separately, so that editing it does not touch every golden),
+# and every SVG written is well-formed XML (xmllint).
+# FLAME_REGEN=1 rewrites the golden files from the current output.
+. "$(dirname "$0")/../lib.sh"
+
+IN=$SRC/tests/cli/flame
+G=$EXP/t0400
+
+# check_svg FILE: well-formed XML.  xmllint is required (libxml2-utils).
+check_svg() {
+	if ! command -v xmllint >/dev/null 2>&1; then
+		echo "xmllint not found: install libxml2-utils"
+		return 1
+	fi
+	xmllint --noout "$1"
+}
+
+# The SVG with its script element replaced by a marker.
+noscript() {
+	sed '/^<script type="text\/ecmascript"><!\[CDATA\[$/,/^\]\]><\/script>$/c\
+<script/>' "$1"
+}
+
+# golden NAME ARGS...: pprof-flame ARGS matches $G/NAME.svg.
+golden() {
+	name=$1
+	shift
+	pprof-flame "$@" >out.svg && check_svg out.svg && noscript out.svg >actual || return 1
+	if [ -n "${FLAME_REGEN:-}" ]; then
+		cp actual "$G/$name.svg"
+	fi
+	test_cmp "$G/$name.svg" actual
+}
+
+test_expect_success 'folded stacks, defaults' '
+	golden basic "$IN/basic.folded"
+'
+test_expect_success 'icicle graph' '
+	golden basic-inverted --inverted "$IN/basic.folded"
+'
+test_expect_success 'reversed stacks, titles, sizes' '
+	golden basic-reverse --reverse --title "Leaf <first>" --subtitle "a & b" \
+		--width 800 --height 20 --fontsize 10 --fontwidth 0.6 --countname ms \
+		--nametype "Func:" --notes "n--otes" "$IN/basic.folded"
+'
+test_expect_success 'flame chart keeps the input order' '
+	golden basic-flamechart --flamechart "$IN/basic.folded"
+'
+test_expect_success 'minwidth as a percentage; mem palette; hash colours' '
+	golden basic-minwidth --minwidth 5% --colors mem --hash "$IN/basic.folded"
+'
+test_expect_success 'callees sorted by width' '
+	golden basic-sorted --sort-by-width "$IN/basic.folded"
+'
+test_expect_success 'narrow callees merged into (other)' '
+	golden basic-merged --merge-small --minwidth 4% "$IN/basic.folded"
+'
+test_expect_success 'fractional counts; factor' '
+	golden frac --factor 2.5 "$IN/frac.folded"
+'
+test_expect_success 'differential' '
+	golden diff "$IN/diff.folded"
+'
+test_expect_success 'differential, negated, by inclusive delta, larger width' '
+	golden diff-inclusive --negate --delta inclusive --diff-width max "$IN/diff.folded"
+'
+test_expect_success 'vanished paths: width from before' '
+	golden diff-before --diff-width before "$IN/diff.folded"
+'
+test_expect_success 'a zero-width frame does not hide another of its name' '
+	golden zero-width --minwidth 0 "$IN/zero-width.folded"
+'
+test_expect_success 'CRLF, BOM, comment and invalid lines' '
+	pprof-flame "$IN/crlf-bom.folded" >out.svg 2>err && check_svg out.svg &&
+	noscript out.svg >actual &&
+	{ [ -z "${FLAME_REGEN:-}" ] || cp actual "$G/crlf-bom.svg"; } &&
+	test_cmp "$G/crlf-bom.svg" actual &&
+	echo "pprof-flame: warning: $IN/crlf-bom.folded: ignored 1 lines with invalid format" >expect &&
+	test_cmp expect err
+'
+test_expect_success 'hostile names: escaped, no script injected' '
+	golden hostile --quiet "$IN/hostile.folded" &&
+	test "$(grep -c "<script" out.svg)" = 1 &&
+	test "$(grep -c "]]>" out.svg)" = 1
+'
+test_expect_success 'standard input, gzip' '
+	gzip -c "$IN/basic.folded" | pprof-flame >out.svg && check_svg out.svg &&
+	noscript out.svg >actual && test_cmp "$G/basic.svg" actual
+'
+test_expect_success '.cpuprofile: counts named by the unit' '
+	golden cpuprofile "$FIX/profiles/workerd-min.cpuprofile"
+'
+test_expect_success '.cpuprofile flame chart: samples in time order, widths in time' '
+	golden chart --flamechart "$FIX/edge/neg-deltas.cpuprofile"
+'
+test_expect_success 'flame chart of the real Worker profile: well-formed, one run per frame at depth 1' '
+	pprof-flame --flamechart --colors ts "$FIX/profiles/workerd-min.cpuprofile" >out.svg &&
+	check_svg out.svg && grep -q ">Flame Chart</text>" out.svg &&
+	test "$(grep -c "<title>" out.svg)" -gt 1000
+'
+test_expect_success 'pprof, lines granularity, ts palette' '
+	golden pprof-lines -g lines --colors ts "$FIX/pprof/workerd-min.cpu.pb.gz"
+'
+test_expect_success 'the same frames from a profile as from its folded stacks' '
+	pprof-fold "$FIX/pprof/workerd-min.cpu.pb.gz" >f.folded &&
+	pprof-flame --countname nanoseconds f.folded >a.svg &&
+	pprof-flame "$FIX/pprof/workerd-min.cpu.pb.gz" >b.svg &&
+	check_svg a.svg && check_svg b.svg && test_cmp a.svg b.svg
+'
+test_expect_success 'the embedded script is flame_script.js without indentation and comment lines' '
+	pprof-flame "$IN/basic.folded" >out.svg &&
+	sed -n "/^<script type=\"text\/ecmascript\"><!\[CDATA\[$/,/^\]\]><\/script>$/p" out.svg |
+		sed "1d;\$d" >actual &&
+	sed -e "s/^[[:space:]]*//" -e "/^\$/d" -e "/^\/\//d" "$SRC/libpprof/flame_script.js" >expect &&
+	test_cmp expect actual
+'
+test_expect_success '-o writes the file; --cp reads and writes palette.map' '
+	printf "main->rgb(1,2,3)\n" >palette.map &&
+	pprof-flame --cp -o g.svg "$IN/basic.folded" && check_svg g.svg &&
+	grep -q "fill=\"rgb(1,2,3)\"" g.svg &&
+	grep -q "^main->rgb(1,2,3)$" palette.map && grep -q "^compute->rgb(" palette.map
+'
+
+test_done

@@ -1,0 +1,30 @@
+#!/bin/sh
+# pprof-flame's SVG in a real browser: headless Chromium driven over the
+# DevTools protocol (tests/cli/flame-browser.mjs, Node, no npm package):
+# zoom on click, details on hover, regex search and its matched percentage,
+# Ctrl-I, the state kept in the URL, and the load time of a large graph.
+# Skipped when chromium or node is missing (CI installs chromium, nodejs).
+. "$(dirname "$0")/../lib.sh"
+
+CHROMIUM=${CHROMIUM:-$(command -v chromium || command -v chromium-browser || true)}
+if [ -z "$CHROMIUM" ] || ! command -v node >/dev/null 2>&1; then
+	test_skip "chromium or node not installed"
+	test_done
+	exit 0
+fi
+
+test_expect_success 'the real Worker profile in Chromium' '
+	pprof-fold "$FIX/profiles/workerd-min.cpuprofile" >w.folded &&
+	pprof-flame --minwidth 0 "$FIX/profiles/workerd-min.cpuprofile" >w.svg &&
+	awk "BEGIN { srand(3); for (i = 0; i < 30000; i++) {
+		s = \"root\"; d = 3 + int(rand() * 12);
+		for (j = 0; j < d; j++) s = s \";fn\" int(rand() * (j < 3 ? 4 : 40));
+		print s, 1 + int(rand() * 100) } }" >big.folded &&
+	pprof-flame --minwidth 0.5 big.folded >big.svg &&
+	node "$SRC/tests/cli/flame-browser.mjs" "$CHROMIUM" w.svg w.folded big.svg >log 2>&1;
+	st=$?; cat log; test $st = 0 && ! grep -q "^not ok" log
+'
+# The timings, as TAP comments.
+grep "^# " "$TRASH/$test_count/log" 2>/dev/null
+
+test_done
