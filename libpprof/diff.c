@@ -454,6 +454,12 @@ int pprof_diff_folded(struct pprof_profile *err, const struct pprof_folded *befo
 			return pp_error(err, PPROF_EINPUT, "sum of values leaves the 64-bit range");
 		}
 	}
+	int64_t delta;
+	if (__builtin_sub_overflow(after->total, sum, &delta)) {
+		/* the tables print it */
+		pprof_diff_free(d);
+		return pp_error(err, PPROF_EINPUT, "the difference of the totals leaves the 64-bit range");
+	}
 	d->n = n;
 	d->total_before_scaled = sum;
 	*out = d;

@@ -383,6 +383,24 @@ static void test_diff_table_and_gate(void **state)
 	pprof_profile_free(pb);
 }
 
+static void test_diff_totals_overflow(void **state)
+{
+	(void)state;
+	struct pprof_profile *pa = read_text("a -9000000000000000000\n");
+	struct pprof_profile *pb = read_text("a 9000000000000000000\n");
+	struct pprof_folded *fa = fold_text(pa), *fb = fold_text(pb);
+	struct pprof_diff_options o = {0};
+	struct pprof_diff *d = NULL;
+	assert_int_equal(pprof_diff_folded(pb, fa, fb, &o, &d), PPROF_EINPUT);
+	assert_null(d);
+	assert_string_equal(pprof_profile_error(pb),
+			    "the difference of the totals leaves the 64-bit range");
+	pprof_folded_free(fa);
+	pprof_folded_free(fb);
+	pprof_profile_free(pa);
+	pprof_profile_free(pb);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -397,6 +415,7 @@ int main(void)
 		cmocka_unit_test(test_top_recursion_once),
 		cmocka_unit_test(test_top_text_as_pprof),
 		cmocka_unit_test(test_diff_table_and_gate),
+		cmocka_unit_test(test_diff_totals_overflow),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
