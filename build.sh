@@ -51,8 +51,13 @@ build)
 	;;
 demo)
 	build
-	echo "== ./pprof-fold fixtures/pprof/workerd-min.cpu.pb.gz" >&2
-	./pprof-fold fixtures/pprof/workerd-min.cpu.pb.gz
+	# A real Worker's CPU profile (workerd, minified bundle), put back on
+	# its TypeScript through the bundle's source map.
+	echo "== ./pprof-fold -m fixtures/worker fixtures/profiles/workerd-min.cpuprofile" >&2
+	./pprof-fold -m fixtures/worker fixtures/profiles/workerd-min.cpuprofile
+	echo "== ./pprof-flame -m fixtures/worker fixtures/profiles/workerd-min.cpuprofile -o worker-flame.svg" >&2
+	./pprof-flame -m fixtures/worker fixtures/profiles/workerd-min.cpuprofile -o worker-flame.svg
+	echo "== worker-flame.svg written: open it in a browser" >&2
 	;;
 check)
 	need_packages $CHECK_PACKAGES
