@@ -112,6 +112,7 @@ struct pprof_profile {
 	uint32_t *strlens;
 	uint32_t nstrs, capstrs;
 	struct pp_hash *strhash;
+	uint64_t hseed; /* seeds the hashes of strings, frames, label sets */
 
 	/* frames (index 0 unused) */
 	struct pp_frame *frames;
