@@ -125,6 +125,13 @@ test_expect_success '.cpuprofile node ids crafted to collide (200,000) read fast
 	test_cmp expect actual
 '
 
+test_expect_success 'folded names crafted to collide in the string table (200,000) read fast' '
+	$GEN flood.folded 200000 >flood.folded &&
+	( [ -n "$limit_mem" ] && ulimit -v 1048576; exec timeout 10 pprof-fold flood.folded ) >actual &&
+	sort flood.folded >expect &&
+	test_cmp expect actual
+'
+
 # A gzip member of 16 MiB of zeros is 16 KiB; 320 of them inflate to 5 GiB.
 make_bomb() {
 	head -c 16777216 /dev/zero | gzip -9 -c >member.gz &&

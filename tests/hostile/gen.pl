@@ -292,7 +292,28 @@ sub flood_cpuprofile {
 	return cpuprofile(\@nodes, [$ids[1]], [1]);
 }
 
+# Folded names of 16 bytes whose hash in the model's old unseeded string
+# table (profile.c) was the same: the second 8-byte word undoes the first.
+sub flood_folded {
+	my ($n) = @_;
+	my $g = 0x9e3779b97f4a7c15;
+	my $h0 = 0x5bd1e995 ^ mul64(16, 0xff51afd7ed558ccd);
+	my $w2base = mul64(0x0123456789abcdef, 0xf1de83e19937733d);
+	my $out = '';
+	for (my ($i, $k) = (0, 0); $k < $n; $i++) {
+		my $w1b = sprintf('%08x', $i);
+		my $h = mul64($h0 ^ unpack('Q<', $w1b), $g);
+		$h ^= $h >> 32;
+		my $w2b = pack('Q<', $w2base ^ $h);
+		next if $w2b =~ /[\x00-\x20;#\x7f]/;
+		$out .= "$w1b$w2b 1\n";
+		$k++;
+	}
+	return $out;
+}
+
 my %big = (
+	'flood.folded' => \&flood_folded,
 	'flood.pb' => \&flood_pprof,
 	'flood.cpuprofile' => \&flood_cpuprofile,
 	'redos.pb' => \&redos_pprof,
