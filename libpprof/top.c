@@ -8,6 +8,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <time.h>
 
 #include "pprof_private.h"
@@ -954,9 +955,9 @@ struct dfun {
 	int64_t sb, sa, tb, ta;
 };
 
-static uint64_t hash_name(const char *s, size_t n)
+static uint64_t hash_name(const char *s, size_t n, uint64_t seed)
 {
-	uint64_t h = 0x9E3779B97F4A7C15ull ^ n;
+	uint64_t h = 0x9E3779B97F4A7C15ull ^ n ^ seed;
 	while (n >= 8) {
 		uint64_t w;
 		memcpy(&w, s, 8);
@@ -978,13 +979,16 @@ struct dtab {
 	uint32_t nfn, capfn;
 	uint32_t *slots; /* function + 1, 0 = empty */
 	size_t cap;
+	/* Names come from the input: hashed with a seed it can't know, they
+	 * can't be crafted to share one slot (hash flooding). */
+	uint64_t seed;
 };
 
 static int dtab_find(struct dtab *t, const char *s, size_t n, uint32_t *id)
 {
 	if (n > UINT32_MAX)
 		return pp_error(t->err, PPROF_EINPUT, "frame name longer than 4 GiB");
-	uint64_t h = hash_name(s, n);
+	uint64_t h = hash_name(s, n, t->seed);
 	size_t i = (size_t)h & (t->cap - 1);
 	while (t->slots[i]) {
 		struct dfun *f = &t->fn[t->slots[i] - 1];
@@ -1067,7 +1071,10 @@ int pprof_diff_table(struct pprof_profile *err, const struct pprof_diff *d, int 
 		     struct pprof_diff_table **out)
 {
 	*out = NULL;
-	struct dtab t = {err, NULL, 0, 0, NULL, 1024};
+	struct dtab t = {err, NULL, 0, 0, NULL, 1024, 0};
+	t.seed = (uint64_t)(uintptr_t)&t * 0x9E3779B97F4A7C15ull;
+	if (getrandom(&t.seed, sizeof(t.seed), GRND_NONBLOCK) != (ssize_t)sizeof(t.seed))
+		t.seed ^= (uint64_t)time(NULL);
 	struct drow *rows = NULL;
 	struct pprof_diff_table *tab = NULL;
 	int s = PPROF_OK;
