@@ -132,6 +132,15 @@ test_expect_success 'folded names crafted to collide in the string table (200,00
 	test_cmp expect actual
 '
 
+test_expect_success 'pprof-diff --top on function names crafted to collide (100,000) is fast' '
+	[ ! -x "$BUILD/pprof-diff" ] || {
+		$GEN flood-top.folded 100000 >flood.folded &&
+		( [ -n "$limit_mem" ] && ulimit -v 1048576
+		  exec timeout 10 pprof-diff --top flood.folded flood.folded ) >actual &&
+		test -s actual
+	}
+'
+
 # A gzip member of 16 MiB of zeros is 16 KiB; 320 of them inflate to 5 GiB.
 make_bomb() {
 	head -c 16777216 /dev/zero | gzip -9 -c >member.gz &&

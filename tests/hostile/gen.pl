@@ -312,7 +312,27 @@ sub flood_folded {
 	return $out;
 }
 
+# The same for the function table of pprof-diff --top (top.c's old hash).
+sub flood_top_folded {
+	my ($n) = @_;
+	my $c1 = 0xff51afd7ed558ccd;
+	my $h0 = 0x9E3779B97F4A7C15 ^ 16;
+	my $w2base = mul64(0x0123456789abcdef, 0x4f74430c22a54005);
+	my $out = '';
+	for (my ($i, $k) = (0, 0); $k < $n; $i++) {
+		my $w1b = sprintf('%08x', $i);
+		my $h = mul64($h0 ^ unpack('Q<', $w1b), $c1);
+		$h ^= $h >> 32;
+		my $w2b = pack('Q<', $w2base ^ $h);
+		next if $w2b =~ /[\x00-\x20;#\x7f]/;
+		$out .= "$w1b$w2b 1\n";
+		$k++;
+	}
+	return $out;
+}
+
 my %big = (
+	'flood-top.folded' => \&flood_top_folded,
 	'flood.folded' => \&flood_folded,
 	'flood.pb' => \&flood_pprof,
 	'flood.cpuprofile' => \&flood_cpuprofile,
