@@ -610,6 +610,7 @@ int pp_begin_input(struct pprof_profile *p, const struct pp_sample_type *t,
 	free(p->typemap);
 	p->typemap = NULL;
 	if (p->ninputs == 1 || p->ntypes == 0) {
+		free(p->types); /* an earlier input may have had no types */
 		p->types = malloc((n ? n : 1) * sizeof(*p->types));
 		if (!p->types)
 			return pp_nomem(p);
