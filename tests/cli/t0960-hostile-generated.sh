@@ -141,6 +141,15 @@ test_expect_success 'pprof-diff --top on function names crafted to collide (100,
 	}
 '
 
+# Found by fuzz_input: the second input's sample types leaked when the first
+# had none (seen under ASan, tests/sanitize.sh).
+test_expect_success 'a pprof without sample types, read twice' '
+	printf "\062\000" >notypes.pb &&
+	bounded_fails 1 pprof-fold notypes.pb notypes.pb &&
+	echo "pprof-fold: the profile has no sample types" >expect &&
+	test_cmp expect err
+'
+
 # A gzip member of 16 MiB of zeros is 16 KiB; 320 of them inflate to 5 GiB.
 make_bomb() {
 	head -c 16777216 /dev/zero | gzip -9 -c >member.gz &&
