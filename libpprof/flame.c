@@ -1476,6 +1476,7 @@ struct fl_node {
 struct fl_open {
 	const char *name;
 	uint32_t len;
+	uint32_t off; /* where the frame starts in the stack text */
 	double stime;
 	double delta;
 	double dsum; /* running delta sum when opened */
@@ -1490,8 +1491,8 @@ struct fl_layout {
 	double minwidth_time;
 	bool keep_other;
 	double time, dsum;
-	double maxleaf; /* largest |delta| of a line */
-	bool anydiff;
+	const char *prev; /* the stack of the previous line */
+	size_t prevlen;
 };
 
 static bool fl_node_push(struct fl_layout *L, const struct fl_node *n)
@@ -1548,7 +1549,8 @@ static bool fl_close(struct fl_layout *L, size_t keep)
 	return true;
 }
 
-static bool fl_open_push(struct fl_layout *L, const char *name, size_t len, double delta)
+static bool fl_open_push(struct fl_layout *L, const char *name, size_t len, size_t off,
+			 double delta)
 {
 	if (L->nopen == L->capopen) {
 		size_t cap = L->capopen ? L->capopen * 2 : 256;
@@ -1561,6 +1563,7 @@ static bool fl_open_push(struct fl_layout *L, const char *name, size_t len, doub
 	struct fl_open *o = &L->open[L->nopen++];
 	o->name = name;
 	o->len = (uint32_t)len;
+	o->off = (uint32_t)off;
 	o->stime = L->time;
 	o->delta = delta;
 	o->dsum = L->dsum;
@@ -1569,49 +1572,64 @@ static bool fl_open_push(struct fl_layout *L, const char *name, size_t len, doub
 }
 
 /* Merges one line into the open frames: those it shares with the previous
- * line stay open, the others close, and its own open. */
-__attribute__((noinline)) static bool fl_flow(struct fl_layout *L, const char *stack, size_t stacklen, double d,
-		    double width)
+ * line stay open, the others close, and its own open.  A frame starts at
+ * the same offset in every line that shares the frames before it, so the
+ * shared frames are found by comparing the line with the previous one. */
+__attribute__((noinline)) static bool fl_flow(struct fl_layout *L, const char *stack,
+					      size_t stacklen, double d, double width)
 {
 	/* flamegraph.pl splits on ';' and drops trailing empty fields. */
 	while (stacklen > 0 && stack[stacklen - 1] == ';')
 		stacklen--;
-	size_t depth = 1; /* depth 0 is the root, shared by every line */
-	size_t pos = 0;
-	/* The frames shared with the open ones. */
 	if (L->nopen == 0) {
-		if (!fl_open_push(L, "", 0, fl_isnan(d) ? fl_nan() : (stacklen == 0 ? d : 0)))
+		/* The root, shared by every line. */
+		double rd = fl_isnan(d) ? fl_nan() : (stacklen == 0 ? d : 0);
+		if (!fl_open_push(L, "", 0, 0, rd))
 			return false;
+		L->prev = stack;
+		L->prevlen = 0;
 	}
-	bool more = stacklen > 0;
-	while (more && depth < L->nopen) {
-		const char *semi = memchr(stack + pos, ';', stacklen - pos);
-		size_t e = semi ? (size_t)(semi - stack) : stacklen;
+	/* The first byte where this stack and the previous one differ. */
+	size_t lim = stacklen < L->prevlen ? stacklen : L->prevlen, m = 0;
+	while (m + 8 <= lim) {
+		uint64_t a, b;
+		memcpy(&a, stack + m, 8);
+		memcpy(&b, L->prev + m, 8);
+		if (a != b)
+			break;
+		m += 8;
+	}
+	while (m < lim && stack[m] == L->prev[m])
+		m++;
+	/* The open frames that end before it, or at it where this stack has
+	 * a frame boundary too, are shared. */
+	size_t depth = 1;
+	while (depth < L->nopen) {
 		const struct fl_open *o = &L->open[depth];
-		if (o->len != e - pos || memcmp(o->name, stack + pos, e - pos) != 0)
+		size_t end = (size_t)o->off + o->len;
+		if (end > m || (end == m && m < stacklen && stack[m] != ';') ||
+		    (end == m && stacklen == 0))
 			break;
 		depth++;
-		if (!semi) {
-			more = false;
-			pos = stacklen;
-		} else {
-			pos = e + 1;
-		}
 	}
 	if (!fl_close(L, depth))
 		return false;
-	while (more) {
-		const char *semi = memchr(stack + pos, ';', stacklen - pos);
-		size_t e = semi ? (size_t)(semi - stack) : stacklen;
-		bool leaf = !semi;
-		double fd = fl_isnan(d) ? fl_nan() : (leaf ? d : 0);
-		if (!fl_open_push(L, stack + pos, e - pos, fd))
-			return false;
-		if (leaf)
-			more = false;
-		else
+	size_t pos = depth == 1 ? 0 : (size_t)L->open[depth - 1].off + L->open[depth - 1].len + 1;
+	if (stacklen > 0 && pos <= stacklen) {
+		for (;;) {
+			const char *semi = memchr(stack + pos, ';', stacklen - pos);
+			size_t e = semi ? (size_t)(semi - stack) : stacklen;
+			bool leaf = !semi;
+			double fd = fl_isnan(d) ? fl_nan() : (leaf ? d : 0);
+			if (!fl_open_push(L, stack + pos, e - pos, pos, fd))
+				return false;
+			if (leaf)
+				break;
 			pos = e + 1;
+		}
 	}
+	L->prev = stack;
+	L->prevlen = stacklen;
 	L->time += width;
 	if (!fl_isnan(d))
 		L->dsum += d;
@@ -1883,12 +1901,11 @@ static int fl_reverse(struct pprof_flame *f)
 
 /* ---- relayout: callees packed from their caller's start ---- */
 
-static const struct fl_node *fl_sort_base;
-
-static int fl_cmp_width(const void *a, const void *b)
+static int fl_cmp_width(const void *a, const void *b, void *ctx)
 {
-	const struct fl_node *x = &fl_sort_base[*(const uint32_t *)a];
-	const struct fl_node *y = &fl_sort_base[*(const uint32_t *)b];
+	const struct fl_node *nodes = ctx;
+	const struct fl_node *x = &nodes[*(const uint32_t *)a];
+	const struct fl_node *y = &nodes[*(const uint32_t *)b];
 	double wx = x->end - x->start, wy = y->end - y->start;
 	if (wx != wy)
 		return wx > wy ? -1 : 1;
@@ -1945,7 +1962,6 @@ static bool fl_relayout(struct fl_layout *L, bool by_width, bool others)
 		stack[nstack++] = (uint32_t)i;
 	}
 	/* Pre-order from the roots (normally the one root, last). */
-	fl_sort_base = L->nodes;
 	size_t nroots = nstack;
 	for (size_t r = 0; r < nroots; r++) {
 		size_t sp = 0;
@@ -1963,7 +1979,7 @@ static bool fl_relayout(struct fl_layout *L, bool by_width, bool others)
 			size_t nk = p->nkids;
 			bool last_other = others && nk > 0 && L->nodes[k[nk - 1]].name == fl_other_name;
 			if (by_width)
-				qsort(k, nk - last_other, sizeof(*k), fl_cmp_width);
+				qsort_r(k, nk - last_other, sizeof(*k), fl_cmp_width, L->nodes);
 			double x = p->start;
 			for (size_t j = 0; j < nk; j++) {
 				struct fl_node *c = &L->nodes[k[j]];
