@@ -44,9 +44,12 @@ static double fl_fabs(double d)
 	return d < 0 ? -d : d;
 }
 
-/* Floor of a double that fits an int64 (callers check the range). */
+/* Floor of a double.  Past 2^53 every double is an integer, and the cast
+ * below would be undefined past int64 (a count of 1e38 reached it). */
 static double fl_floor(double d)
 {
+	if (!(d > -9e15 && d < 9e15)) /* NaN too */
+		return d;
 	double t = (double)(int64_t)d;
 	return t > d ? t - 1 : t;
 }
