@@ -187,6 +187,8 @@ $small{'count-overflow.folded'} = sub { "a;b 9223372036854775807\na;b 1\n" };
 $small{'count-too-big.folded'} = sub { "a;b 9223372036854775808\n" };
 $small{'columns.folded'} = sub { "a;b 1\na;c 1 2\n" };
 $small{'no-count.folded'} = sub { "a;b\nc;d\n" };
+# a count of 1e38 (pprof-flame's frame width once overflowed int64 there)
+$small{'huge-count.folded'} = sub { "a;b 1" . ('0' x 38) . "\nc;d 1000\n" };
 $small{'nul.folded'} = sub { "a\0b;c 1\n" };
 $small{'utf16-odd.folded'} = sub { "\xff\xfea\0 \x001\0\n" };
 $small{'utf16-surrogate.folded'} = sub { "\xff\xfe\x00\xd8 \x001\0" };
