@@ -615,6 +615,13 @@ static bool fl_maker_add(struct fl_maker *m, const char *s, size_t n)
 
 static int fl_maker_line(struct fl_maker *m, const char *stack, size_t len, double value)
 {
+	/* A negative value (a pprof -diff_base profile) has no width: left
+	 * out, as flamegraph.pl leaves out a line whose count is not a
+	 * number, and counted. */
+	if (!(value > 0)) {
+		m->f->ignored++;
+		return PPROF_OK;
+	}
 	char num[64];
 	int k;
 	if (value == (double)(int64_t)value)
@@ -2312,6 +2319,8 @@ int pprof_flame_write_svg(struct pprof_flame *f, const struct pprof_flame_option
 	}
 	if (!(time > 0))
 		return fl_error(f, PPROF_EINPUT, "no stack counts found");
+	if (time - time != 0)
+		return fl_error(f, PPROF_EINPUT, "stack counts too large");
 	double timemax = time;
 	if (o->total > 0 && o->total >= time)
 		timemax = o->total;

@@ -105,6 +105,9 @@
 		var chars = Math.floor(px / charw);
 		if (chars < 3)
 			return "";
+		// A name has no more characters than UTF-16 units.
+		if (chars >= f.name.length)
+			return f.name;
 		var cp = Array.from(f.name);
 		if (chars >= cp.length)
 			return f.name;
@@ -247,7 +250,6 @@
 		searchBtn.classList.add("show");
 		searchBtn.textContent = "Reset Search";
 		// The view: the zoomed frame's range, or everything.
-		var vs = zoomed >= 0 ? F[zoomed].s : F[root].s;
 		var vw = zoomed >= 0 ? F[zoomed].w : cfg.total;
 		var zd = zoomed >= 0 ? F[zoomed].depth : -1;
 		var hits = [];

@@ -362,7 +362,8 @@ int pprof_flame_add_profile(struct pprof_flame *f, struct pprof_profile *p,
 /* Whether P keeps its samples in time order. */
 int pprof_flame_has_timeline(const struct pprof_profile *p);
 size_t pprof_flame_line_count(const struct pprof_flame *f);
-/* Lines that were not folded stacks. */
+/* Lines that were not folded stacks, or stacks of a profile with a
+ * negative value, left out. */
 size_t pprof_flame_ignored_lines(const struct pprof_flame *f);
 
 /* palette.map (--cp): "NAME->rgb(R,G,B)" lines.  Reading keeps the valid

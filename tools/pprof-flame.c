@@ -343,6 +343,9 @@ int main(int argc, char **argv)
 			goto out;
 		}
 		cli_flush_warnings(&c, p);
+		size_t negative = pprof_flame_ignored_lines(f);
+		if (negative && !c.quiet)
+			cli_warn(&c, "%s: left out %zu stacks with negative values", shown, negative);
 		/* Counts named by the sample type's unit: "bytes", "nanoseconds". */
 		const char *unit = pprof_sample_type_unit(p, (size_t)fold.sample_index);
 		if (!countname_set && unit && *unit && strcmp(unit, "count") != 0) {
