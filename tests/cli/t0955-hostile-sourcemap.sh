@@ -1,0 +1,90 @@
+#!/bin/sh
+# Hostile source maps: VLQs past 32 bits, bad segments, JSON nested past the
+# depth limit, a million generated lines, a million segments on one line,
+# many sections.  sourcemap-lookup --validate refuses them with one line
+# naming the byte; the lenient load warns and goes on; everything ends
+# within seconds and (outside ASan) 1 GB of address space.
+. "$(dirname "$0")/../lib.sh"
+
+limit_mem=1
+grep -q '^SAN_CFLAGS = .*-fsanitize=address' "$BUILD/Makefile" 2>/dev/null && limit_mem=
+run_bounded() {
+	(
+		[ -n "$limit_mem" ] && ulimit -v 1048576
+		exec timeout 20 "$@"
+	)
+}
+
+# map MAPPINGS: a one-source map with those mappings.
+map() {
+	printf '{"version":3,"sources":["a.js"],"names":["n"],"mappings":"%s"}\n' "$1"
+}
+
+if ! command -v perl >/dev/null; then
+	test_skip "perl absent"
+	test_done
+	exit
+fi
+
+test_expect_success 'a VLQ past 32 bits: --validate refuses it at its byte' '
+	map "AAAA;AC//////////////////////////////D" >vlq.map &&
+	run_bounded sourcemap-lookup --validate vlq.map >out 2>err;
+	test $? = 1 && test ! -s out &&
+	echo "sourcemap-lookup: vlq.map: mappings: base64 VLQ value past 32 bits (at byte 65)" >expect &&
+	test_cmp expect err
+'
+
+test_expect_success 'a VLQ past 32 bits: the lenient load warns and maps the rest' '
+	map "AAAA;AC//////////////////////////////D" >vlq.map &&
+	run_bounded sourcemap-lookup vlq.map 1:1 2:3 >out 2>err &&
+	printf "a.js:1:1\n-\n" >expect && test_cmp expect out &&
+	grep -q "^sourcemap-lookup: warning: vlq.map: mappings: base64 VLQ value past 32 bits (at byte 65)$" err
+'
+
+test_expect_success 'a segment of 2 fields: --validate refuses it' '
+	map "AAgggggggggggggA" >seg.map &&
+	run_bounded sourcemap-lookup --validate seg.map >out 2>err;
+	test $? = 1 && grep -q "segment with 2 or 3 fields" err && test "$(wc -l <err)" = 1
+'
+
+test_expect_success 'a source index past the sources is unmapped' '
+	map "AAAA,CSAA" >src.map &&
+	run_bounded sourcemap-lookup --quiet src.map 1:1 1:2 >out &&
+	printf "a.js:1:1\n-\n" >expect && test_cmp expect out
+'
+
+test_expect_success 'a names index past the names gives no name, with a warning' '
+	map "AAAAS" >names.map &&
+	run_bounded sourcemap-lookup names.map 1:1 >out 2>err &&
+	echo "a.js:1:1" >expect && test_cmp expect out &&
+	echo "sourcemap-lookup: warning: names.map: mappings: name index past the names (at byte 58)" >expect &&
+	test_cmp expect err
+'
+
+test_expect_success 'JSON nested 1,000,001 deep in a map is refused with its byte' '
+	perl -e "print q({\"version\":3,\"sources\":[],\"mappings\":\"\",\"x\":), q([) x 1000000, q(]) x 1000000, q(})" >deep.map &&
+	run_bounded sourcemap-lookup deep.map 1:1 >out 2>err;
+	test $? = 1 && test "$(wc -l <err)" = 1 &&
+	echo "sourcemap-lookup: deep.map: nesting deeper than the maximum depth (at byte 1000043)" >expect &&
+	test_cmp expect err
+'
+
+test_expect_success 'a million generated lines: the last one is found at once' '
+	perl -e "print q({\"version\":3,\"sources\":[\"a.js\"],\"mappings\":\"), q(;) x 1000000, q(AAUA\"})" >long.map &&
+	run_bounded sourcemap-lookup long.map 1000001:1 1:1 >out &&
+	printf "a.js:11:1\n-\n" >expect && test_cmp expect out
+'
+
+test_expect_success 'a million segments on one line' '
+	perl -e "print q({\"version\":3,\"sources\":[\"a.js\"],\"mappings\":\"AAAA), q(,CACA) x 1000000, q(\"})" >wide.map &&
+	run_bounded sourcemap-lookup wide.map 1:1000001 1:1 >out &&
+	printf "a.js:1000001:1\na.js:1:1\n" >expect && test_cmp expect out
+'
+
+test_expect_success 'an index map of 100,000 sections' '
+	perl -e "print q({\"version\":3,\"sections\":[), join(q(,), map { qq({\"offset\":{\"line\":\$_,\"column\":0},\"map\":{\"version\":3,\"sources\":[\"s\$_.js\"],\"mappings\":\"AAAA\"}}) } 0 .. 99999), q(]})" >index.map &&
+	run_bounded sourcemap-lookup index.map 100000:1 1:1 >out &&
+	printf "s99999.js:1:1\ns0.js:1:1\n" >expect && test_cmp expect out
+'
+
+test_done
