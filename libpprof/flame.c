@@ -283,6 +283,27 @@ static bool fl_digit(unsigned char c)
 	return c >= '0' && c <= '9';
 }
 
+/* The length of the white space character that ends at S[I] (exclusive),
+ * or 0: flamegraph.pl reads its input as UTF-8, so Perl's \s also matches
+ * U+0085, U+00A0, U+1680, U+2000-U+200A, U+2028, U+2029, U+202F, U+205F
+ * and U+3000. */
+static size_t fl_space_before(const char *str, size_t i)
+{
+	const unsigned char *s = (const unsigned char *)str;
+	if (i >= 1 && fl_space(s[i - 1]))
+		return 1;
+	if (i >= 2 && s[i - 2] == 0xc2 && (s[i - 1] == 0x85 || s[i - 1] == 0xa0))
+		return 2;
+	if (i < 3)
+		return 0;
+	unsigned a = s[i - 3], b = s[i - 2], c = s[i - 1];
+	if ((a == 0xe1 && b == 0x9a && c == 0x80) ||
+	    (a == 0xe2 && b == 0x80 && ((c >= 0x80 && c <= 0x8a) || c == 0xa8 || c == 0xa9 || c == 0xaf)) ||
+	    (a == 0xe2 && b == 0x81 && c == 0x9f) || (a == 0xe3 && b == 0x80 && c == 0x80))
+		return 3;
+	return 0;
+}
+
 /* A number as flamegraph.pl takes it: \d+(\.\d*)? */
 static bool fl_number(const char *s, size_t n)
 {
@@ -336,10 +357,11 @@ static bool fl_split_number(const char *s, size_t n, size_t *stacklen, size_t *n
 	size_t i = n;
 	while (i > 0 && (fl_digit((unsigned char)s[i - 1]) || s[i - 1] == '.'))
 		i--;
-	if (i == 0 || !fl_space((unsigned char)s[i - 1]) || !fl_number(s + i, n - i))
+	size_t ws = fl_space_before(s, i);
+	if (ws == 0 || !fl_number(s + i, n - i))
 		return false;
 	*numpos = i;
-	*stacklen = i - 1;
+	*stacklen = i - ws;
 	return true;
 }
 
@@ -2051,15 +2073,17 @@ int pprof_flame_bgcolors_ok(const char *name)
 	return fl_bg(name, PPROF_FLAME_HOT, &c2) != NULL;
 }
 
-/* A font list for CSS: letters, digits, spaces, commas, quotes, dots,
- * hyphens and underscores only, so it can't close the style or load. */
+/* A font list for CSS: letters (any non-ASCII character too), digits,
+ * spaces, commas, quotes, dots, hyphens and underscores only, so it can't
+ * close the style or load anything. */
 int pprof_flame_fonttype_ok(const char *s)
 {
 	if (!*s)
 		return false;
 	for (; *s; s++)
 		if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
-		      (*s >= '0' && *s <= '9') || strchr(" ,'\"._-", *s)))
+		      (*s >= '0' && *s <= '9') || (unsigned char)*s >= 0x80 ||
+		      strchr(" ,'\"._-", *s)))
 			return false;
 	return true;
 }

@@ -59,7 +59,7 @@ for seed in 1 2 3 4 5 6; do
 	done
 done
 
-for f in basic frac diff; do
+for f in basic frac diff unicode-space; do
 	test_expect_success "fixture $f.folded" 'same "$IN/$f.folded"'
 done
 for seed in 1 2 3 4 5 6; do

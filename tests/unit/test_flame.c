@@ -128,6 +128,12 @@ static void test_flame_read_formats(void **state)
 	assert_non_null(strstr(s, "<title>b (2 samples, 100.00%)</title>"));
 	free(s);
 
+	/* Unicode white space before the count, as Perl's \s matches it. */
+	s = svg("a;b\xc2\xa0" "5\nc\xe3\x80\x80" "2\n", NULL);
+	assert_non_null(strstr(s, "<title>b (5 samples, 71.43%)"));
+	assert_non_null(strstr(s, "<title>c (2 samples, 28.57%)"));
+	free(s);
+
 	/* Whitespace before the count stays in the name but for one
 	 * character; a stack ending in ';' loses its empty frames. */
 	s = svg("x  4\ny;z;; 4\n", NULL);
