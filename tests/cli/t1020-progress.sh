@@ -79,7 +79,7 @@ if script -qec true /dev/null >/dev/null 2>&1 </dev/null; then
 		! grep -q "read 9" typescript
 	'
 	test_expect_success 'terminal: a quick read shows nothing' '
-		tty_run "pprof-fold \"$TRASH/big\" >/dev/null" typescript &&
+		tty_run "pprof-fold \"$GZ\" >/dev/null" typescript &&
 		test_must_be_empty typescript
 	'
 	test_expect_success 'terminal: --quiet shows no line' '
