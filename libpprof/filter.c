@@ -24,6 +24,20 @@
 
 #include "filter_private.h"
 
+bool pp_buf_add_line(struct pp_buf *b, const char *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)s[i];
+		bool ok = c == '\n'   ? pp_buf_add(b, "\\n", 2)
+			  : c == '\r' ? pp_buf_add(b, "\\r", 2)
+			  : c < 0x20 || c == 0x7f ? pp_buf_addc(b, '?')
+						  : pp_buf_addc(b, (char)c);
+		if (!ok)
+			return false;
+	}
+	return true;
+}
+
 /* ---- PCRE2 helpers ---- */
 
 pcre2_code *pp_re_compile(const char *pattern, size_t len, int *err, size_t *erroff)
@@ -373,7 +387,8 @@ static int ferr(struct pprof_filter *f, int status, const char *fmt, ...)
 	vsnprintf(tmp, sizeof(tmp), fmt, ap);
 	va_end(ap);
 	f->error.len = 0;
-	if (!pp_buf_add(&f->error, tmp, strlen(tmp)))
+	/* Values quoted in messages may hold line breaks. */
+	if (!pp_buf_add_line(&f->error, tmp, strlen(tmp)))
 		f->error.len = 0;
 	return status;
 }
@@ -931,8 +946,8 @@ static bool tf_num_ok(const struct tagfilter *t, int64_t v, const char *unit)
 static int tf_match(struct applier *A, const struct tagfilter *t, uint32_t ls, bool *out)
 {
 	struct pprof_profile *p = A->p;
-	const struct pp_label *l = p->labels + p->labelsets[ls];
 	uint32_t n = p->labelsets[ls + 1] - p->labelsets[ls];
+	const struct pp_label *l = n ? p->labels + p->labelsets[ls] : NULL;
 	*out = false;
 	if (t->kind != TF_REGEX) {
 		for (uint32_t i = 0; i < n; i++) {
@@ -1021,8 +1036,8 @@ static int tag_frame(struct applier *A, uint32_t ls, size_t k, uint32_t *id)
 	struct pprof_profile *p = A->p;
 	const struct pprof_filter *f = A->f;
 	const char *key = k < f->nkeys[0] ? f->keys[0][k] : f->keys[1][k - f->nkeys[0]];
-	const struct pp_label *l = p->labels + p->labelsets[ls];
 	uint32_t n = p->labelsets[ls + 1] - p->labelsets[ls];
+	const struct pp_label *l = n ? p->labels + p->labelsets[ls] : NULL;
 	struct pp_buf *b = &A->tmp;
 	b->len = 0;
 	bool any = false;

@@ -46,6 +46,10 @@ struct pprof_rules {
 	struct pp_buf error;
 };
 
+/* Appends S to B as one line of a message: CR and LF as \r and \n, other
+ * control bytes as '?'.  False when out of memory. */
+bool pp_buf_add_line(struct pp_buf *b, const char *s, size_t n);
+
 /* Compiles PATTERN as the filters match (unanchored, UTF with invalid
  * sequences tolerated, JIT when available).  NULL on error, with the
  * message and offset in *ERR and *ERROFF. */

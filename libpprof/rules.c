@@ -130,7 +130,8 @@ static int rerr(struct loader *L, const yaml_mark_t *m, const char *fmt, ...)
 	va_end(ap);
 	struct pp_buf *e = &L->r->error;
 	e->len = 0;
-	if (!pp_buf_add(e, tmp, strlen(tmp)) ||
+	/* Keys and values quoted in messages may hold line breaks. */
+	if (!pp_buf_add_line(e, tmp, strlen(tmp)) ||
 	    (m && !pp_buf_addf(e, " (at line %lu, column %lu)", (unsigned long)m->line + 1,
 			       (unsigned long)m->column + 1)))
 		e->len = 0;
