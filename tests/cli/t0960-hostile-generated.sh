@@ -150,6 +150,19 @@ test_expect_success 'a pprof without sample types, read twice' '
 	test_cmp expect err
 '
 
+test_expect_success 'a pprof whose inlined lines times repeated locations explode is refused' '
+	$GEN inline-bomb.pb 10000 >bomb.pb &&
+	bounded_fails 1 pprof-fold bomb.pb &&
+	grep -q "^pprof-fold: bomb.pb: stacks expand to more than [0-9]* frames (inlined lines times repeated locations), too many for [0-9]* bytes (at byte [0-9]*)$" err
+'
+
+test_expect_success 'the same at a size that is fine folds' '
+	$GEN inline-bomb.pb 1000 >ok.pb &&
+	run_bounded pprof-fold ok.pb >actual &&
+	deep_line 1000000 f 1 >expect &&
+	test_cmp expect actual
+'
+
 # A gzip member of 16 MiB of zeros is 16 KiB; 320 of them inflate to 5 GiB.
 make_bomb() {
 	head -c 16777216 /dev/zero | gzip -9 -c >member.gz &&

@@ -333,7 +333,17 @@ sub flood_top_folded {
 	return $out;
 }
 
+# One location of N inlined lines, repeated N times by a sample: N * N
+# frames from a few N bytes.
+sub inline_bomb {
+	my ($n) = @_;
+	my $s = strings('', 'samples', 'count', 'f') . sample_type(1, 2) . function(1, 3);
+	$s .= ld(4, vi(1, 1) . join('', map { ld(4, vi(1, 1)) } 1 .. $n));
+	return $s . sample([(1) x $n], [1]);
+}
+
 my %big = (
+	'inline-bomb.pb' => \&inline_bomb,
 	'flood-top.folded' => \&flood_top_folded,
 	'flood.folded' => \&flood_folded,
 	'flood.pb' => \&flood_pprof,
