@@ -87,17 +87,17 @@ _pprof_tools_values()
 	--fonttype) words="Verdana Helvetica monospace" ;;
 	-m | --sourcemap)
 		compopt -o filenames 2>/dev/null
-		COMPREPLY=($(compgen -d -- "$cur") $(compgen -f -X '!*.map' -- "$cur"))
+		mapfile -t COMPREPLY < <(compgen -d -- "$cur"; compgen -f -X '!*.map' -- "$cur")
 		return
 		;;
 	--rules)
 		compopt -o filenames 2>/dev/null
-		COMPREPLY=($(compgen -d -- "$cur") $(compgen -f -X '!*.@(yaml|yml)' -- "$cur"))
+		mapfile -t COMPREPLY < <(compgen -d -- "$cur"; compgen -f -X '!*.@(yaml|yml)' -- "$cur")
 		return
 		;;
 	-o | --output | --cp)
 		compopt -o filenames 2>/dev/null
-		COMPREPLY=($(compgen -f -- "$cur"))
+		mapfile -t COMPREPLY < <(compgen -f -- "$cur")
 		return
 		;;
 	*)
@@ -105,7 +105,7 @@ _pprof_tools_values()
 		return
 		;;
 	esac
-	COMPREPLY=($(compgen -W "$words" -- "$cur"))
+	mapfile -t COMPREPLY < <(compgen -W "$words" -- "$cur")
 }
 
 _pprof_tools()
@@ -138,7 +138,7 @@ _pprof_tools()
 		return
 	fi
 	if [[ $cur == -* ]]; then
-		COMPREPLY=($(compgen -W "$(_pprof_tools_options "$prog")" -- "$cur"))
+		mapfile -t COMPREPLY < <(compgen -W "$(_pprof_tools_options "$prog")" -- "$cur")
 		# "--opt=" waits for its value: no space after it.
 		[[ ${#COMPREPLY[@]} == 1 && ${COMPREPLY[0]} == *= ]] && compopt -o nospace 2>/dev/null
 		return
@@ -159,10 +159,10 @@ _pprof_tools()
 			COMPREPLY=()
 			return
 		fi
-		COMPREPLY=($(compgen -d -- "$cur") $(compgen -f -X '!*.map' -- "$cur"))
+		mapfile -t COMPREPLY < <(compgen -d -- "$cur"; compgen -f -X '!*.map' -- "$cur")
 		return
 	fi
-	COMPREPLY=($(compgen -f -- "$cur"))
+	mapfile -t COMPREPLY < <(compgen -f -- "$cur")
 }
 
 complete -F _pprof_tools pprof-fold pprof-flame pprof-diff pprof-top pprof-convert \
