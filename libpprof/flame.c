@@ -1000,7 +1000,8 @@ static size_t fl_fixed(char *p, double d, int digits)
 			return n;
 		}
 	}
-	return (size_t)snprintf(p, 64, digits == 1 ? "%.1f" : "%.2f", d);
+	int n = snprintf(p, 64, digits == 1 ? "%.1f" : "%.2f", d);
+	return n < 0 ? 0 : n < 64 ? (size_t)n : 63;
 }
 
 /* A number as Perl prints it ("%.15g"), fast for integers and halves. */
@@ -1018,7 +1019,8 @@ static size_t fl_perlnum(char *p, double d)
 			return n;
 		}
 	}
-	return (size_t)snprintf(p, 64, "%.15g", d);
+	int n = snprintf(p, 64, "%.15g", d);
+	return n < 0 ? 0 : n < 64 ? (size_t)n : 63;
 }
 
 /* The shortest text that reads back as D, for the s and w attributes. */
@@ -1029,7 +1031,7 @@ static size_t fl_exact(char *p, double d)
 	for (int prec = 15; prec <= 17; prec++) {
 		int n = snprintf(p, 64, "%.*g", prec, d);
 		if (strtod(p, NULL) == d || prec == 17)
-			return (size_t)n;
+			return n < 0 ? 0 : n < 64 ? (size_t)n : 63;
 	}
 	return 0;
 }
@@ -2169,7 +2171,7 @@ static void fl_frame(struct fl_writer *W, const struct fl_node *nd, bool is_root
 	}
 	fl_puts(out, "><title>");
 	/* samples = sprintf("%.0f", width * factor); pct from that text. */
-	char samples[512];
+	char samples[1024]; /* up to 400 digits and their commas */
 	double sv;
 	if (shown >= 0 && shown < 9e15) {
 		double r = fl_floor(shown);
@@ -2207,12 +2209,14 @@ static void fl_frame(struct fl_writer *W, const struct fl_node *nd, bool is_root
 			/* Perl's integer zero has no sign: "+ 0.0" drops it. */
 			if (o->flags & PPROF_FLAME_NEGATE)
 				d = -d + 0.0;
+			/* A change can dwarf the total: room for any double. */
 			double dp = 100 * d / (W->timemax * o->factor);
-			k = (size_t)snprintf(num, sizeof(num), "%.2f", dp);
+			char dps[512];
+			int pn = snprintf(dps, sizeof(dps), "%.2f", dp);
 			fl_puts(out, "; ");
 			if (d > 0)
 				fl_puts(out, "+");
-			fl_put(out, num, k);
+			fl_put(out, dps, pn < 0 ? 0 : pn < (int)sizeof(dps) ? (size_t)pn : sizeof(dps) - 1);
 			fl_puts(out, "%");
 		}
 		fl_puts(out, ")");

@@ -497,6 +497,25 @@ static void test_flame_palette_map(void **state)
 	pprof_flame_free(f);
 }
 
+/* Found by fuzz_flame: a change far larger than the total printed past
+ * a 64-byte buffer.  The whole percentage must be in the title. */
+static void test_flame_huge_delta(void **state)
+{
+	(void)state;
+	char in[256], want[512];
+	memset(in, '8', 95);
+	snprintf(in + 95, sizeof(in) - 95, " 1.75\n");
+	char *line = malloc(300);
+	snprintf(line, 300, "a;b %s", in);
+	char *s = svg(line, NULL);
+	double before = strtod(in, NULL);
+	snprintf(want, sizeof(want), "<title>b (2 samples, 114.29%%; %.2f%%)</title>",
+		 100 * (1.75 - before) / 1.75);
+	assert_non_null(strstr(s, want));
+	free(s);
+	free(line);
+}
+
 static void test_flame_errors(void **state)
 {
 	(void)state;
@@ -539,6 +558,7 @@ int main(void)
 		cmocka_unit_test(test_flame_sort_matches_naive),
 		cmocka_unit_test(test_flame_colours),
 		cmocka_unit_test(test_flame_palette_map),
+		cmocka_unit_test(test_flame_huge_delta),
 		cmocka_unit_test(test_flame_errors),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
