@@ -159,6 +159,12 @@ static void test_rules_errors(void **state)
 	expect_error("version: 1\nrename: [\n", "while parsing a flow node did not find expected node content (at line 3, column 1)");
 	expect_error("version: 1\n---\nversion: 1\n", "more than one YAML document (at line 3, column 1)");
 	expect_error("version: 1\nversion: 1\n", "'version' given twice (at line 2, column 1)");
+	/* a value with a line break is quoted on one line */
+	expect_error("version: 1\nrename:\n  - match: \"(\\n\"\n    name: x\n",
+		     "bad match regular expression '(\\n': missing closing parenthesis at offset 2 "
+		     "(at line 3, column 12)");
+	expect_error("version: 1\n\"a\\rb\": 1\n",
+		     "unknown key 'a\\rb' (version, rename, filters, sourcemaps) (at line 2, column 1)");
 	expect_error("- 1\n",
 		     "a rules file is a mapping (version, rename, filters, sourcemaps) (at line 1, column 1)");
 }
