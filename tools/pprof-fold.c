@@ -9,7 +9,8 @@
 static void usage(FILE *out)
 {
 	fputs("usage: pprof-fold [-i sample] [-g granularity] [-m map] [-o file]\n"
-	      "                  [--max-input size] [--quiet] [file ...]\n"
+	      "                  [--rules file] [filter options] [--hide-ignored]\n"
+	      "                  [--max-input size] [--progress] [--quiet] [file ...]\n"
 	      "\n"
 	      "Reads pprof (.pb, .pb.gz), V8 .cpuprofile and .heapprofile, or folded\n"
 	      "stacks, gzipped or not, and writes folded stacks \"root;...;leaf VALUE\",\n"
@@ -19,8 +20,11 @@ static void usage(FILE *out)
 	      "  -i, --sample-index=NAME|N  value to fold (default: the profile's default)\n"
 	      "  -g, --granularity=G        functions, filefunctions, lines, files, addresses\n"
 	      "  -m, --sourcemap=PATH       source map file or directory (repeatable)\n"
+	      "      --hide-ignored         drop frames whose source is on a map's ignoreList\n"
 	      "  -o, --output=FILE          write FILE atomically instead of standard output\n"
+	      CLI_FILTER_HELP
 	      "      --max-input=SIZE       largest inflated input (default 4g)\n"
+	      "      --progress             a progress line even when stderr is no terminal\n"
 	      "      --quiet                no warnings\n"
 	      "      --help, --version\n",
 	      out);
