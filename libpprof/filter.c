@@ -143,123 +143,12 @@ int pp_re_expand(const pcre2_code *re, const char *s, size_t n, const char *tmpl
 	}
 }
 
-/* ---- units, as pprof's internal/measurement scales them ---- */
+/* ---- units: pp_unit_scale() (units.c) ---- */
 
-struct unit {
-	const char *name;
-	const char *alias[3];
-	double factor;
-};
-
-struct unit_type {
-	const struct unit *units;
-	size_t n;
-	struct unit dflt;
-};
-
-static const struct unit memory_units[] = {
-	{"B", {"b", "byte", NULL}, 1},
-	{"kB", {"kb", "kbyte", "kilobyte"}, 1024.0},
-	{"MB", {"mb", "mbyte", "megabyte"}, 1048576.0},
-	{"GB", {"gb", "gbyte", "gigabyte"}, 1073741824.0},
-	{"TB", {"tb", "tbyte", "terabyte"}, 1099511627776.0},
-	{"PB", {"pb", "pbyte", "petabyte"}, 1125899906842624.0},
-};
-static const struct unit time_units[] = {
-	{"ns", {"ns", "nanosecond", NULL}, 1},
-	{"us", {"\xce\xbcs", "us", "microsecond"}, 1e3},
-	{"ms", {"ms", "millisecond", NULL}, 1e6},
-	{"s", {"s", "sec", "second"}, 1e9},
-	{"hrs", {"hour", "hr", NULL}, 3600e9},
-};
-static const struct unit gcu_units[] = {
-	{"n*GCU", {"nanogcu", NULL, NULL}, 1e-9},  {"u*GCU", {"microgcu", NULL, NULL}, 1e-6},
-	{"m*GCU", {"milligcu", NULL, NULL}, 1e-3}, {"GCU", {"gcu", NULL, NULL}, 1},
-	{"k*GCU", {"kilogcu", NULL, NULL}, 1e3},   {"M*GCU", {"megagcu", NULL, NULL}, 1e6},
-	{"G*GCU", {"gigagcu", NULL, NULL}, 1e9},   {"T*GCU", {"teragcu", NULL, NULL}, 1e12},
-	{"P*GCU", {"petagcu", NULL, NULL}, 1e15},
-};
-static const struct unit_type unit_types[] = {
-	{memory_units, sizeof(memory_units) / sizeof(memory_units[0]), {"B", {"b", "byte", NULL}, 1}},
-	{time_units, sizeof(time_units) / sizeof(time_units[0]), {"s", {NULL, NULL, NULL}, 1e9}},
-	{gcu_units, sizeof(gcu_units) / sizeof(gcu_units[0]), {"GCU", {NULL, NULL, NULL}, 1}},
-};
-
-/* The unit of UT that S names: lowercased, one trailing 's' dropped past
- * two bytes. */
-static const struct unit *sniff_unit(const struct unit_type *ut, const char *s)
-{
-	char low[64];
-	size_t n = strlen(s);
-	if (n >= sizeof(low))
-		return NULL;
-	for (size_t i = 0; i < n; i++)
-		low[i] = (s[i] >= 'A' && s[i] <= 'Z') ? (char)(s[i] - 'A' + 'a') : s[i];
-	if (n > 2 && low[n - 1] == 's')
-		n--;
-	low[n] = '\0';
-	for (size_t i = 0; i < ut->n; i++)
-		for (size_t k = 0; k < 3 && ut->units[i].alias[k]; k++)
-			if (strcmp(low, ut->units[i].alias[k]) == 0)
-				return &ut->units[i];
-	return NULL;
-}
-
-static bool convert_unit(const struct unit_type *ut, int64_t value, const char *from,
-			 const char *to, double *v, const char **u)
-{
-	const struct unit *fu = sniff_unit(ut, from);
-	if (!fu)
-		return false;
-	double x = (double)value * fu->factor;
-	if (strcmp(to, "minimum") == 0 || strcmp(to, "auto") == 0) {
-		double f = 0;
-		const char *name = NULL;
-		for (size_t i = 0; i < ut->n; i++)
-			if (ut->units[i].factor >= f && x / ut->units[i].factor >= 1.0) {
-				f = ut->units[i].factor;
-				name = ut->units[i].name;
-			}
-		if (f != 0) {
-			*v = x / f;
-			*u = name;
-			return true;
-		}
-		*v = x / ut->dflt.factor;
-		*u = ut->dflt.name;
-		return true;
-	}
-	const struct unit *tu = sniff_unit(ut, to);
-	if (!tu) {
-		*v = x / ut->dflt.factor;
-		*u = ut->dflt.name;
-		return true;
-	}
-	*v = x / tu->factor;
-	*u = tu->name;
-	return true;
-}
-
-/* VALUE in unit FROM scaled to unit TO; *U receives the unit it is in ("" when
- * uninteresting), as measurement.Scale. */
+/* VALUE in unit FROM scaled to unit TO; *U receives the unit it is in. */
 static void scale(int64_t value, const char *from, const char *to, double *v, const char **u)
 {
-	bool neg = value < 0 && value != INT64_MIN;
-	if (neg)
-		value = -value;
-	bool done = false;
-	for (size_t i = 0; i < sizeof(unit_types) / sizeof(unit_types[0]) && !done; i++)
-		done = convert_unit(&unit_types[i], value, from, to, v, u);
-	if (!done) {
-		*v = (double)value;
-		if (!strcmp(to, "count") || !strcmp(to, "sample") || !strcmp(to, "unit") ||
-		    !strcmp(to, "minimum") || !strcmp(to, "auto"))
-			*u = "";
-		else
-			*u = to;
-	}
-	if (neg)
-		*v = -*v;
+	*v = pp_unit_scale(value, from, to, u);
 }
 
 /* A numeric label as pprof prints it at its "minimum" unit: "1.50kB". */

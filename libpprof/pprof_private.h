@@ -239,6 +239,15 @@ int pp_gunzip(struct pprof_profile *p, const unsigned char *in, size_t inlen,
 	      const struct pprof_read_options *o, unsigned char **out, size_t *outlen);
 bool pp_is_gzip(const unsigned char *buf, size_t len);
 
+/* ---- units (units.c) ---- */
+/* VALUE in unit FROM ("bytes", "nanoseconds", ...) as a number of unit TO,
+ * or of the largest unit it is at least one of when TO is "minimum" or
+ * "auto", as pprof's measurement.Scale; *UNIT receives the unit's printed
+ * name ("" for counts). */
+double pp_unit_scale(int64_t value, const char *from, const char *to, const char **unit);
+/* S in ASCII lower case into D (SIZE bytes, NUL-terminated, cut to fit). */
+void pp_ascii_lower(char *d, const char *s, size_t size);
+
 /* ---- naming ---- */
 /* Appends the name of frame F at granularity G to B, with ';' turned into
  * ':' and CR/LF into spaces. */

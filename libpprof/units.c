@@ -1,0 +1,131 @@
+/* units.c: units as pprof's internal/measurement names and scales them,
+ * shared by the tag filters' ranges and the top tables. */
+#include "config.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "pprof_private.h"
+
+struct unit {
+	const char *name;
+	const char *alias[3];
+	double factor;
+};
+
+struct unit_type {
+	const struct unit *u;
+	size_t n;
+	const char *defname;
+	double deffactor;
+};
+
+static const struct unit byte_units[] = {
+	{"B", {"b", "byte", NULL}, 1},
+	{"kB", {"kb", "kbyte", "kilobyte"}, 1024.0},
+	{"MB", {"mb", "mbyte", "megabyte"}, 1048576.0},
+	{"GB", {"gb", "gbyte", "gigabyte"}, 1073741824.0},
+	{"TB", {"tb", "tbyte", "terabyte"}, 1099511627776.0},
+	{"PB", {"pb", "pbyte", "petabyte"}, 1125899906842624.0},
+};
+
+static const struct unit time_units[] = {
+	{"ns", {"ns", "nanosecond", NULL}, 1},
+	{"us", {"\xce\xbcs", "us", "microsecond"}, 1e3},
+	{"ms", {"ms", "millisecond", NULL}, 1e6},
+	{"s", {"s", "sec", "second"}, 1e9},
+	{"hrs", {"hour", "hr", NULL}, 3600e9},
+};
+
+static const struct unit gcu_units[] = {
+	{"n*GCU", {"nanogcu", NULL, NULL}, 1e-9},
+	{"u*GCU", {"microgcu", NULL, NULL}, 1e-6},
+	{"m*GCU", {"milligcu", NULL, NULL}, 1e-3},
+	{"GCU", {"gcu", NULL, NULL}, 1},
+	{"k*GCU", {"kilogcu", NULL, NULL}, 1e3},
+	{"M*GCU", {"megagcu", NULL, NULL}, 1e6},
+	{"G*GCU", {"gigagcu", NULL, NULL}, 1e9},
+	{"T*GCU", {"teragcu", NULL, NULL}, 1e12},
+	{"P*GCU", {"petagcu", NULL, NULL}, 1e15},
+};
+
+static const struct unit_type unit_types[] = {
+	{byte_units, sizeof(byte_units) / sizeof(byte_units[0]), "B", 1},
+	{time_units, sizeof(time_units) / sizeof(time_units[0]), "s", 1e9},
+	{gcu_units, sizeof(gcu_units) / sizeof(gcu_units[0]), "GCU", 1},
+};
+
+void pp_ascii_lower(char *d, const char *s, size_t size)
+{
+	size_t i = 0;
+	for (; s[i] && i + 1 < size; i++)
+		d[i] = s[i] >= 'A' && s[i] <= 'Z' ? (char)(s[i] + 32) : s[i];
+	d[i] = '\0';
+}
+
+/* pprof's unit look-up: lower case, and one trailing 's' dropped from a
+ * name longer than two bytes ("seconds", "bytes"). */
+static const struct unit *sniff(const struct unit_type *t, const char *unit)
+{
+	char s[32];
+	size_t n = strlen(unit);
+	if (n >= sizeof(s))
+		return NULL;
+	pp_ascii_lower(s, unit, sizeof(s));
+	if (n > 2 && s[n - 1] == 's')
+		s[n - 1] = '\0';
+	for (size_t i = 0; i < t->n; i++)
+		for (size_t a = 0; a < 3 && t->u[i].alias[a]; a++)
+			if (strcmp(t->u[i].alias[a], s) == 0)
+				return &t->u[i];
+	return NULL;
+}
+
+static bool is_auto(const char *to)
+{
+	return strcmp(to, "minimum") == 0 || strcmp(to, "auto") == 0;
+}
+
+/* VALUE in FROM as a number of the unit put in *UNIT ("" for counts). */
+double pp_unit_scale(int64_t value, const char *from, const char *to, const char **unit)
+{
+	if (value < 0 && value != INT64_MIN)
+		return -pp_unit_scale(-value, from, to, unit);
+	for (size_t k = 0; k < sizeof(unit_types) / sizeof(unit_types[0]); k++) {
+		const struct unit_type *t = &unit_types[k];
+		const struct unit *fu = sniff(t, from);
+		if (!fu)
+			continue;
+		double v = (double)value * fu->factor;
+		if (is_auto(to)) {
+			double f = 0;
+			const char *name = NULL;
+			for (size_t i = 0; i < t->n; i++) {
+				if (t->u[i].factor >= f && v / t->u[i].factor >= 1.0) {
+					f = t->u[i].factor;
+					name = t->u[i].name;
+				}
+			}
+			if (f != 0) {
+				*unit = name;
+				return v / f;
+			}
+			*unit = t->defname;
+			return v / t->deffactor;
+		}
+		const struct unit *tu = sniff(t, to);
+		if (!tu) {
+			*unit = t->defname;
+			return v / t->deffactor;
+		}
+		*unit = tu->name;
+		return v / tu->factor;
+	}
+	if (is_auto(to) || strcmp(to, "count") == 0 || strcmp(to, "sample") == 0 ||
+	    strcmp(to, "unit") == 0)
+		*unit = "";
+	else
+		*unit = to;
+	return (double)value;
+}
