@@ -3,7 +3,9 @@
 #
 #   ./build.sh demo    install what the build needs, build, and fold a real
 #                      Worker profile from fixtures/ (the main job)
-#   ./build.sh check   the same set-up, then every test (what CI runs)
+#   ./build.sh check   the same set-up, then every test (what CI runs): make
+#                      check, make distcheck, and the suite and the fuzzers
+#                      under sanitizers
 #   ./build.sh         set-up and build only
 #   ./build.sh sanitize  every test under ASan+UBSan (clang, out of tree in
 #                      build-sanitize/), then each fuzzer for 30 s
@@ -64,6 +66,11 @@ check)
 	need_packages $CHECK_PACKAGES
 	build
 	make -s check || { cat test-suite.log 2>/dev/null | tail -100; exit 1; }
+	# The tarball builds, passes its tests, installs and uninstalls cleanly.
+	make -s distcheck
+	# Once more under ASan+LSan+UBSan, then each fuzzer briefly (fixed
+	# seeds, bounded runs: tests/fuzz/run.sh).
+	FUZZ_SECONDS=${FUZZ_SECONDS:-20} tests/sanitize.sh
 	;;
 sanitize)
 	# The whole suite under ASan+LSan+UBSan (clang), then the fuzzers.
