@@ -353,9 +353,12 @@ int pp_intern(struct pprof_profile *p, const char *s, size_t len, uint32_t *id)
 		}
 		i = (i + 1) & (t->cap - 1);
 	}
+	uint32_t oldcap = p->capstrs;
 	if (!grow((void **)&p->strs, &p->capstrs, p->nstrs, sizeof(*p->strs)))
 		return pp_nomem(p);
-	if (p->capstrs > 0) {
+	/* Only when strs grew: a realloc to the same size copies the whole
+	 * array under ASan (500,000 names took minutes there). */
+	if (p->capstrs != oldcap || !p->strlens) {
 		uint32_t *l = realloc(p->strlens, (size_t)p->capstrs * sizeof(*l));
 		if (!l)
 			return pp_nomem(p);
