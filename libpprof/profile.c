@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
+#include <sys/random.h>
 
 #include "pprof_private.h"
 
@@ -87,7 +88,7 @@ static bool hash_reserve(struct pp_hash *h)
 	return true;
 }
 
-static uint64_t hash_bytes(const void *p, size_t n, uint64_t seed)
+uint64_t pp_hash_bytes(const void *p, size_t n, uint64_t seed)
 {
 	const unsigned char *s = p;
 	uint64_t h = seed ^ (n * 0xff51afd7ed558ccdull);
@@ -209,6 +210,8 @@ int pp_nomem(struct pprof_profile *p)
 	return pp_error(p, PPROF_ENOMEM, "out of memory");
 }
 
+#define MAX_WARNINGS 100
+
 void pp_warn(struct pprof_profile *p, const char *fmt, ...)
 {
 	char tmp[1024];
@@ -219,6 +222,13 @@ void pp_warn(struct pprof_profile *p, const char *fmt, ...)
 	for (size_t i = 0; i < p->nwarnings; i++)
 		if (strcmp(p->warnings[i], tmp) == 0)
 			return;
+	/* An input can make a distinct warning per item (a script URL per
+	 * frame: 50,000 of them took 8 s and as many lines): past
+	 * MAX_WARNINGS, one last line says so. */
+	if (p->nwarnings > MAX_WARNINGS)
+		return;
+	if (p->nwarnings == MAX_WARNINGS)
+		snprintf(tmp, sizeof(tmp), "more warnings left out");
 	char **w = realloc(p->warnings, (p->nwarnings + 1) * sizeof(*w));
 	if (!w)
 		return;
@@ -341,7 +351,7 @@ int pp_intern(struct pprof_profile *p, const char *s, size_t len, uint32_t *id)
 {
 	if (len > UINT32_MAX - 1)
 		return pp_error(p, PPROF_EINPUT, "string longer than 4 GiB");
-	uint64_t h = hash_bytes(s, len, 0x5bd1e995 ^ p->hseed);
+	uint64_t h = pp_hash_bytes(s, len, 0x5bd1e995 ^ p->hseed);
 	struct pp_hash *t = p->strhash;
 	uint32_t i = hash_slot(h, t->cap);
 	while (t->vals[i]) {
@@ -406,7 +416,7 @@ int pp_frame_intern(struct pprof_profile *p, const struct pp_frame *f, uint32_t 
 	k.line = f->line;
 	k.column = f->column;
 	k.address = f->address;
-	uint64_t h = hash_bytes(&k, sizeof(k), 0x27d4eb2f ^ p->hseed);
+	uint64_t h = pp_hash_bytes(&k, sizeof(k), 0x27d4eb2f ^ p->hseed);
 	struct pp_hash *t = p->framehash;
 	uint32_t i = hash_slot(h, t->cap);
 	while (t->vals[i]) {
@@ -561,7 +571,7 @@ int pp_labelset_intern(struct pprof_profile *p, const struct pp_label *l,
 	for (uint32_t k = 0; k < n; k++) {
 		uint64_t w[3] = {((uint64_t)l[k].key << 32) | l[k].str, (uint64_t)l[k].num,
 				 l[k].unit};
-		h = hash_bytes(w, sizeof(w), h);
+		h = pp_hash_bytes(w, sizeof(w), h);
 	}
 	struct pp_hash *t = p->labelhash;
 	uint32_t i = hash_slot(h, t->cap);
