@@ -163,6 +163,20 @@ test_expect_success 'the same at a size that is fine folds' '
 	test_cmp expect actual
 '
 
+test_expect_success 'a warning per script URL (50,000 URLs without maps) stops at 100' '
+	perl -e "
+		print q({\"nodes\":[{\"id\":1,\"callFrame\":{\"functionName\":\"(root)\",\"scriptId\":\"0\",\"url\":\"\",\"lineNumber\":-1,\"columnNumber\":-1},\"children\":[),
+			join(q(,), 2 .. 50001), q(]});
+		print qq(,{\"id\":\$_,\"callFrame\":{\"functionName\":\"f\",\"scriptId\":\"1\",\"url\":\"https://x/\$_.js\",\"lineNumber\":0,\"columnNumber\":0}}) for 2 .. 50001;
+		print q(],\"startTime\":0,\"endTime\":10,\"samples\":[2],\"timeDeltas\":[1]});
+	" >urls.cpuprofile &&
+	mkdir maps &&
+	( [ -n "$limit_mem" ] && ulimit -v 1048576; exec timeout 10 pprof-fold -m maps urls.cpuprofile ) >actual 2>err &&
+	echo "f 9000" >expect && test_cmp expect actual &&
+	test "$(wc -l <err)" = 101 &&
+	tail -1 err | grep -q "^pprof-fold: warning: more warnings left out$"
+'
+
 # A gzip member of 16 MiB of zeros is 16 KiB; 320 of them inflate to 5 GiB.
 make_bomb() {
 	head -c 16777216 /dev/zero | gzip -9 -c >member.gz &&
