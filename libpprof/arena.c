@@ -62,6 +62,24 @@ void pp_arena_release(struct pp_arena *a)
 	memset(a, 0, sizeof(*a));
 }
 
+bool pp_grow(void **a, size_t *cap, size_t need, size_t size)
+{
+	if (need <= *cap)
+		return true;
+	size_t c = *cap ? *cap : 64;
+	while (c < need) {
+		if (c > SIZE_MAX / 2 / size)
+			return false;
+		c *= 2;
+	}
+	void *n = realloc(*a, c * size);
+	if (!n)
+		return false;
+	*a = n;
+	*cap = c;
+	return true;
+}
+
 static char pp_buf_empty[1];
 
 void pp_buf_init(struct pp_buf *b)

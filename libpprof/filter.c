@@ -603,24 +603,6 @@ struct applier {
 	bool matched[PPROF_FILTER_NOPTIONS];
 };
 
-static bool grow(void **a, size_t *cap, size_t need, size_t size)
-{
-	if (need <= *cap)
-		return true;
-	size_t c = *cap ? *cap : 64;
-	while (c < need) {
-		if (c > SIZE_MAX / 2 / size)
-			return false;
-		c *= 2;
-	}
-	void *n = realloc(*a, c * size);
-	if (!n)
-		return false;
-	*a = n;
-	*cap = c;
-	return true;
-}
-
 static bool rx_any(struct applier *A, const struct rxlist *l, const char *s, size_t n)
 {
 	for (size_t i = 0; i < l->n; i++)
@@ -793,7 +775,7 @@ static int build_units(struct applier *A)
 		while (k < A->nunits && A->units[k].key != l->key)
 			k++;
 		if (k == A->nunits) {
-			if (!grow((void **)&A->units, &cap, A->nunits + 1, sizeof(*A->units)))
+			if (!pp_grow((void **)&A->units, &cap, A->nunits + 1, sizeof(*A->units)))
 				return pp_nomem(p);
 			A->units[k].key = l->key;
 			A->units[k].unit = NULL;
@@ -960,7 +942,7 @@ static int tag_frame(struct applier *A, uint32_t ls, size_t k, uint32_t *id)
 
 static bool push_w(struct applier *A, size_t *n, uint32_t frame, uint32_t run)
 {
-	if (!grow((void **)&A->w, &A->capw, *n + 1, sizeof(*A->w)))
+	if (!pp_grow((void **)&A->w, &A->capw, *n + 1, sizeof(*A->w)))
 		return false;
 	A->w[*n].frame = frame;
 	A->w[*n].run = run;
@@ -1035,8 +1017,8 @@ static bool same_function(const struct pprof_profile *p, uint32_t a, uint32_t b)
 static int insert(struct applier *A, size_t n, uint32_t *node)
 {
 	struct pprof_profile *p = A->p;
-	if (!grow((void **)&A->prevf, &A->capprevf, n, sizeof(*A->prevf)) ||
-	    !grow((void **)&A->prevn, &A->capprevn, n, sizeof(*A->prevn)))
+	if (!pp_grow((void **)&A->prevf, &A->capprevf, n, sizeof(*A->prevf)) ||
+	    !pp_grow((void **)&A->prevn, &A->capprevn, n, sizeof(*A->prevn)))
 		return pp_nomem(p);
 	/* A location whose head went keeps its inlined frames as a location
 	 * of their own. */
@@ -1086,7 +1068,7 @@ static int rewrite(struct applier *A, uint32_t e, size_t *np, bool *keep)
 	/* The original stack, root first. */
 	size_t depth = 0;
 	for (uint32_t n = p->entries[e].node; n; n = p->nodes[n].parent) {
-		if (!grow((void **)&A->path, &A->cappath, depth + 1, sizeof(*A->path)))
+		if (!pp_grow((void **)&A->path, &A->cappath, depth + 1, sizeof(*A->path)))
 			return pp_nomem(p);
 		A->path[depth++] = p->nodes[n].frame;
 	}
@@ -1146,7 +1128,7 @@ static int rewrite(struct applier *A, uint32_t e, size_t *np, bool *keep)
 	/* Match bits for the frames interned so far. */
 	if (A->capbits < p->nframes) {
 		size_t old = A->capbits;
-		if (!grow((void **)&A->bits, &A->capbits, p->nframes, 1))
+		if (!pp_grow((void **)&A->bits, &A->capbits, p->nframes, 1))
 			return pp_nomem(p);
 		memset(A->bits + old, 0, A->capbits - old);
 	}

@@ -108,6 +108,7 @@ struct pprof_profile {
 	enum pprof_format format;
 
 	/* strings */
+	uint64_t hashseed; /* random per profile: see pp_intern() */
 	const char **strs;
 	uint32_t *strlens;
 	uint32_t nstrs, capstrs;
@@ -238,6 +239,12 @@ int pp_input_load(struct pprof_profile *p, const char *path,
 int pp_gunzip(struct pprof_profile *p, const unsigned char *in, size_t inlen,
 	      const struct pprof_read_options *o, unsigned char **out, size_t *outlen);
 bool pp_is_gzip(const unsigned char *buf, size_t len);
+
+/* A 64-bit hash of N bytes. */
+uint64_t pp_hash_bytes(const void *p, size_t n, uint64_t seed);
+/* Grows *A (of *CAP elements of SIZE bytes) to hold NEED, doubling;
+ * false when out of memory (then *A is unchanged). */
+bool pp_grow(void **a, size_t *cap, size_t need, size_t size);
 
 /* ---- units (units.c) ---- */
 /* VALUE in unit FROM ("bytes", "nanoseconds", ...) as a number of unit TO,

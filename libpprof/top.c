@@ -831,24 +831,6 @@ struct dfun {
 	int64_t sb, sa, tb, ta;
 };
 
-static uint64_t hash_name(const char *s, size_t n, uint64_t seed)
-{
-	uint64_t h = 0x9E3779B97F4A7C15ull ^ n ^ seed;
-	while (n >= 8) {
-		uint64_t w;
-		memcpy(&w, s, 8);
-		h = (h ^ w) * 0xff51afd7ed558ccdull;
-		h ^= h >> 32;
-		s += 8;
-		n -= 8;
-	}
-	uint64_t w = 0;
-	memcpy(&w, s, n);
-	h = (h ^ w) * 0xc4ceb9fe1a85ec53ull;
-	h ^= h >> 29;
-	return h;
-}
-
 struct dtab {
 	struct pprof_profile *err;
 	struct dfun *fn;
@@ -864,7 +846,7 @@ static int dtab_find(struct dtab *t, const char *s, size_t n, uint32_t *id)
 {
 	if (n > UINT32_MAX)
 		return pp_error(t->err, PPROF_EINPUT, "frame name longer than 4 GiB");
-	uint64_t h = hash_name(s, n, t->seed);
+	uint64_t h = pp_hash_bytes(s, n, t->seed);
 	size_t i = (size_t)h & (t->cap - 1);
 	while (t->slots[i]) {
 		struct dfun *f = &t->fn[t->slots[i] - 1];

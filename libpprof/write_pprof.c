@@ -193,24 +193,6 @@ struct writer {
 	uint32_t *locrun; /* location id -> run */
 };
 
-static bool grow(void **a, size_t *cap, size_t need, size_t size)
-{
-	if (need <= *cap)
-		return true;
-	size_t c = *cap ? *cap : 256;
-	while (c < need) {
-		if (c > SIZE_MAX / 2 / size)
-			return false;
-		c *= 2;
-	}
-	void *n = realloc(*a, c * size);
-	if (!n)
-		return false;
-	*a = n;
-	*cap = c;
-	return true;
-}
-
 /* The output index of model string ID, numbered on first use. */
 static int str(struct writer *w, uint32_t id, int64_t *out)
 {
@@ -219,7 +201,7 @@ static int str(struct writer *w, uint32_t id, int64_t *out)
 		return PPROF_OK;
 	}
 	if (!w->sidx[id]) {
-		if (!grow((void **)&w->strs, &w->capstrs, w->nstrs + 1, sizeof(*w->strs)))
+		if (!pp_grow((void **)&w->strs, &w->capstrs, w->nstrs + 1, sizeof(*w->strs)))
 			return pp_nomem(w->p);
 		w->strs[w->nstrs] = id;
 		w->sidx[id] = (uint32_t)++w->nstrs; /* index 0 is "" */
@@ -241,7 +223,7 @@ static int build_runs(struct writer *w)
 	struct pprof_profile *p = w->p;
 	w->noderun = calloc(p->nnodes, sizeof(*w->noderun));
 	w->nodehead = calloc(p->nnodes, sizeof(*w->nodehead));
-	if (!w->noderun || !w->nodehead || !grow((void **)&w->runs, &w->capruns, 1, sizeof(*w->runs)))
+	if (!w->noderun || !w->nodehead || !pp_grow((void **)&w->runs, &w->capruns, 1, sizeof(*w->runs)))
 		return pp_nomem(p);
 	w->nruns = 1;
 	for (uint32_t n = 1; n < p->nnodes; n++) {
@@ -265,7 +247,7 @@ static int build_runs(struct writer *w)
 			s = (s + 1) & (t->cap - 1);
 		}
 		if (!t->ids[s]) {
-			if (!grow((void **)&w->runs, &w->capruns, w->nruns + 1, sizeof(*w->runs)))
+			if (!pp_grow((void **)&w->runs, &w->capruns, w->nruns + 1, sizeof(*w->runs)))
 				return pp_nomem(p);
 			id = (uint32_t)w->nruns++;
 			w->runs[id] = (struct run){prev, f, 0};
@@ -356,7 +338,7 @@ static int function_of(struct writer *w, uint32_t frame, uint32_t *id)
 		}
 		s = (s + 1) & (t->cap - 1);
 	}
-	if (!grow((void **)&w->funcs, &w->capfuncs, w->nfuncs + 1, sizeof(*w->funcs)))
+	if (!pp_grow((void **)&w->funcs, &w->capfuncs, w->nfuncs + 1, sizeof(*w->funcs)))
 		return pp_nomem(p);
 	*id = (uint32_t)w->nfuncs++;
 	w->funcs[*id] = fn;
@@ -378,7 +360,7 @@ static int mapping_of(struct writer *w, uint32_t frame, bool symbols, uint64_t *
 		int st = str(w, b, &x);
 		if (st)
 			return st;
-		if (!grow((void **)&w->maps, &w->capmaps, w->nmaps + 1, sizeof(*w->maps)))
+		if (!pp_grow((void **)&w->maps, &w->capmaps, w->nmaps + 1, sizeof(*w->maps)))
 			return pp_nomem(w->p);
 		w->maps[w->nmaps] = (struct mapping){(uint32_t)x, false};
 		w->mapof[b] = (uint32_t)w->nmaps++;
@@ -402,7 +384,7 @@ static int write_samples(struct writer *w)
 		size_t n = 0;
 		for (uint32_t node = p->entries[e].node; node;
 		     node = p->nodes[w->nodehead[node]].parent) {
-			if (!grow((void **)&locs, &caplocs, n + 1, sizeof(*locs))) {
+			if (!pp_grow((void **)&locs, &caplocs, n + 1, sizeof(*locs))) {
 				st = pp_nomem(p);
 				break;
 			}
@@ -410,8 +392,8 @@ static int write_samples(struct writer *w)
 		}
 		uint32_t ls = p->entries[e].labels;
 		uint32_t nl = p->labelsets[ls + 1] - p->labelsets[ls];
-		if (!st && nl && (!grow((void **)&labels, &caplabels, nl, sizeof(*labels)) ||
-				  !grow((void **)&lp, &caplp, nl, sizeof(*lp))))
+		if (!st && nl && (!pp_grow((void **)&labels, &caplabels, nl, sizeof(*labels)) ||
+				  !pp_grow((void **)&lp, &caplp, nl, sizeof(*lp))))
 			st = pp_nomem(p);
 		for (uint32_t i = 0; i < nl && !st; i++) {
 			const struct pp_label *l = &p->labels[p->labelsets[ls] + i];
@@ -452,8 +434,8 @@ static int write_locations(struct writer *w)
 		size_t n = 0;
 		uint32_t head = 0;
 		for (uint32_t r = run; r && !none; r = w->runs[r].prev) {
-			if (!grow((void **)&lines, &caplines, n + 1, sizeof(*lines)) ||
-			    !grow((void **)&lp, &caplp, n + 1, sizeof(*lp))) {
+			if (!pp_grow((void **)&lines, &caplines, n + 1, sizeof(*lines)) ||
+			    !pp_grow((void **)&lp, &caplp, n + 1, sizeof(*lp))) {
 				st = pp_nomem(p);
 				break;
 			}
