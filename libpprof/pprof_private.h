@@ -108,7 +108,6 @@ struct pprof_profile {
 	enum pprof_format format;
 
 	/* strings */
-	uint64_t hashseed; /* random per profile: see pp_intern() */
 	const char **strs;
 	uint32_t *strlens;
 	uint32_t nstrs, capstrs;
