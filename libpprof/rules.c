@@ -527,6 +527,39 @@ static int parse_error(struct loader *L, yaml_parser_t *ps)
 	return rerr(L, &ps->problem_mark, "%s", what);
 }
 
+/* libyaml's scanner takes time in proportion to the nesting depth for each
+ * token, so a file nested 200,000 deep took six minutes to load.  The
+ * schema is four levels deep: the events are read once first, and a file
+ * nested past MAX_DEPTH is refused before the loader sees it. */
+#define MAX_DEPTH 64
+
+static int check_depth(struct loader *L, const char *text, size_t len)
+{
+	yaml_parser_t ps;
+	yaml_event_t ev;
+	int depth = 0, st = PPROF_OK;
+	if (!yaml_parser_initialize(&ps))
+		return nomem(L);
+	yaml_parser_set_input_string(&ps, (const unsigned char *)text, len);
+	for (;;) {
+		if (!yaml_parser_parse(&ps, &ev))
+			break; /* the loader says what is wrong */
+		yaml_event_type_t t = ev.type;
+		if (t == YAML_SEQUENCE_START_EVENT || t == YAML_MAPPING_START_EVENT) {
+			if (++depth > MAX_DEPTH)
+				st = rerr(L, &ev.start_mark, "nested deeper than %d levels",
+					  MAX_DEPTH);
+		} else if (t == YAML_SEQUENCE_END_EVENT || t == YAML_MAPPING_END_EVENT) {
+			depth--;
+		}
+		yaml_event_delete(&ev);
+		if (st || t == YAML_STREAM_END_EVENT)
+			break;
+	}
+	yaml_parser_delete(&ps);
+	return st;
+}
+
 int pprof_rules_read_buffer(struct pprof_rules *r, const char *text, size_t len,
 			    const char *base_dir)
 {
@@ -536,6 +569,9 @@ int pprof_rules_read_buffer(struct pprof_rules *r, const char *text, size_t len,
 	struct loader L = {r, NULL, base_dir ? base_dir : ""};
 	yaml_parser_t ps;
 	yaml_document_t doc;
+	int depth_st = check_depth(&L, text, len);
+	if (depth_st)
+		return depth_st;
 	if (!yaml_parser_initialize(&ps))
 		return nomem(&L);
 	yaml_parser_set_input_string(&ps, (const unsigned char *)text, len);
