@@ -177,6 +177,13 @@ test_expect_success 'a warning per script URL (50,000 URLs without maps) stops a
 	tail -1 err | grep -q "^pprof-fold: warning: more warnings left out$"
 '
 
+test_expect_success 'a rules file nested 200,000 deep is refused at once' '
+	perl -e "print qq(version: 1\nrename: ), q([) x 200000, q(]) x 200000, qq(\n)" >deep.yaml &&
+	bounded_fails 1 pprof-fold --rules deep.yaml "$SRC/tests/hostile/ok.pb" &&
+	echo "pprof-fold: deep.yaml: nested deeper than 64 levels (at line 2, column 72)" >expect &&
+	test_cmp expect err
+'
+
 # A gzip member of 16 MiB of zeros is 16 KiB; 320 of them inflate to 5 GiB.
 make_bomb() {
 	head -c 16777216 /dev/zero | gzip -9 -c >member.gz &&
