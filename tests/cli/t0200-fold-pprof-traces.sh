@@ -4,62 +4,8 @@
 # of `-traces`, with the exact values of `-raw` (-traces rounds them).
 . "$(dirname "$0")/../lib.sh"
 
-# traces_to_folded RAW TRACES [TYPE]: folded stacks from pprof's outputs.
-# -raw lists the samples (values, then location ids) in the same order as
-# -traces prints them, and -traces leaves out the samples without a stack;
-# so the Nth trace takes the value of the Nth raw sample with locations.
-# The value is TYPE's column, or the default ([dflt], else the last).
-traces_to_folded() {
-	awk -v type="${3-}" '
-	FNR == NR {
-		if ($0 == "Samples:") { insamples = 1; hdr = 1; next }
-		if (!insamples) next
-		if (hdr) {
-			col = NF
-			for (i = 1; i <= NF; i++)
-				if ($i ~ /\[dflt\]$/) col = i
-			if (type != "")
-				for (i = 1; i <= NF; i++)
-					if (index($i, type "/") == 1) col = i
-			hdr = 0
-			next
-		}
-		if ($0 ~ /^Locations/) { insamples = 0; next }
-		if ($0 ~ /:\[/ || $0 !~ /:/) next   # a label line
-		split($0, half, ":")
-		split(half[1], v, " ")
-		if (split(half[2], ids, " ") > 0) val[++ns] = v[col]
-		next
-	}
-	/^-----------\+/ { flush(); inblock = 1; next }
-	!inblock { next }
-	$1 ~ /:$/ && $0 !~ /^             / { next }   # a label line
-	{
-		f = $0
-		if (f ~ /^             /) sub(/^             /, "", f)
-		else sub(/^ *[^ ]+   /, "", f)
-		sub(/ \(inline\)$/, "", f)
-		gsub(/;/, ":", f)
-		fr[++nf] = f
-	}
-	function flush(   s, i) {
-		if (nf == 0) return
-		nb++
-		s = fr[nf]
-		for (i = nf - 1; i >= 1; i--) s = s ";" fr[i]
-		sum[s] += val[nb]
-		nf = 0
-	}
-	END {
-		flush()
-		if (nb != ns) {
-			print "-traces has " nb " stacks, -raw " ns > "/dev/stderr"
-			exit 1
-		}
-		for (s in sum)
-			if (sum[s] != 0) printf "%s %.0f\n", s, sum[s]
-	}' "$1" "$2" | sort
-}
+# traces_to_folded RAW TRACES [TYPE], shared with the filter tests.
+. "$(dirname "$0")/filter-lib.sh"
 
 if [ -z "$SHARED" ] || [ ! -d "$SHARED/testdata/expected-go1.19-pprof" ]; then
 	test_skip "no shared test data"
