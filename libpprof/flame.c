@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/random.h>
 #include <time.h>
 
 #include "pprof_private.h"
@@ -94,6 +95,7 @@ struct fl_map_entry {
 struct fl_map {
 	struct fl_map_entry *e;
 	size_t n, cap;
+	uint64_t seed; /* set with the first entry (see fl_hash) */
 };
 
 struct pprof_flame {
@@ -205,13 +207,20 @@ static int fl_push_line(struct pprof_flame *f, const struct fl_line *l)
 
 /* ---- string maps ---- */
 
-static uint64_t fl_hash(const char *s, size_t n)
+/* Names come from the input.  FNV's low bits depend only on the low bits
+ * of the state and the bytes, so names crafted to share them all fell into
+ * one slot (64,000 such names: 4 s, quadratic); a seed the input can't
+ * know, and mixing the high bits down, keep them apart. */
+static uint64_t fl_hash(const char *s, size_t n, uint64_t seed)
 {
-	uint64_t h = 0xcbf29ce484222325ull;
+	uint64_t h = 0xcbf29ce484222325ull ^ seed;
 	for (size_t i = 0; i < n; i++) {
 		h ^= (unsigned char)s[i];
 		h *= 0x100000001b3ull;
 	}
+	h ^= h >> 33;
+	h *= 0xff51afd7ed558ccdull;
+	h ^= h >> 33;
 	return h;
 }
 
@@ -219,7 +228,7 @@ static struct fl_map_entry *fl_map_find(const struct fl_map *m, const char *k, s
 {
 	if (!m->cap)
 		return NULL;
-	uint64_t h = fl_hash(k, n);
+	uint64_t h = fl_hash(k, n, m->seed);
 	for (size_t i = h & (m->cap - 1);; i = (i + 1) & (m->cap - 1)) {
 		struct fl_map_entry *e = &m->e[i];
 		if (!e->key)
@@ -236,6 +245,12 @@ static struct fl_map_entry *fl_map_get(struct fl_map *m, const char *k, size_t n
 	if (e)
 		return e;
 	if ((m->n + 1) * 2 > m->cap) {
+		if (!m->cap) {
+			m->seed = (uint64_t)(uintptr_t)m * 0x9e3779b97f4a7c15ull;
+			uint64_t r;
+			if (getrandom(&r, sizeof(r), GRND_NONBLOCK) == (ssize_t)sizeof(r))
+				m->seed ^= r;
+		}
 		size_t cap = m->cap ? m->cap * 2 : 64;
 		struct fl_map_entry *ne = calloc(cap, sizeof(*ne));
 		if (!ne)
@@ -252,7 +267,7 @@ static struct fl_map_entry *fl_map_get(struct fl_map *m, const char *k, size_t n
 		m->e = ne;
 		m->cap = cap;
 	}
-	uint64_t h = fl_hash(k, n);
+	uint64_t h = fl_hash(k, n, m->seed);
 	size_t i = h & (m->cap - 1);
 	while (m->e[i].key)
 		i = (i + 1) & (m->cap - 1);
