@@ -184,6 +184,15 @@ test_expect_success 'a rules file nested 200,000 deep is refused at once' '
 	test_cmp expect err
 '
 
+test_expect_success 'pprof-flame on 131,072 names crafted to collide in the old FNV map' '
+	[ ! -x "$BUILD/pprof-flame" ] || {
+		$GEN flood-fnv.cpuprofile 17 >fnv.cpuprofile &&
+		( [ -n "$limit_mem" ] && ulimit -v 1048576
+		  exec timeout 10 pprof-flame fnv.cpuprofile ) >out.svg &&
+		if command -v xmllint >/dev/null; then xmllint --noout out.svg; fi
+	}
+'
+
 # A gzip member of 16 MiB of zeros is 16 KiB; 320 of them inflate to 5 GiB.
 make_bomb() {
 	head -c 16777216 /dev/zero | gzip -9 -c >member.gz &&

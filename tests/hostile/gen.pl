@@ -342,7 +342,51 @@ sub inline_bomb {
 	return $s . sample([(1) x $n], [1]);
 }
 
+# Frame names whose FNV-1a hashes agree in their low 20 bits (pprof-flame's
+# old name map): a name is N 4-byte blocks, each a choice of two that lead
+# to the same low state, so 2^N names collide.  The low 20 bits of FNV-1a
+# depend only on the low 20 bits of the state, the bytes and the prime.
+sub fnv_names {
+	my ($levels) = @_;
+	my @alpha = ('a' .. 'z', 'A' .. 'Z', '0' .. '9', '_');
+	my $state = 0xcbf29ce484222325 & 0xfffff;
+	my @pairs;
+	my $rnd = 1;
+	for (1 .. $levels) {
+		my %seen;
+		for (;;) {
+			my $blk = '';
+			for (1 .. 4) {
+				$rnd = ($rnd * 1103515245 + 12345) % 2147483648;
+				$blk .= $alpha[($rnd >> 16) % @alpha];
+			}
+			my $st = $state;
+			$st = (($st ^ ord($_)) * 0x1b3) & 0xfffff for split //, $blk;
+			if (defined $seen{$st} && $seen{$st} ne $blk) {
+				push @pairs, [$seen{$st}, $blk];
+				$state = $st;
+				last;
+			}
+			$seen{$st} = $blk;
+		}
+	}
+	my @names = ('');
+	for my $p (@pairs) {
+		@names = map { my $n = $_; map { $n . $_ } @$p } @names;
+	}
+	return @names;
+}
+sub flood_fnv_cpuprofile {
+	my ($levels) = @_;
+	my @names = fnv_names($levels);
+	my @ids = (2 .. @names + 1);
+	my @nodes = (cpu_node(1, '(root)', @ids));
+	push @nodes, cpu_node($ids[$_], $names[$_]) for 0 .. $#names;
+	return cpuprofile(\@nodes, [@ids], [(1) x @ids]);
+}
+
 my %big = (
+	'flood-fnv.cpuprofile' => \&flood_fnv_cpuprofile,
 	'inline-bomb.pb' => \&inline_bomb,
 	'flood-top.folded' => \&flood_top_folded,
 	'flood.folded' => \&flood_folded,
