@@ -27,6 +27,7 @@ bool pp_is_gzip(const unsigned char *buf, size_t len)
 static int read_all(struct pprof_profile *p, int fd, const struct pprof_read_options *o,
 		    unsigned char **out, size_t *outlen)
 {
+	uint64_t max = o && o->max_input ? o->max_input : DEFAULT_MAX_INPUT;
 	size_t cap = 1 << 16, len = 0;
 	unsigned char *b = malloc(cap);
 	if (!b)
@@ -37,13 +38,14 @@ static int read_all(struct pprof_profile *p, int fd, const struct pprof_read_opt
 				free(b);
 				return pp_nomem(p);
 			}
-			unsigned char *nb = realloc(b, cap * 2);
+			size_t ncap = cap * 2 > max + 1 ? (size_t)max + 1 : cap * 2;
+			unsigned char *nb = realloc(b, ncap);
 			if (!nb) {
 				free(b);
 				return pp_nomem(p);
 			}
 			b = nb;
-			cap *= 2;
+			cap = ncap;
 		}
 		ssize_t n = read(fd, b + len, cap - len);
 		if (n < 0) {
@@ -58,6 +60,14 @@ static int read_all(struct pprof_profile *p, int fd, const struct pprof_read_opt
 		if (o && o->progress && (len + (size_t)n) / PROGRESS_STEP != len / PROGRESS_STEP)
 			o->progress(o->progress_ctx, len + (size_t)n, 0);
 		len += (size_t)n;
+		/* A pipe has no size to check first: `pprof-fold </dev/zero`
+		 * grew until memory ran out. */
+		if (len > max) {
+			free(b);
+			return pp_error(p, PPROF_ENOMEM,
+					"input larger than the limit (%llu MiB; raise it with --max-input)",
+					(unsigned long long)(max >> 20));
+		}
 	}
 	if (o && o->progress)
 		o->progress(o->progress_ctx, len, len);
