@@ -193,6 +193,12 @@ test_expect_success 'pprof-flame on 131,072 names crafted to collide in the old 
 	}
 '
 
+test_expect_success 'an endless pipe stops at --max-input' '
+	bounded_fails 1 pprof-fold --max-input=1m </dev/zero &&
+	echo "pprof-fold: <stdin>: input larger than the limit (1 MiB; raise it with --max-input)" >expect &&
+	test_cmp expect err
+'
+
 # A gzip member of 16 MiB of zeros is 16 KiB; 320 of them inflate to 5 GiB.
 make_bomb() {
 	head -c 16777216 /dev/zero | gzip -9 -c >member.gz &&
