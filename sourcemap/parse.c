@@ -257,6 +257,88 @@ static int ignore_list(struct parser *p, const char *key,
 	return SMAP_OK;
 }
 
+/* Stores element S (LEN bytes; NULL for a null or a bad element) of one
+ * of the map's string arrays. */
+typedef int (*store_fn)(struct parser *p, struct rawmap *r, const char *s,
+			size_t len);
+
+static int store_source(struct parser *p, struct rawmap *r, const char *s,
+			size_t len)
+{
+	(void)len;
+	if (!grow(&r->sources, &r->capsources, r->nsources, sizeof(*r->sources)))
+		return nomem(p);
+	r->sources[r->nsources++] = s;
+	return SMAP_OK;
+}
+
+static int store_content(struct parser *p, struct rawmap *r, const char *s,
+			 size_t len)
+{
+	struct content c = { s, s ? len : 0 };
+
+	if (!grow(&r->contents, &r->capcontents, r->ncontents,
+		  sizeof(*r->contents)))
+		return nomem(p);
+	r->contents[r->ncontents++] = c;
+	return SMAP_OK;
+}
+
+static int store_name(struct parser *p, struct rawmap *r, const char *s,
+		      size_t len)
+{
+	(void)len;
+	if (!grow(&r->names, &r->capnames, r->nnames, sizeof(*r->names)))
+		return nomem(p);
+	r->names[r->nnames++] = s ? s : "";
+	return SMAP_OK;
+}
+
+/* Reads the value of FIELD, an array of strings (and nulls where NULLS),
+ * handing each element to STORE; a value that is not an array, and an
+ * element of the wrong type, are what ECMA-426 calls errors (see bad()).
+ * *IS_ARRAY tells whether the value was an array. */
+static int string_array(struct parser *p, struct rawmap *r, const char *field,
+			bool nulls, store_fn store, bool *is_array)
+{
+	int t, rc;
+	size_t at, i;
+
+	if ((rc = next(p, &t)))
+		return rc;
+	at = here(p);
+	*is_array = t == JSON_ARRAY_BEGIN;
+	if (!*is_array) {
+		if ((rc = skip(p, t)))
+			return rc;
+		return bad(p, at, "%s is %s, not an array", field, type_name(t));
+	}
+	for (i = 0;; i++) {
+		const char *s = NULL;
+		size_t len = 0;
+
+		if ((rc = next(p, &t)))
+			return rc;
+		if (t == JSON_ARRAY_END)
+			return SMAP_OK;
+		at = here(p);
+		if (t == JSON_STRING) {
+			if (!(s = copy_str(p)))
+				return nomem(p);
+			len = p->j.len;
+		} else if (t != JSON_NULL || !nulls) {
+			if ((rc = skip(p, t)))
+				return rc;
+			if ((rc = bad(p, at, "%s[%zu] is %s, not a string%s",
+				      field, i, type_name(t),
+				      nulls ? " or null" : "")))
+				return rc;
+		}
+		if ((rc = store(p, r, s, len)))
+			return rc;
+	}
+}
+
 static int parse_sections(struct parser *p, size_t at);
 
 /* Gathers the map object whose '{' was just read.  NESTED: a section's
@@ -264,7 +346,7 @@ static int parse_sections(struct parser *p, size_t at);
 static int parse_object(struct parser *p, struct rawmap *r, bool nested)
 {
 	int t, rc;
-	size_t at, i;
+	size_t at;
 
 	r->at = here(p);
 	for (;;) {
@@ -293,119 +375,23 @@ static int parse_object(struct parser *p, struct rawmap *r, bool nested)
 		} else if (json_is(&p->j, "sources")) {
 			r->has_sources = true;
 			r->nsources = 0;
-			if ((rc = next(p, &t)))
+			if ((rc = string_array(p, r, "sources", true, store_source,
+					       &r->sources_ok)))
 				return rc;
-			at = here(p);
-			if (t != JSON_ARRAY_BEGIN) {
-				r->sources_ok = false;
-				if ((rc = skip(p, t)))
-					return rc;
-				if ((rc = bad(p, at, "sources is %s, not an array",
-					      type_name(t))))
-					return rc;
-				continue;
-			}
-			r->sources_ok = true;
-			for (i = 0;; i++) {
-				const char *s = NULL;
-
-				if ((rc = next(p, &t)))
-					return rc;
-				if (t == JSON_ARRAY_END)
-					break;
-				at = here(p);
-				if (t == JSON_STRING) {
-					if (!(s = copy_str(p)))
-						return nomem(p);
-				} else if (t != JSON_NULL) {
-					if ((rc = skip(p, t)))
-						return rc;
-					if ((rc = bad(p, at,
-						      "sources[%zu] is %s, not a string or null",
-						      i, type_name(t))))
-						return rc;
-				}
-				if (!grow(&r->sources, &r->capsources,
-					  r->nsources, sizeof(*r->sources)))
-					return nomem(p);
-				r->sources[r->nsources++] = s;
-			}
 		} else if (json_is(&p->j, "sourcesContent")) {
+			bool is_array;
+
 			r->ncontents = 0;
-			if ((rc = next(p, &t)))
+			if ((rc = string_array(p, r, "sourcesContent", true,
+					       store_content, &is_array)))
 				return rc;
-			at = here(p);
-			if (t != JSON_ARRAY_BEGIN) {
-				if ((rc = skip(p, t)))
-					return rc;
-				if ((rc = bad(p, at,
-					      "sourcesContent is %s, not an array",
-					      type_name(t))))
-					return rc;
-				continue;
-			}
-			for (i = 0;; i++) {
-				struct content c = { NULL, 0 };
-
-				if ((rc = next(p, &t)))
-					return rc;
-				if (t == JSON_ARRAY_END)
-					break;
-				at = here(p);
-				if (t == JSON_STRING) {
-					if (!(c.s = copy_str(p)))
-						return nomem(p);
-					c.len = p->j.len;
-				} else if (t != JSON_NULL) {
-					if ((rc = skip(p, t)))
-						return rc;
-					if ((rc = bad(p, at,
-						      "sourcesContent[%zu] is %s, not a string or null",
-						      i, type_name(t))))
-						return rc;
-				}
-				if (!grow(&r->contents, &r->capcontents,
-					  r->ncontents, sizeof(*r->contents)))
-					return nomem(p);
-				r->contents[r->ncontents++] = c;
-			}
 		} else if (json_is(&p->j, "names")) {
-			r->nnames = 0;
-			if ((rc = next(p, &t)))
-				return rc;
-			at = here(p);
-			if (t != JSON_ARRAY_BEGIN) {
-				if ((rc = skip(p, t)))
-					return rc;
-				if ((rc = bad(p, at, "names is %s, not an array",
-					      type_name(t))))
-					return rc;
-				continue;
-			}
-			for (i = 0;; i++) {
-				const char *s = "";
+			bool is_array;
 
-				if ((rc = next(p, &t)))
-					return rc;
-				if (t == JSON_ARRAY_END)
-					break;
-				at = here(p);
-				if (t == JSON_STRING) {
-					if (!(s = copy_str(p)))
-						return nomem(p);
-				} else {
-					if ((rc = skip(p, t)))
-						return rc;
-					if ((rc = bad(p, at,
-						      "names[%zu] is %s, not a string",
-						      i, type_name(t))))
-						return rc;
-				}
-				if (!grow(&r->names, &r->capnames, r->nnames,
-					  sizeof(*r->names)))
-					return nomem(p);
-				r->names[r->nnames++] = s;
-			}
+			r->nnames = 0;
+			if ((rc = string_array(p, r, "names", false, store_name,
+					       &is_array)))
+				return rc;
 		} else if (json_is(&p->j, "mappings")) {
 			if ((rc = next(p, &t)))
 				return rc;
