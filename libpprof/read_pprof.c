@@ -712,13 +712,8 @@ static int decode_mapping(struct rd *r, const struct field *f, struct mapping *m
 		b--;
 	if (b == n) /* "/" */
 		b = n - 1;
-	char *tmp = malloc(n - b + 1);
-	if (!tmp)
-		return pp_nomem(r->p);
-	memcpy(tmp, name + b, n - b);
-	s = pp_intern(r->p, tmp, n - b, &m->base);
-	free(tmp);
-	return s;
+	/* Interned strings live in the arena, which never moves them. */
+	return pp_intern(r->p, name + b, n - b, &m->base);
 }
 
 static int decode_function(struct rd *r, const struct field *f, struct function *fn)
