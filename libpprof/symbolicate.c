@@ -18,6 +18,13 @@
 #include "pprof_private.h"
 #include "sourcemap.h"
 
+/* Where the lines of a text start, built on first use. */
+struct lines {
+	size_t *start;
+	size_t n;
+	bool built;
+};
+
 struct script {
 	char *key;         /* the script's name as frames may carry it (basename) */
 	char *script_path; /* the generated script, or NULL */
@@ -29,6 +36,9 @@ struct script {
 	char *text; /* the script's text, once read */
 	size_t textlen;
 	bool text_tried;
+	struct lines textlines;   /* of text */
+	struct lines *srclines;   /* of each source's sourcesContent */
+	size_t nsrclines;
 };
 
 struct symb {
@@ -336,17 +346,27 @@ static struct script *find_script(struct symb *y, const char *url)
 	return NULL;
 }
 
-/* Byte offset of 0-based LINE, UTF-16 COLUMN in TEXT; false when past it. */
-static bool text_offset(const char *text, size_t len, uint32_t line, uint32_t col,
-			size_t *off)
+/* Byte offset of 0-based LINE, UTF-16 COLUMN in TEXT; false when past it.
+ * IDX caches where TEXT's lines start, built on first use, so that the
+ * frames of a long multi-line script don't each scan it from the top. */
+static bool text_offset(const char *text, size_t len, struct lines *idx, uint32_t line,
+			uint32_t col, size_t *off)
 {
-	size_t pos = 0;
-	for (uint32_t l = 0; l < line; l++) {
-		const char *nl = memchr(text + pos, '\n', len - pos);
-		if (!nl)
-			return false;
-		pos = (size_t)(nl - text) + 1;
+	if (!idx->built) {
+		idx->built = true;
+		size_t n = 1;
+		for (const char *c = text; (c = memchr(c, '\n', len - (size_t)(c - text))); c++)
+			n++;
+		if ((idx->start = malloc(n * sizeof(*idx->start)))) {
+			idx->n = 0;
+			idx->start[idx->n++] = 0;
+			for (const char *c = text; (c = memchr(c, '\n', len - (size_t)(c - text))); c++)
+				idx->start[idx->n++] = (size_t)(c - text) + 1;
+		}
 	}
+	if (!idx->start || line >= idx->n)
+		return false;
+	size_t pos = idx->start[line];
 	uint32_t units = 0;
 	while (units < col && pos < len && text[pos] != '\n') {
 		unsigned char c = (unsigned char)text[pos];
@@ -358,6 +378,18 @@ static bool text_offset(const char *text, size_t len, uint32_t line, uint32_t co
 		return false;
 	*off = pos;
 	return true;
+}
+
+/* The line index of source I of S's map, NULL when out of memory. */
+static struct lines *source_lines(struct script *s, size_t i)
+{
+	size_t n = smap_map_source_count(s->map);
+	if (i >= n)
+		return NULL;
+	if (!s->srclines && !(s->srclines = calloc(n, sizeof(*s->srclines))))
+		return NULL;
+	s->nsrclines = n;
+	return &s->srclines[i];
 }
 
 static bool ident_char(unsigned char c)
@@ -571,7 +603,7 @@ static int symbolicate_frame(struct symb *y, uint32_t fid, uint32_t *out, bool *
 		if (!name && mp.name) {
 			script_text(s);
 			size_t off;
-			if (s->text && text_offset(s->text, s->textlen, line,
+			if (s->text && text_offset(s->text, s->textlen, &s->textlines, line,
 						   (uint32_t)(f->column - 1), &off) &&
 			    s->text[off] == '(') {
 				name = mp.name;
@@ -581,7 +613,8 @@ static int symbolicate_frame(struct symb *y, uint32_t fid, uint32_t *out, bool *
 		if (!name) {
 			size_t clen, off, ns, nl;
 			const char *c = smap_map_source_content(m, mp.source_index, &clen);
-			if (c && text_offset(c, clen, mp.line, mp.column, &off) &&
+			struct lines *idx = c ? source_lines(s, mp.source_index) : NULL;
+			if (idx && text_offset(c, clen, idx, mp.line, mp.column, &off) &&
 			    decl_name(c, clen, off, &ns, &nl)) {
 				name = c + ns;
 				namelen = nl;
@@ -644,6 +677,10 @@ out:
 		free(y.s[i].map_path);
 		free(y.s[i].map_text);
 		free(y.s[i].text);
+		free(y.s[i].textlines.start);
+		for (size_t k = 0; k < y.s[i].nsrclines; k++)
+			free(y.s[i].srclines[k].start);
+		free(y.s[i].srclines);
 	}
 	free(y.s);
 	return status;
