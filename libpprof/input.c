@@ -24,11 +24,183 @@ bool pp_is_gzip(const unsigned char *buf, size_t len)
 	return len >= 2 && buf[0] == 0x1f && buf[1] == 0x8b;
 }
 
+/* ---- is the start of a pipe a profile? ---- */
+
+/* A pipe has no size, and `head -c 3G /dev/urandom | pprof-fold` read
+ * gigabytes before the bids said no: the bids look at the first bytes once
+ * they are in, and again each time the buffer doubles while undecided. */
+#define SNIFF_SIZE ((size_t)64 << 10)
+/* The most inflated for a look, however long the stream's first line. */
+#define SNIFF_GZIP_MAX ((size_t)64 << 20)
+
+enum { SNIFF_CLAIMED, SNIFF_REFUSED, SNIFF_MORE };
+
+/* The readers of read.c. */
+static const struct pp_reader *const sniff_readers[] = {
+	&pp_reader_pprof,
+	&pp_reader_cpuprofile,
+	&pp_reader_heapprofile,
+	&pp_reader_folded,
+};
+
+static int sniff(struct pprof_profile *p, const unsigned char *b, size_t len, int level);
+
+/* Inflates the start of a gzip stream that goes on past LEN (at most CAP
+ * bytes of output) and sniffs that.  The errors are pp_gunzip's, which the
+ * whole stream would meet at the same place. */
+static int sniff_gzip(struct pprof_profile *p, const unsigned char *in, size_t inlen,
+		      size_t cap, int level)
+{
+	/* Out of memory here is met again by the read, which says so. */
+	unsigned char *b = malloc(cap);
+	if (!b)
+		return SNIFF_MORE;
+	z_stream z;
+	memset(&z, 0, sizeof(z));
+	if (inflateInit2(&z, 16 + MAX_WBITS) != Z_OK) {
+		free(b);
+		return SNIFF_MORE;
+	}
+	/* zlib's counters are 32 bits wide. */
+	if (inlen > (size_t)1 << 30)
+		inlen = (size_t)1 << 30;
+	z.next_in = (unsigned char *)in;
+	z.avail_in = (uInt)inlen;
+	z.next_out = b;
+	z.avail_out = (uInt)cap;
+	int r = SNIFF_MORE;
+	for (;;) {
+		int zr = inflate(&z, Z_NO_FLUSH);
+		size_t pos = inlen - z.avail_in, len = cap - z.avail_out;
+		if (zr == Z_STREAM_END) {
+			if (pos == inlen || (inlen - pos == 1 && in[pos] == 0x1f))
+				break; /* the next member may follow */
+			if (!pp_is_gzip(in + pos, inlen - pos)) {
+				pp_error_at(p, PPROF_EINPUT, len, "trailing garbage after gzip stream");
+				r = SNIFF_REFUSED;
+				goto out;
+			}
+			inflateReset(&z);
+			continue;
+		}
+		if (zr == Z_OK && z.avail_out > 0 && z.avail_in > 0)
+			continue;
+		if (zr == Z_OK || zr == Z_BUF_ERROR)
+			break; /* output full, or the prefix used up */
+		pp_error_at(p, PPROF_EINPUT, len, "bad gzip data: %s",
+			    z.msg ? z.msg : "inflate failed");
+		r = SNIFF_REFUSED;
+		goto out;
+	}
+	size_t len = cap - z.avail_out;
+	/* Too little to judge (a long gzip header, or small members): more. */
+	if (len >= SNIFF_SIZE)
+		r = sniff(p, b, len, level + 1);
+out:
+	inflateEnd(&z);
+	free(b);
+	return r;
+}
+
+/* JSON can't hold raw control characters: a V8 reader may still claim an
+ * object whose telling keys come later, anything else it won't. */
+static bool may_be_json(const unsigned char *b, size_t len)
+{
+	size_t i = len >= 3 && b[0] == 0xef && b[1] == 0xbb && b[2] == 0xbf ? 3 : 0;
+	while (i < len && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r'))
+		i++;
+	if (i == len || b[i] != '{')
+		return false;
+	for (; i < len; i++)
+		if (b[i] < 0x20 && b[i] != '\t' && b[i] != '\n' && b[i] != '\r')
+			return false;
+	return true;
+}
+
+/* The bytes after the last newline are UTF-8, a sequence cut at the end
+ * allowed.  The folded bid waits for the end of a long first line; binary
+ * garbage without a newline or a control byte (`tr '\0' '\377'`) would
+ * keep it waiting, while a folded line that long is text. */
+static bool last_line_is_utf8(const unsigned char *b, size_t len)
+{
+	size_t i = len;
+	while (i > 0 && b[i - 1] != '\n')
+		i--;
+	while (i < len) {
+		unsigned c = b[i];
+		size_t n = c < 0x80 ? 0 : c >= 0xc2 && c < 0xe0 ? 1 : c >= 0xe0 && c < 0xf0 ? 2 :
+			   c >= 0xf0 && c < 0xf5 ? 3 : 9;
+		if (n == 9)
+			return false;
+		for (size_t k = 1; k <= n; k++)
+			if (i + k < len && (b[i + k] & 0xc0) != 0x80)
+				return false;
+		i += n + 1;
+	}
+	return true;
+}
+
+/* Would a reader claim the input that starts with [B, LEN)?  Read as
+ * read.c reads: gzip inflated (twice at most), UTF-16 as text, then the bids;
+ * the folded bid's -1 says it needs more of a long line. */
+static int sniff(struct pprof_profile *p, const unsigned char *b, size_t len, int level)
+{
+	if (level < 2 && pp_is_gzip(b, len)) {
+		size_t cap = len < SNIFF_SIZE ? SNIFF_SIZE : len;
+		return sniff_gzip(p, b, len, cap < SNIFF_GZIP_MAX ? cap : SNIFF_GZIP_MAX, level);
+	}
+	unsigned char *text = NULL;
+	if (len >= 2 && ((b[0] == 0xff && b[1] == 0xfe) || (b[0] == 0xfe && b[1] == 0xff))) {
+		/* Each unit as UTF-8, surrogates as U+FFFD: the bids only look
+		 * at ASCII and at what is text. */
+		bool be = b[0] == 0xfe;
+		text = malloc(len / 2 * 3);
+		if (!text)
+			return SNIFF_MORE;
+		size_t n = 0;
+		for (size_t i = 2; i + 1 < len; i += 2) {
+			unsigned c = be ? (unsigned)(b[i] << 8 | b[i + 1]) : (unsigned)(b[i + 1] << 8 | b[i]);
+			if (c >= 0xd800 && c < 0xe000)
+				c = 0xfffd;
+			if (c < 0x80) {
+				text[n++] = (unsigned char)c;
+			} else if (c < 0x800) {
+				text[n++] = (unsigned char)(0xc0 | c >> 6);
+				text[n++] = (unsigned char)(0x80 | (c & 0x3f));
+			} else {
+				text[n++] = (unsigned char)(0xe0 | c >> 12);
+				text[n++] = (unsigned char)(0x80 | ((c >> 6) & 0x3f));
+				text[n++] = (unsigned char)(0x80 | (c & 0x3f));
+			}
+		}
+		b = text;
+		len = n;
+	}
+	int r = SNIFF_REFUSED;
+	for (size_t i = 0; i < sizeof(sniff_readers) / sizeof(sniff_readers[0]); i++) {
+		int bid = sniff_readers[i]->bid(b, len);
+		if (bid > 0) {
+			r = SNIFF_CLAIMED;
+			break;
+		}
+		if (bid < 0 && last_line_is_utf8(b, len))
+			r = SNIFF_MORE;
+	}
+	if (r == SNIFF_REFUSED && may_be_json(b, len))
+		r = SNIFF_MORE;
+	if (r == SNIFF_REFUSED)
+		pp_error_at(p, PPROF_EINPUT, 0,
+			    "unrecognized profile format (not pprof, V8 JSON or folded stacks)");
+	free(text);
+	return r;
+}
+
 static int read_all(struct pprof_profile *p, int fd, const struct pprof_read_options *o,
 		    unsigned char **out, size_t *outlen)
 {
 	uint64_t max = o && o->max_input ? o->max_input : DEFAULT_MAX_INPUT;
 	size_t cap = 1 << 16, len = 0;
+	size_t sniff_at = SNIFF_SIZE; /* 0 once a reader claimed the input */
 	unsigned char *b = malloc(cap);
 	if (!b)
 		return pp_nomem(p);
@@ -60,6 +232,14 @@ static int read_all(struct pprof_profile *p, int fd, const struct pprof_read_opt
 		if (o && o->progress && (len + (size_t)n) / PROGRESS_STEP != len / PROGRESS_STEP)
 			o->progress(o->progress_ctx, len + (size_t)n, 0);
 		len += (size_t)n;
+		if (sniff_at && len >= sniff_at) {
+			int r = sniff(p, b, len, 0);
+			if (r == SNIFF_REFUSED) {
+				free(b);
+				return PPROF_EINPUT;
+			}
+			sniff_at = r == SNIFF_CLAIMED || len > SIZE_MAX / 2 ? 0 : len * 2;
+		}
 		/* A pipe has no size to check first: `pprof-fold </dev/zero`
 		 * grew until memory ran out. */
 		if (len > max) {

@@ -80,13 +80,17 @@ static size_t skip_bom(const unsigned char *buf, size_t len)
 	return len >= 3 && buf[0] == 0xef && buf[1] == 0xbb && buf[2] == 0xbf ? 3 : 0;
 }
 
+/* -1 when the bytes end before the bid is decided (no count yet, and the
+ * last line unfinished or fewer than 64 lines): for a whole input that is a
+ * no, for the start of a pipe it means "read more". */
 static int bid_folded(const unsigned char *buf, size_t len)
 {
 	size_t pos = skip_bom(buf, len);
 	/* Text whose first lines include a stack with a count; comment and
 	 * invalid lines may come before it, as in real files.  A deep stack
 	 * makes a long line, so lines are read whole. */
-	for (int lines = 0; pos < len && lines < 64; lines++) {
+	int lines;
+	for (lines = 0; pos < len && lines < 64; lines++) {
 		const unsigned char *nl = memchr(buf + pos, '\n', len - pos);
 		size_t end = nl ? (size_t)(nl - buf) : len;
 		const char *s = (const char *)buf + pos, *e = (const char *)buf + end;
@@ -106,10 +110,10 @@ static int bid_folded(const unsigned char *buf, size_t len)
 		if (f && f != t && *t != '#' && parse_count(f, (size_t)(fend - f), &v, &frac))
 			return 20;
 		if (!nl)
-			return 0;
+			return -1;
 		pos = end + 1;
 	}
-	return 0;
+	return lines < 64 ? -1 : 0;
 }
 
 /* Splits a stack into frames and walks the tree; consecutive lines of a

@@ -193,8 +193,10 @@ test_expect_success 'pprof-flame on 131,072 names crafted to collide in the old 
 	}
 '
 
+# Zero bytes are refused at once (t0962); an endless line of text may still
+# end as a folded stack.
 test_expect_success 'an endless pipe stops at --max-input' '
-	bounded_fails 1 pprof-fold --max-input=1m </dev/zero &&
+	yes f | tr -d "\n" | bounded_fails 1 pprof-fold --max-input=1m &&
 	echo "pprof-fold: <stdin>: input larger than the limit (1 MiB; raise it with --max-input)" >expect &&
 	test_cmp expect err
 '
