@@ -14,23 +14,31 @@ static bool is_space(unsigned char c)
 	return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f';
 }
 
+/* What parse_count() found: a count is a number; one that does not fit in
+ * int64 is still a count (the line is not a frame name with a space), and
+ * reading it is an error rather than a skipped line. */
+enum { COUNT_NONE, COUNT_OK, COUNT_RANGE };
+
 /* Parses a count: an optional sign, digits, an optional fraction.  *FRAC is
  * set when the count has a non-zero fraction; the value is rounded half away
- * from zero.  False when it is not a number or leaves int64. */
-static bool parse_count(const char *s, size_t n, int64_t *out, bool *frac)
+ * from zero.  COUNT_NONE when it is not a number, COUNT_RANGE when it leaves
+ * int64. */
+static int parse_count(const char *s, size_t n, int64_t *out, bool *frac)
 {
 	size_t i = 0;
 	bool neg = false;
 	if (i < n && (s[i] == '-' || s[i] == '+'))
 		neg = s[i++] == '-';
 	if (i == n)
-		return false;
+		return COUNT_NONE;
 	uint64_t v = 0;
 	size_t digits = 0;
+	bool range = false; /* the syntax is still checked to its end */
 	for (; i < n && s[i] >= '0' && s[i] <= '9'; i++, digits++) {
 		if (v > (UINT64_MAX - 9) / 10)
-			return false;
-		v = v * 10 + (uint64_t)(s[i] - '0');
+			range = true;
+		else
+			v = v * 10 + (uint64_t)(s[i] - '0');
 	}
 	bool round_up = false;
 	if (i < n && s[i] == '.') {
@@ -43,24 +51,26 @@ static bool parse_count(const char *s, size_t n, int64_t *out, bool *frac)
 				round_up = s[i] >= '5';
 		}
 		if (fd == 0 && digits == 0)
-			return false;
+			return COUNT_NONE;
 	} else if (digits == 0) {
-		return false;
+		return COUNT_NONE;
 	}
 	if (i != n)
-		return false;
+		return COUNT_NONE;
+	if (range)
+		return COUNT_RANGE;
 	if (round_up)
 		v++;
 	if (neg) {
 		if (v > (uint64_t)INT64_MAX + 1)
-			return false;
+			return COUNT_RANGE;
 		*out = v == (uint64_t)INT64_MAX + 1 ? INT64_MIN : -(int64_t)v;
 	} else {
 		if (v > INT64_MAX)
-			return false;
+			return COUNT_RANGE;
 		*out = (int64_t)v;
 	}
-	return true;
+	return COUNT_OK;
 }
 
 /* The last whitespace-separated field of [s, e): its start, or NULL. */
@@ -107,7 +117,8 @@ static int bid_folded(const unsigned char *buf, size_t len)
 		const char *f = t < e ? last_field(t, e, &fend) : NULL;
 		int64_t v;
 		bool frac = false;
-		if (f && f != t && *t != '#' && parse_count(f, (size_t)(fend - f), &v, &frac))
+		if (f && f != t && *t != '#' &&
+		    parse_count(f, (size_t)(fend - f), &v, &frac) != COUNT_NONE)
 			return 20;
 		if (!nl)
 			return -1;
@@ -207,10 +218,16 @@ static int read_folded(struct pprof_profile *p, const unsigned char *buf, size_t
 		const char *f = last_field(s, e, &fend);
 		int64_t vals[2];
 		bool fr = false;
-		if (!f || f == s || !parse_count(f, (size_t)(fend - f), &vals[1], &fr)) {
+		int c = f && f != s ? parse_count(f, (size_t)(fend - f), &vals[1], &fr) : COUNT_NONE;
+		if (c == COUNT_NONE) {
 			if (!invalid++)
 				first_invalid = lineno;
 			continue;
+		}
+		if (c == COUNT_RANGE) {
+			status = pp_error_at(p, PPROF_EINPUT, (size_t)((const unsigned char *)f - buf),
+					     "line %zu: count leaves the 64-bit range", lineno);
+			goto out;
 		}
 		/* A second count before it makes a 3-column line. */
 		const char *send = f;
@@ -219,8 +236,16 @@ static int read_folded(struct pprof_profile *p, const unsigned char *buf, size_t
 		const char *f2end;
 		const char *f2 = last_field(s, send, &f2end);
 		int cols = 2;
-		if (f2 && f2 != s && parse_count(f2, (size_t)(f2end - f2), &vals[0], &fr)) {
+		bool fr2 = false;
+		c = f2 && f2 != s ? parse_count(f2, (size_t)(f2end - f2), &vals[0], &fr2) : COUNT_NONE;
+		if (c == COUNT_RANGE) {
+			status = pp_error_at(p, PPROF_EINPUT, (size_t)((const unsigned char *)f2 - buf),
+					     "line %zu: count leaves the 64-bit range", lineno);
+			goto out;
+		}
+		if (c == COUNT_OK) {
 			cols = 3;
+			fr |= fr2;
 			send = f2;
 			while (send > s && is_space((unsigned char)send[-1]))
 				send--;

@@ -185,6 +185,9 @@ $small{'duplicate-id.heapprofile'} = sub {
 # ---- folded ----
 $small{'count-overflow.folded'} = sub { "a;b 9223372036854775807\na;b 1\n" };
 $small{'count-too-big.folded'} = sub { "a;b 9223372036854775808\n" };
+# past int64 in a later line, and in the BEFORE column of a 3-column line
+$small{'count-range-line2.folded'} = sub { "a;b 1\na;c 99999999999999999999\n" };
+$small{'before-too-big.folded'} = sub { "a;b 1 2\na;c 18446744073709551616 1\n" };
 $small{'columns.folded'} = sub { "a;b 1\na;c 1 2\n" };
 $small{'no-count.folded'} = sub { "a;b\nc;d\n" };
 # a count of 1e38 (pprof-flame's frame width once overflowed int64 there)
