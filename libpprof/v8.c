@@ -287,6 +287,11 @@ int pp_v8_read_node(struct pp_v8 *v)
 			s = int_field(v, "hitCount", &d->hitcount);
 		} else if (KEY_IS(j, "selfSize")) {
 			s = int_field(v, "selfSize", &d->selfsize);
+			/* Bytes allocated: V8 never writes a negative one, and
+			 * summed it would cancel real allocations unseen. */
+			if (s == PPROF_OK && d->selfsize < 0)
+				s = pp_error_at(v->p, PPROF_EINPUT, json_offset(j),
+						"negative selfSize %lld", (long long)d->selfsize);
 		} else if (KEY_IS(j, "children")) {
 			t = json_next(j);
 			if (t == JSON_ERROR) {

@@ -177,6 +177,11 @@ $small{'self-overflow.heapprofile'} = sub {
 	'{"head":' . heap_node(1, '(root)', 0, heap_node(2, 'f', $INT64_MAX), heap_node(3, 'f', 1))
 	    . ',"samples":[]}' . "\n"
 };
+# V8 never writes a negative selfSize; summed, it would hide allocations
+$small{'negative-self.heapprofile'} = sub {
+	'{"head":' . heap_node(1, '(root)', 0, heap_node(2, 'f', 10), heap_node(3, 'g', -4))
+	    . ',"samples":[]}' . "\n"
+};
 $small{'duplicate-id.heapprofile'} = sub {
 	'{"head":' . heap_node(1, '(root)', 0, heap_node(2, 'f', 1), heap_node(2, 'g', 1))
 	    . ',"samples":[{"size":1,"nodeId":2,"ordinal":1}]}' . "\n"
