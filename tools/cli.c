@@ -250,13 +250,26 @@ struct pprof_profile *cli_load(struct cli *c, char **files, int n)
 		return NULL;
 	}
 	cli_flush_warnings(c, p);
+	cli_loaded(c, p, strcmp(files[0], "-") == 0 ? "<stdin>" : files[0]);
 	return p;
+}
+
+void cli_loaded(struct cli *c, const struct pprof_profile *p, const char *name)
+{
+	c->loaded = p;
+	c->loaded_name = name;
 }
 
 int cli_sample_index(struct cli *c, struct pprof_profile *p)
 {
 	int i = pprof_sample_type_select(p, c->sample);
-	if (i < 0)
+	if (i >= 0)
+		return i;
+	/* What the profile lacks, every input lacks (their types match):
+	 * the first one is named. */
+	if (p == c->loaded && c->loaded_name)
+		cli_error(c, "%s: %s", c->loaded_name, pprof_profile_error(p));
+	else
 		cli_error(c, "%s", pprof_profile_error(p));
 	return i;
 }

@@ -108,6 +108,10 @@ struct cli {
 	const struct pprof_profile *warned_for;
 	size_t warned;
 
+	/* the last profile read, and its first input as shown (cli_loaded()) */
+	const struct pprof_profile *loaded;
+	const char *loaded_name;
+
 	/* output state */
 	FILE *out;
 	char *tmppath;
@@ -134,10 +138,16 @@ void cli_usage_error(const struct cli *c, const char *fmt, ...)
  * input is read. */
 struct pprof_profile *cli_load(struct cli *c, char **files, int n);
 
+/* P was read from the input shown as NAME (a string that outlives P):
+ * cli_sample_index() names it.  cli_load() says so itself. */
+void cli_loaded(struct cli *c, const struct pprof_profile *p, const char *name);
+
 /* Prints the profile's warnings not yet printed. */
 void cli_flush_warnings(struct cli *c, const struct pprof_profile *p);
 
-/* The -i choice for P, or -1 after printing why. */
+/* The -i choice for P, or -1 after printing why ("prog: FILE: why" when P
+ * came from cli_load(), FILE its first input: the inputs share their sample
+ * types). */
 int cli_sample_index(struct cli *c, struct pprof_profile *p);
 
 /* Opens the output: standard output, or a temporary file beside -o FILE

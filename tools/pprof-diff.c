@@ -93,6 +93,7 @@ static int load(struct cli *c, struct side *s, const struct pprof_fold_options *
 		}
 		/* Not plain folded text: it is in s->p, read as usual (without
 		 * transforms, none being asked for). */
+		cli_loaded(c, s->p, s->shown);
 	} else {
 		char *files[] = {(char *)s->path};
 		s->p = cli_load(c, files, 1);

@@ -316,6 +316,7 @@ int main(int argc, char **argv)
 			cli_error(&c, "%s: %s", shown, pprof_flame_error(f));
 			goto out;
 		}
+		cli_loaded(&c, p, shown);
 	} else {
 		/* Transforms work on the model: read through cli_load(). */
 		pprof_profile_free(p);

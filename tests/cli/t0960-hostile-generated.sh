@@ -146,7 +146,7 @@ test_expect_success 'pprof-diff --top on function names crafted to collide (100,
 test_expect_success 'a pprof without sample types, read twice' '
 	printf "\062\000" >notypes.pb &&
 	bounded_fails 1 pprof-fold notypes.pb notypes.pb &&
-	echo "pprof-fold: the profile has no sample types" >expect &&
+	echo "pprof-fold: notypes.pb: the profile has no sample types" >expect &&
 	test_cmp expect err
 '
 
