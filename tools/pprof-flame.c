@@ -325,10 +325,11 @@ int main(int argc, char **argv)
 		if (!p)
 			goto out;
 	}
+	/* Lines or stacks left out: a warning once the graph is drawn, part of
+	 * the one error line when nothing was left to draw. */
+	size_t ignored = 0, negative = 0;
 	if (folded) {
-		size_t ignored = pprof_flame_ignored_lines(f);
-		if (ignored && !c.quiet)
-			cli_warn(&c, "%s: ignored %zu lines with invalid format", shown, ignored);
+		ignored = pprof_flame_ignored_lines(f);
 	} else {
 		cli_flush_warnings(&c, p);
 		struct pprof_fold_options fold = {0};
@@ -344,9 +345,7 @@ int main(int argc, char **argv)
 			goto out;
 		}
 		cli_flush_warnings(&c, p);
-		size_t negative = pprof_flame_ignored_lines(f);
-		if (negative && !c.quiet)
-			cli_warn(&c, "%s: left out %zu stacks with negative values", shown, negative);
+		negative = pprof_flame_ignored_lines(f);
 		/* Counts named by the sample type's unit: "bytes", "nanoseconds". */
 		const char *unit = pprof_sample_type_unit(p, (size_t)fold.sample_index);
 		if (!countname_set && unit && *unit && strcmp(unit, "count") != 0) {
@@ -366,11 +365,24 @@ int main(int argc, char **argv)
 	int w = pprof_flame_write_svg(f, &fo, out);
 	if (w != PPROF_OK) {
 		/* A write error names the output; nothing to draw, the input. */
-		cli_error(&c, "%s: %s", w == PPROF_EIO ? (c.output ? c.output : "<stdout>") : shown,
-			  pprof_flame_error(f));
+		if (w == PPROF_EIO)
+			cli_error(&c, "%s: %s", c.output ? c.output : "<stdout>",
+				  pprof_flame_error(f));
+		else if (ignored)
+			cli_error(&c, "%s: %s (%zu line%s with invalid format ignored)", shown,
+				  pprof_flame_error(f), ignored, ignored == 1 ? "" : "s");
+		else if (negative)
+			cli_error(&c, "%s: %s (%zu stack%s with negative values left out)", shown,
+				  pprof_flame_error(f), negative, negative == 1 ? "" : "s");
+		else
+			cli_error(&c, "%s: %s", shown, pprof_flame_error(f));
 		cli_abort(&c);
 		goto out;
 	}
+	if (ignored && !c.quiet)
+		cli_warn(&c, "%s: ignored %zu lines with invalid format", shown, ignored);
+	if (negative && !c.quiet)
+		cli_warn(&c, "%s: left out %zu stacks with negative values", shown, negative);
 	status = cli_commit(&c);
 	if (status == CLI_OK && (fo.flags & PPROF_FLAME_CONSISTENT) && write_palette(&c, f) != 0)
 		status = CLI_FAIL;
