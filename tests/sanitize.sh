@@ -30,10 +30,13 @@ if [ -f "$src/config.status" ]; then
 		(cd "$src" && git ls-files -z --cached --others --exclude-standard |
 			xargs -0 sh -c 'for f; do [ -f "$f" ] && printf "%s\0" "$f"; done' sh |
 			tar --null -T - -cf -) | tar -C "$top" -xf -
+		(cd "$top" && ./autogen.sh >"$build/autogen.log" 2>&1) ||
+			{ cat "$build/autogen.log" >&2; exit 1; }
 	else
+		# No git (a tarball, or a machine without it): the distribution
+		# files, configure included and autogen.sh not.
 		(cd "$src" && make -s distdir distdir="$top" >/dev/null)
 	fi
-	(cd "$top" && ./autogen.sh >/dev/null 2>&1)
 fi
 obj=$build/obj
 mkdir -p "$obj"
