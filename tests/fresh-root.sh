@@ -27,7 +27,7 @@ if [ "${1:-}" = --no-shared ]; then
 	shift
 fi
 if [ $# -lt 2 ]; then
-	sed -n '7,13s/^# \{0,1\}//p' "$0" >&2
+	sed -n '7,15s/^# \{0,1\}//p' "$0" >&2
 	exit 2
 fi
 target=$1
