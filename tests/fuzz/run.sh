@@ -81,7 +81,8 @@ seeds() {
 		{ files '*.pb.gz' $roots; files '*.prof' $roots; files '*.pb' $roots; } |
 			GUNZIP=1 copy_seeds "$s" ;;
 	input | convert)
-		{ files '*.gz' $roots; files '*.pb' $roots; files '*.cpuprofile' $roots
+		{ files '*.gz' $roots; files '*.pb' $roots; files '*.prof' $roots
+		  files '*.cpuprofile' $roots
 		  files '*.heapprofile' $roots; files '*.folded' $roots; files '*.txt' $roots; } |
 			copy_seeds "$s" ;;
 	json)
@@ -114,8 +115,13 @@ for h in $harnesses; do
 	seeddir=$(seeds "$h")
 	regress=$here/corpus/$h
 	[ -d "$regress" ] || regress=
+	# The convert harness reads what the input harness reads.
+	if [ "$h" = convert ] && [ -d "$here/corpus/input" ]; then
+		regress="$regress $here/corpus/input"
+	fi
 	dict=
 	[ -f "$here/$h.dict" ] && dict=-dict=$here/$h.dict
+	[ "$h" = convert ] && [ -z "$dict" ] && [ -f "$here/input.dict" ] && dict=-dict=$here/input.dict
 	out=$work/out/$h
 	mkdir -p "$out"
 	corpus=$work/corpus/$h
