@@ -14,6 +14,7 @@
 #include <fcntl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/uio.h>
 #include <unistd.h>
 #ifdef __SSE2__
 #include <emmintrin.h>
@@ -132,6 +133,43 @@ static bool clean_stack(const char *s, size_t n)
 	return true;
 }
 
+/* The end of the line that starts at S (its '\n', or E), and in *BAD the
+ * first CR or second ';' of a ";;" before it (E when none): the newline
+ * search and clean_stack() in one pass over bytes that come from memory,
+ * not from the cache. */
+static const char *scan_line(const char *s, const char *e, const char **bad)
+{
+	const char *p = s;
+	bool prev = false; /* the byte before P was ';' */
+	*bad = e;
+#ifdef __SSE2__
+	const __m128i nl = _mm_set1_epi8('\n'), semi = _mm_set1_epi8(';'),
+		      cr = _mm_set1_epi8('\r');
+	for (; e - p >= 16; p += 16) {
+		__m128i w = _mm_loadu_si128((const __m128i *)(const void *)p);
+		unsigned mn = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(w, nl));
+		unsigned ms = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(w, semi));
+		unsigned mc = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(w, cr));
+		unsigned mb = mc | (ms & ((ms << 1) | (prev ? 1u : 0u)));
+		if (mn)
+			mb &= (mn & -mn) - 1; /* before the newline */
+		if (mb && *bad == e)
+			*bad = p + __builtin_ctz(mb);
+		if (mn)
+			return p + __builtin_ctz(mn);
+		prev = ms >> 15;
+	}
+#endif
+	for (; p < e; p++) {
+		if (*p == '\n')
+			return p;
+		if (*bad == e && (*p == '\r' || (*p == ';' && prev)))
+			*bad = p;
+		prev = *p == ';';
+	}
+	return e;
+}
+
 enum { FAST_OK, FAST_BAIL, FAST_NOMEM };
 
 /* Parses plain two-column folded text into *OUT (lines pointing into BUF).
@@ -153,11 +191,11 @@ static int fast_parse(const unsigned char *buf, size_t len, struct pprof_folded_
 	const char *base = (const char *)buf;
 	struct pprof_folded_line *l = NULL;
 	size_t n = 0, cap = 0;
-	bool sorted = true;
+	bool sorted = true, merge = false; /* merge: equal stacks, zeros or overflow */
+	int64_t sum = 0;
 	while (pos < len) {
-		const char *s = base + pos;
-		const char *nl = memchr(s, '\n', len - pos);
-		const char *e = nl ? nl : base + len;
+		const char *s = base + pos, *bad;
+		const char *e = scan_line(s, base + len, &bad);
 		pos = (size_t)(e - base) + 1;
 		while (s < e && is_space((unsigned char)*s))
 			s++;
@@ -195,7 +233,8 @@ static int fast_parse(const unsigned char *buf, size_t len, struct pprof_folded_
 		if (g != s && g[-1] != ';' && numeric(g, se))
 			goto bail;
 		size_t sl = (size_t)(se - s);
-		if (*s == ';' || se[-1] == ';' || !clean_stack(s, sl))
+		/* A CR before S was white space: look again after it. */
+		if (*s == ';' || se[-1] == ';' || (bad < se && (bad >= s || !clean_stack(s, sl))))
 			goto bail;
 		if (n == cap) {
 			size_t nc = cap ? cap * 2 : 4096;
@@ -207,12 +246,23 @@ static int fast_parse(const unsigned char *buf, size_t len, struct pprof_folded_
 			l = nl2;
 			cap = nc;
 		}
-		l[n++] = (struct pprof_folded_line){s, sl, neg ? -(int64_t)v : (int64_t)v};
+		int64_t val = neg ? -(int64_t)v : (int64_t)v;
+		l[n++] = (struct pprof_folded_line){s, sl, val};
 		/* compared while both lines are in the cache */
-		if (sorted && n > 1 && line_cmp(&l[n - 2], &l[n - 1]) > 0)
-			sorted = false;
+		if (sorted && n > 1) {
+			int c = line_cmp(&l[n - 2], &l[n - 1]);
+			sorted = c <= 0;
+			merge |= c == 0;
+		}
+		merge |= val == 0 || __builtin_add_overflow(sum, val, &sum);
 	}
-	if (n == 0 || !sort_merge(l, &n, total, sorted ? 1 : 0))
+	if (n == 0)
+		goto bail;
+	/* Sorted, each stack once, no zeros (the usual file): as it is,
+	 * without another pass over the stacks. */
+	if (sorted && !merge)
+		*total = sum;
+	else if (!sort_merge(l, &n, total, sorted ? 1 : 0))
 		goto bail;
 	*out = l;
 	*nout = n;
@@ -487,20 +537,86 @@ static char *i64_dec(char *end, int64_t v)
 	return end;
 }
 
-int pprof_diff_write(const struct pprof_diff *d, FILE *out)
+/* " BEFORE AFTER\n" of L, ending at END; returns its start. */
+static char *diff_numbers(char *end, const struct pprof_diff_line *l)
 {
-	errno = 0;
+	*--end = '\n';
+	char *s = i64_dec(end, l->after);
+	*--s = ' ';
+	s = i64_dec(s, l->before);
+	*--s = ' ';
+	return s;
+}
+
+static int write_stdio(const struct pprof_diff *d, FILE *out)
+{
 	for (size_t i = 0; i < d->n; i++) {
 		const struct pprof_diff_line *l = &d->lines[i];
 		char num[64];
-		char *end = num + sizeof(num);
-		*--end = '\n';
-		char *s = i64_dec(end, l->after);
-		*--s = ' ';
-		s = i64_dec(s, l->before);
-		*--s = ' ';
-		if (fwrite(l->stack, 1, l->len, out) != l->len ||
-		    fwrite(s, 1, (size_t)(num + sizeof(num) - s), out) != (size_t)(num + sizeof(num) - s)) {
+		char *s = diff_numbers(num + sizeof(num), l);
+		size_t nl = (size_t)(num + sizeof(num) - s);
+		if (fwrite(l->stack, 1, l->len, out) != l->len || fwrite(s, 1, nl, out) != nl) {
+			if (!errno)
+				errno = EIO;
+			return PPROF_EIO;
+		}
+	}
+	return PPROF_OK;
+}
+
+/* writev() of all of IOV (N entries), which it may change; -1 on error. */
+static int writev_all(int fd, struct iovec *iov, int n)
+{
+	while (n > 0) {
+		ssize_t w = writev(fd, iov, n);
+		if (w < 0) {
+			if (errno == EINTR)
+				continue;
+			return -1;
+		}
+		while (n > 0 && (size_t)w >= iov->iov_len) {
+			w -= (ssize_t)iov->iov_len;
+			iov++;
+			n--;
+		}
+		if (n > 0) {
+			iov->iov_base = (char *)iov->iov_base + w;
+			iov->iov_len -= (size_t)w;
+		}
+	}
+	return 0;
+}
+
+/* Lines per writev(): two entries each, within IOV_MAX (1024 on Linux). */
+#define WRITE_BATCH 256
+
+int pprof_diff_write(const struct pprof_diff *d, FILE *out)
+{
+	errno = 0;
+	/* The stacks go to the file descriptor straight from where they are
+	 * (the mapped inputs): through stdio each was copied once more, and
+	 * on 2 x 63 MB of folded text that copy was a sixth of the time. */
+	int fd = fileno(out);
+	if (fd < 0)
+		return write_stdio(d, out);
+	if (fflush(out) != 0) {
+		if (!errno)
+			errno = EIO;
+		return PPROF_EIO;
+	}
+	struct iovec iov[2 * WRITE_BATCH];
+	char num[WRITE_BATCH][48];
+	for (size_t i = 0; i < d->n;) {
+		int k = 0;
+		for (size_t b = 0; b < WRITE_BATCH && i < d->n; b++, i++) {
+			const struct pprof_diff_line *l = &d->lines[i];
+			char *s = diff_numbers(num[b] + sizeof(num[b]), l);
+			iov[k].iov_base = (void *)(uintptr_t)l->stack;
+			iov[k++].iov_len = l->len;
+			iov[k].iov_base = s;
+			iov[k++].iov_len = (size_t)(num[b] + sizeof(num[b]) - s);
+		}
+		if (writev_all(fd, iov, k) != 0) {
 			if (!errno)
 				errno = EIO;
 			return PPROF_EIO;
