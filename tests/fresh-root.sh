@@ -49,7 +49,6 @@ target=$(cd "$target" && pwd)
 work=$target/root/pprof-tools
 rm -rf "$work" "$target/root/shared"
 git clone -q --no-hardlinks "$src" "$work"
-rm -rf "$work/.git/hooks"
 if [ "$shared" = yes ] && [ -d "$src/../shared" ]; then
 	cp -R "$src/../shared" "$target/root/shared"
 fi
