@@ -1244,6 +1244,9 @@ int pprof_filter_apply(const struct pprof_filter *f, struct pprof_profile *p)
 {
 	if (pprof_filter_is_empty(f))
 		return PPROF_OK;
+	int settled = pp_settle(p);
+	if (settled != PPROF_OK)
+		return settled;
 	struct applier A;
 	memset(&A, 0, sizeof(A));
 	A.f = f;

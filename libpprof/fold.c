@@ -214,6 +214,9 @@ int pprof_fold_each(struct pprof_profile *p, const struct pprof_fold_options *o,
 {
 	if (o->sample_index < 0 || (uint32_t)o->sample_index >= p->ntypes)
 		return pp_error(p, PPROF_EUSAGE, "no sample type selected");
+	int settled = pp_settle(p);
+	if (settled != PPROF_OK)
+		return settled;
 	struct folder f = {p, NULL, 0, NULL};
 	int status = build(&f, o);
 	struct item *items = NULL;

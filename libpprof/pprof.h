@@ -78,6 +78,12 @@ struct pprof_read_options {
 	 * library never prints; a program draws its progress line here. */
 	void (*progress)(void *ctx, uint64_t done, uint64_t total);
 	void *progress_ctx;
+	/* pprof input: keep each sample as its list of locations instead of
+	 * adding it to the call tree.  pprof_top() reads such samples as they
+	 * are, several times faster than building the tree of a big profile;
+	 * any other use of the profile builds the same tree first, at the cost
+	 * it would have had.  The input is validated in full either way. */
+	int defer_tree;
 };
 
 /* Reads the whole of FILE (a path, or NULL or "-" for standard input),

@@ -140,6 +140,9 @@ struct pprof_profile {
 	uint32_t nentries, capentries;
 	struct pp_idhash *entryhash;
 
+	/* samples not yet in the tree (NULL: none) */
+	struct pp_deferred *deferred;
+
 	/* time-ordered samples (cpuprofile) */
 	struct pp_seq *seq;
 	size_t nseq, capseq;
@@ -197,6 +200,67 @@ int pp_remap_frames(struct pprof_profile *p, const uint32_t *map);
 /* Frees the index that finds a node's child (the largest table of a big
  * profile) when only walks remain; pp_node_child() rebuilds it if needed. */
 void pp_drop_node_index(struct pprof_profile *p);
+
+/* ---- stacks given as lists of locations (pprof's samples) ---- */
+/* A location: its frames are FRAMES[off .. off + n), root side first.
+ * MEMO holds the last two steps of the tree walk through it, from node
+ * memo[k][0] to node memo[k][1] (0: none; a step never ends at the root).
+ * FLAGS are the reader's own. */
+struct pp_loc {
+	uint32_t memo[2][2];
+	uint32_t off;
+	uint32_t n : 30;
+	uint32_t flags : 2;
+};
+
+/* The walk that adds such stacks to the tree.  The tree look-ups are what
+ * costs (a random access each), so the previous stack's path is reused as
+ * far as it is the same, and each location's last two steps are
+ * remembered: on a 500k-stack profile four steps in five hit them.  STEPS
+ * counts the frames actually walked; past MAXSTEPS the input (of INLEN
+ * bytes) is refused as an inline bomb. */
+struct pp_locwalk {
+	struct pp_loc *locs;
+	const uint32_t *frames;
+	struct pp_locstep {
+		uint32_t loc, node;
+	} *prev; /* the previous path, root first */
+	size_t prevn, capprev;
+	uint64_t steps, maxsteps;
+	size_t inlen;
+};
+/* The node of the stack STACK[0 .. n) (location indexes, leaf first);
+ * OFFSET is for the message. */
+int pp_locwalk_node(struct pprof_profile *p, struct pp_locwalk *w, const uint32_t *stack,
+		    size_t n, uint64_t offset, uint32_t *node);
+void pp_locwalk_release(struct pp_locwalk *w);
+
+/* Samples kept out of the tree (pprof_read_options.defer_tree): each is a
+ * list of location indexes, leaf first, over the locations of all deferred
+ * inputs.  pprof_top() reads them as they are; anything else that needs
+ * the tree calls pp_settle() first. */
+struct pp_deferred {
+	uint32_t *frames; /* the locations' frames */
+	size_t nframes, capframes;
+	struct pp_loc *locs;
+	size_t nlocs, caplocs;
+	uint32_t *stack; /* all samples' location lists */
+	size_t nstack, capstack;
+	struct pp_dsample {
+		size_t stack;    /* its locations: stack[stack .. stack + n) */
+		uint32_t n;      /* how many */
+		uint32_t labels; /* label set */
+		uint64_t off;    /* byte offset in its input, for messages */
+	} *samples;
+	size_t nsamples, capsamples;
+	int64_t *values; /* ntypes per sample, in the profile's type order */
+	size_t capvalues;
+	/* per type, the sum of the values' magnitudes: kept within int64, so
+	 * that no sum of deferred values can leave it */
+	uint64_t *magsum;
+};
+/* Moves the deferred samples into the tree (no-op when there are none). */
+int pp_settle(struct pprof_profile *p);
 /* Interns a label set (sorted by the callee); N may be 0 (gives set 0). */
 int pp_labelset_intern(struct pprof_profile *p, const struct pp_label *l,
 		       uint32_t n, uint32_t *id);

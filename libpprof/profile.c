@@ -300,6 +300,8 @@ fail:
 	return NULL;
 }
 
+static void deferred_free(struct pp_deferred *d);
+
 void pprof_profile_free(struct pprof_profile *p)
 {
 	if (!p)
@@ -321,6 +323,7 @@ void pprof_profile_free(struct pprof_profile *p)
 	free(p->seq);
 	free(p->comments);
 	free(p->typemap);
+	deferred_free(p->deferred);
 	for (size_t i = 0; i < p->nwarnings; i++)
 		free(p->warnings[i]);
 	free(p->warnings);
@@ -500,11 +503,108 @@ int pp_node_child(struct pprof_profile *p, uint32_t parent, uint32_t frame,
 	return PPROF_OK;
 }
 
+/* ---- stacks as lists of locations ---- */
+
+int pp_locwalk_node(struct pprof_profile *p, struct pp_locwalk *w, const uint32_t *stack,
+		    size_t n, uint64_t offset, uint32_t *out)
+{
+	if (!pp_grow((void **)&w->prev, &w->capprev, n, sizeof(*w->prev)))
+		return pp_nomem(p);
+	size_t d = 0;
+	uint32_t node = 0;
+	while (d < n && d < w->prevn && w->prev[d].loc == stack[n - 1 - d]) {
+		node = w->prev[d].node;
+		d++;
+	}
+	for (; d < n; d++) {
+		uint32_t li = stack[n - 1 - d];
+		struct pp_loc *loc = &w->locs[li];
+		if (loc->memo[0][0] == node && loc->memo[0][1]) {
+			node = loc->memo[0][1];
+		} else if (loc->memo[1][0] == node && loc->memo[1][1]) {
+			node = loc->memo[1][1];
+		} else {
+			uint32_t parent = node;
+			w->steps += loc->n;
+			if (w->steps > w->maxsteps)
+				return pp_error_at(p, PPROF_EINPUT, offset,
+						   "stacks expand to more than %llu frames (inlined lines "
+						   "times repeated locations), too many for %zu bytes",
+						   (unsigned long long)w->maxsteps, w->inlen);
+			for (uint32_t k = 0; k < loc->n; k++) {
+				int s = pp_node_child(p, node, w->frames[loc->off + k], &node);
+				if (s != PPROF_OK)
+					return s;
+			}
+			loc->memo[1][0] = loc->memo[0][0];
+			loc->memo[1][1] = loc->memo[0][1];
+			loc->memo[0][0] = parent;
+			loc->memo[0][1] = node;
+		}
+		w->prev[d].loc = li;
+		w->prev[d].node = node;
+	}
+	w->prevn = n;
+	*out = node;
+	return PPROF_OK;
+}
+
+void pp_locwalk_release(struct pp_locwalk *w)
+{
+	free(w->prev);
+	w->prev = NULL;
+	w->prevn = w->capprev = 0;
+}
+
+static void deferred_free(struct pp_deferred *d)
+{
+	if (!d)
+		return;
+	free(d->frames);
+	free(d->locs);
+	free(d->stack);
+	free(d->samples);
+	free(d->values);
+	free(d->magsum);
+	free(d);
+}
+
+int pp_settle(struct pprof_profile *p)
+{
+	struct pp_deferred *d = p->deferred;
+	if (!d)
+		return PPROF_OK;
+	/* The values are in the profile's type order already. */
+	uint32_t *typemap = p->typemap;
+	p->typemap = NULL;
+	struct pp_locwalk w = {
+		.locs = d->locs,
+		.frames = d->frames,
+		.maxsteps = UINT64_MAX, /* each input was bounded when read */
+	};
+	int s = PPROF_OK;
+	for (size_t i = 0; i < d->nsamples && s == PPROF_OK; i++) {
+		const struct pp_dsample *x = &d->samples[i];
+		uint32_t node;
+		s = pp_locwalk_node(p, &w, d->stack + x->stack, x->n, x->off, &node);
+		if (s == PPROF_OK)
+			s = pp_add_sample(p, node, x->labels, d->values + i * p->ntypes, x->off);
+	}
+	pp_locwalk_release(&w);
+	p->typemap = typemap;
+	deferred_free(d);
+	p->deferred = NULL;
+	return s;
+}
+
 /* Rebuilds the tree with every frame f replaced by MAP[f] (0: the frame is
  * removed from the stacks it is in); nodes and entries that become equal
  * merge, and the sample sequence follows its nodes. */
 int pp_remap_frames(struct pprof_profile *p, const uint32_t *map)
 {
+	int settled = pp_settle(p);
+	if (settled != PPROF_OK)
+		return settled;
 	struct pp_node *old = p->nodes;
 	uint32_t nold = p->nnodes;
 	struct pp_entry *oldent = p->entries;

@@ -76,17 +76,9 @@ struct function {
 	int8_t drop;         /* -1 not known yet, 0 no, 1 matches drop_frames and not keep_frames */
 };
 
-/* A location expanded into frames, root side first: frames[off .. off+n).
- * Kept small: the samples touch one per frame. */
-struct location {
-	/* the last two steps through it: from node memo[k][0] to memo[k][1]
-	 * (0: none; a step never ends at the root) */
-	uint32_t memo[2][2];
-	uint32_t off;
-	uint32_t n : 30;
-	uint32_t prune : 2; /* PRUNE_* */
-};
-
+/* A location expanded into frames, root side first (struct pp_loc, kept
+ * small: the samples touch one per frame); its flags say how drop_frames
+ * prunes it. */
 enum { PRUNE_ALL = 1, PRUNE_BENEATH = 2 };
 
 /* Ids to indexes: a direct table when the ids are dense (the usual 1..N),
@@ -125,7 +117,7 @@ struct rd {
 
 	struct mapping *mappings;
 	struct function *functions;
-	struct location *locations;
+	struct pp_loc *locations;
 	uint64_t *locids; /* their ids */
 	size_t nm, nf, nl;
 	struct idmap mapmap, funmap, locmap;
@@ -147,14 +139,17 @@ struct rd {
 	struct pp_label *labels, *prevlabels;
 	size_t caplabels, capprevlabels, nprevlabels;
 	uint32_t prevlabelset;
-	/* the previous sample's path, to reuse its common root-side part:
-	 * location index and the node after its frames, root first */
-	struct step {
-		uint32_t loc, node;
-	} *prev;
-	size_t prevn, capprev;
-	/* tree steps taken for the samples, and the bound (STEPS_*) */
-	uint64_t steps, maxsteps;
+	/* the samples' walk into the tree, with its bound (STEPS_*) */
+	struct pp_locwalk walk;
+	/* pprof_read_options.defer_tree: the samples go to p->deferred, their
+	 * locations and frames from index LOCBASE and FRAMEBASE there */
+	bool defer;
+	size_t locbase, framebase, firstsample;
+	/* location steps of the deferred samples, and the most frames a
+	 * location has: the bound is checked on their product first */
+	uint64_t locsteps;
+	uint32_t maxlocn;
+	bool loc_identity; /* location ids are 1 .. nl in order */
 };
 
 /* ---- growable arrays ---- */
@@ -788,7 +783,7 @@ static int push_frame(struct rd *r, const struct pp_frame *fr)
 	return pp_frame_intern(r->p, fr, &r->frames[r->nframes++]);
 }
 
-static int decode_location(struct rd *r, const struct field *f, struct location *loc,
+static int decode_location(struct rd *r, const struct field *f, struct pp_loc *loc,
 			   uint64_t *id)
 {
 	size_t pos = f->data, end = f->data + f->len;
@@ -882,9 +877,9 @@ static int decode_location(struct rd *r, const struct field *f, struct location 
 						   (unsigned long long)fid, (const char *)msg);
 			}
 			if (dropped) {
-				loc->prune = PRUNE_BENEATH;
+				loc->flags = PRUNE_BENEATH;
 				if (k == nlines - 1)
-					loc->prune = PRUNE_BENEATH | PRUNE_ALL;
+					loc->flags = PRUNE_BENEATH | PRUNE_ALL;
 				else
 					keep_from = k + 1;
 				break;
@@ -961,6 +956,11 @@ static int scan_locations(struct rd *r)
 			r->nl++;
 		}
 	}
+	/* Go numbers its locations 1, 2, ... in the order it writes them:
+	 * then a sample's location ids need no look-up. */
+	r->loc_identity = true;
+	for (size_t i = 0; i < r->nl && r->loc_identity; i++)
+		r->loc_identity = r->locids[i] == i + 1;
 	return idmap_build(r, &r->locmap, r->locids, r->nl, sizeof(*r->locids), "location");
 }
 
@@ -1015,6 +1015,110 @@ static int decode_label(struct rd *r, const struct field *f, struct pp_label *l,
 	return PPROF_OK;
 }
 
+/* Deferred samples: this input's locations and frames join those of
+ * p->deferred, once, before its first sample. */
+static int defer_begin(struct rd *r)
+{
+	struct pprof_profile *p = r->p;
+	struct pp_deferred *d = p->deferred;
+	if (!d) {
+		if (!(d = p->deferred = calloc(1, sizeof(*d))) ||
+		    !(d->magsum = calloc(p->ntypes ? p->ntypes : 1, sizeof(*d->magsum))))
+			return pp_nomem(p);
+	}
+	if (d->nframes + r->nframes > UINT32_MAX || d->nlocs + r->nl > UINT32_MAX ||
+	    !pp_grow((void **)&d->frames, &d->capframes, d->nframes + r->nframes,
+		     sizeof(*d->frames)) ||
+	    !pp_grow((void **)&d->locs, &d->caplocs, d->nlocs + r->nl, sizeof(*d->locs)))
+		return pp_nomem(p);
+	r->framebase = d->nframes;
+	r->locbase = d->nlocs;
+	memcpy(d->frames + d->nframes, r->frames, r->nframes * sizeof(*r->frames));
+	d->nframes += r->nframes;
+	for (size_t i = 0; i < r->nl; i++) {
+		struct pp_loc *l = &d->locs[d->nlocs++];
+		memset(l, 0, sizeof(*l));
+		l->off = (uint32_t)(r->framebase + r->locations[i].off);
+		l->n = r->locations[i].n;
+		if (l->n > r->maxlocn)
+			r->maxlocn = l->n;
+	}
+	r->firstsample = d->nsamples;
+	return PPROF_OK;
+}
+
+/* Whether the sample's values keep the sums of magnitudes of all deferred
+ * samples within int64 (then counts them in).  When they don't, the tree
+ * takes over: the tree's sums check each step, with the sample's byte. */
+static bool defer_fits(struct rd *r)
+{
+	const struct pprof_profile *p = r->p;
+	uint64_t *sum = p->deferred->magsum;
+	for (uint32_t k = 0; k < p->ntypes; k++) {
+		int64_t v = r->vals[k];
+		uint64_t m = v < 0 ? 0 - (uint64_t)v : (uint64_t)v, t;
+		if (__builtin_add_overflow(sum[p->typemap ? p->typemap[k] : k], m, &t) ||
+		    t > INT64_MAX)
+			return false;
+	}
+	for (uint32_t k = 0; k < p->ntypes; k++) {
+		int64_t v = r->vals[k];
+		sum[p->typemap ? p->typemap[k] : k] += v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
+	}
+	return true;
+}
+
+/* Keeps a sample out of the tree: its locations STACK[0 .. n) (leaf first)
+ * and its values, in the profile's type order. */
+static int defer_sample(struct rd *r, const uint32_t *stack, size_t n, uint32_t labels,
+			size_t off)
+{
+	struct pprof_profile *p = r->p;
+	struct pp_deferred *d = p->deferred;
+	r->locsteps += n;
+	if (n > UINT32_MAX ||
+	    !pp_grow((void **)&d->stack, &d->capstack, d->nstack + n, sizeof(*d->stack)) ||
+	    !pp_grow((void **)&d->samples, &d->capsamples, d->nsamples + 1, sizeof(*d->samples)) ||
+	    !pp_grow((void **)&d->values, &d->capvalues, (d->nsamples + 1) * p->ntypes,
+		     sizeof(*d->values)))
+		return pp_nomem(p);
+	struct pp_dsample *x = &d->samples[d->nsamples];
+	x->stack = d->nstack;
+	x->n = (uint32_t)n;
+	x->labels = labels;
+	x->off = off;
+	for (size_t i = 0; i < n; i++)
+		d->stack[d->nstack++] = (uint32_t)(r->locbase + stack[i]);
+	int64_t *v = d->values + d->nsamples * p->ntypes;
+	for (uint32_t k = 0; k < p->ntypes; k++)
+		v[p->typemap ? p->typemap[k] : k] = r->vals[k];
+	d->nsamples++;
+	return PPROF_OK;
+}
+
+/* The bound on the frames the stacks expand to (see pprof_read): a reader
+ * of deferred samples walks every frame of every one.  Counted exactly
+ * only when the quick product of steps and the longest location passes
+ * it, to name the sample where it does. */
+static int defer_check(struct rd *r)
+{
+	const struct pp_deferred *d = r->p->deferred;
+	if (r->locsteps <= r->walk.maxsteps / (r->maxlocn ? r->maxlocn : 1))
+		return PPROF_OK;
+	uint64_t steps = 0;
+	for (size_t i = r->firstsample; i < d->nsamples; i++) {
+		const struct pp_dsample *x = &d->samples[i];
+		for (uint32_t j = 0; j < x->n; j++)
+			steps += d->locs[d->stack[x->stack + j]].n;
+		if (steps > r->walk.maxsteps)
+			return pp_error_at(r->p, PPROF_EINPUT, x->off,
+					   "stacks expand to more than %llu frames (inlined lines "
+					   "times repeated locations), too many for %zu bytes",
+					   (unsigned long long)r->walk.maxsteps, r->len);
+	}
+	return PPROF_OK;
+}
+
 static int decode_sample(struct rd *r, const struct field *f, uint32_t ntypes)
 {
 	size_t pos = f->data, end = f->data + f->len;
@@ -1032,7 +1136,8 @@ static int decode_sample(struct rd *r, const struct field *f, uint32_t ntypes)
 				if (nlocs == r->caplocs &&
 				    (s = GROW(r, r->locs, r->caplocs, nlocs + 1)))
 					return s;
-				uint32_t li = idmap_get(&r->locmap, id);
+				uint32_t li = !r->loc_identity ? idmap_get(&r->locmap, id)
+						: id <= r->nl ? (uint32_t)id : 0;
 				if (!li)
 					return pp_error_at(r->p, PPROF_EINPUT, g.off,
 							   "sample refers to missing location %llu",
@@ -1095,7 +1200,7 @@ static int decode_sample(struct rd *r, const struct field *f, uint32_t ntypes)
 	if (r->drop_re) {
 		bool user = false;
 		for (size_t i = nlocs; i-- > 0;) {
-			uint8_t pr = r->locations[r->locs[i]].prune;
+			uint8_t pr = r->locations[r->locs[i]].flags;
 			if (!pr) {
 				user = true;
 				continue;
@@ -1107,46 +1212,20 @@ static int decode_sample(struct rd *r, const struct field *f, uint32_t ntypes)
 		}
 	}
 
-	/* Walk root to leaf.  The tree look-ups are what costs (a random
-	 * access each), so the previous sample's path is reused as far as it
-	 * is the same, and a location's last two steps are remembered: on a
-	 * 500k-stack profile four steps in five hit them. */
-	size_t depth = nlocs - lo;
-	if ((s = GROW(r, r->prev, r->capprev, depth)))
+	/* r->locs is NULL when no sample had locations yet */
+	const uint32_t *stack = nlocs > lo ? r->locs + lo : NULL;
+	if (r->defer && !defer_fits(r)) {
+		/* all deferred samples so far sum within int64: settling them
+		 * can't fail on a sum (nor pass the bound, checked first) */
+		if ((s = defer_check(r)) || (s = pp_settle(r->p)))
+			return s;
+		r->defer = false;
+	}
+	if (r->defer)
+		return defer_sample(r, stack, nlocs - lo, labelset, f->off);
+	uint32_t node;
+	if ((s = pp_locwalk_node(r->p, &r->walk, stack, nlocs - lo, f->off, &node)))
 		return s;
-	size_t d = 0;
-	uint32_t node = 0;
-	while (d < depth && d < r->prevn && r->prev[d].loc == r->locs[nlocs - 1 - d]) {
-		node = r->prev[d].node;
-		d++;
-	}
-	for (; d < depth; d++) {
-		uint32_t li = r->locs[nlocs - 1 - d];
-		struct location *loc = &r->locations[li];
-		if (loc->memo[0][0] == node && loc->memo[0][1]) {
-			node = loc->memo[0][1];
-		} else if (loc->memo[1][0] == node && loc->memo[1][1]) {
-			node = loc->memo[1][1];
-		} else {
-			uint32_t parent = node;
-			r->steps += loc->n;
-			if (r->steps > r->maxsteps)
-				return pp_error_at(r->p, PPROF_EINPUT, f->off,
-						   "stacks expand to more than %llu frames (inlined lines "
-						   "times repeated locations), too many for %zu bytes",
-						   (unsigned long long)r->maxsteps, r->len);
-			for (uint32_t k = 0; k < loc->n; k++)
-				if ((s = pp_node_child(r->p, node, r->frames[loc->off + k], &node)))
-					return s;
-			loc->memo[1][0] = loc->memo[0][0];
-			loc->memo[1][1] = loc->memo[0][1];
-			loc->memo[0][0] = parent;
-			loc->memo[0][1] = node;
-		}
-		r->prev[d].loc = li;
-		r->prev[d].node = node;
-	}
-	r->prevn = depth;
 	return pp_add_sample(r->p, node, labelset, r->vals, f->off);
 }
 
@@ -1154,6 +1233,13 @@ static int scan_samples(struct rd *r)
 {
 	uint32_t ntypes = (uint32_t)(r->ntypes2 / 2);
 	size_t pos = 0;
+	r->walk.locs = r->locations;
+	r->walk.frames = r->frames;
+	if (r->defer) {
+		int s = defer_begin(r);
+		if (s)
+			return s;
+	}
 	while (pos < r->len) {
 		struct field f;
 		int s = next_field(r, &pos, r->len, &f, "profile");
@@ -1162,7 +1248,7 @@ static int scan_samples(struct rd *r)
 		if (f.num == F_SAMPLE && (s = decode_sample(r, &f, ntypes)))
 			return s;
 	}
-	return PPROF_OK;
+	return r->defer ? defer_check(r) : PPROF_OK;
 }
 
 static void rd_release(struct rd *r)
@@ -1187,7 +1273,7 @@ static void rd_release(struct rd *r)
 	free(r->vals);
 	free(r->labels);
 	free(r->prevlabels);
-	free(r->prev);
+	pp_locwalk_release(&r->walk);
 }
 
 #define STEPS_BASE ((uint64_t)1 << 22)
@@ -1196,7 +1282,6 @@ static void rd_release(struct rd *r)
 static int pprof_read(struct pprof_profile *p, const unsigned char *buf, size_t len,
 		      const struct pprof_read_options *o)
 {
-	(void)o;
 	struct rd r;
 	memset(&r, 0, sizeof(r));
 	r.p = p;
@@ -1206,7 +1291,9 @@ static int pprof_read(struct pprof_profile *p, const unsigned char *buf, size_t 
 	 * frames from about R + 4 L bytes: a 15 KB file made a 9-million-frame
 	 * stack (750 MB, 8 s).  Real profiles walk far less than a frame per
 	 * byte (the memo and the previous path absorb most steps). */
-	r.maxsteps = STEPS_BASE + STEPS_PER_BYTE * (uint64_t)len;
+	r.walk.maxsteps = STEPS_BASE + STEPS_PER_BYTE * (uint64_t)len;
+	r.walk.inlen = len;
+	r.defer = o && o->defer_tree;
 	int s = scan_top(&r);
 	if (!s)
 		s = begin(&r);

@@ -299,6 +299,41 @@ static size_t edge_slot(struct edges *e, uint32_t from, uint32_t to)
 	return i;
 }
 
+static bool edges_init(struct edges *e)
+{
+	e->cap = 4096;
+	e->n = 0;
+	e->keys = malloc(e->cap * sizeof(*e->keys));
+	e->weight = calloc(e->cap, sizeof(*e->weight));
+	e->onpath = calloc(e->cap, sizeof(*e->onpath));
+	e->flags = calloc(e->cap, 1);
+	return e->keys && e->weight && e->onpath && e->flags;
+}
+
+static void edges_release(struct edges *e)
+{
+	free(e->keys);
+	free(e->weight);
+	free(e->onpath);
+	free(e->flags);
+}
+
+/* The labels from the edges: only those of at least -edgefraction of
+ * FLAT_ALL count. */
+static void edges_label(const struct edges *e, struct fun *fn, int64_t flat_all)
+{
+	int64_t cutoff = (int64_t)((double)flat_all * 0.001);
+	for (size_t i = 0; i < e->cap; i++) {
+		if (!e->flags[i] || mag(e->weight[i]) < mag(cutoff))
+			continue;
+		struct fun *f = &fn[(uint32_t)e->keys[i]];
+		if (e->flags[i] & 2)
+			f->in_noinline = 1;
+		else
+			f->in_inline = 1;
+	}
+}
+
 /* What the walks read of a node, in one place so that a visit touches one
  * cache line. */
 struct tnode {
@@ -337,14 +372,10 @@ static int walk_tree(struct top_work *t, bool cum, bool labels, int64_t flat_all
 	uint64_t *slot = NULL;
 	int s = PPROF_OK;
 	if (labels) {
-		e.cap = 4096;
-		e.keys = malloc(e.cap * sizeof(*e.keys));
-		e.weight = calloc(e.cap, sizeof(*e.weight));
-		e.onpath = calloc(e.cap, sizeof(*e.onpath));
-		e.flags = calloc(e.cap, 1);
+		bool ok = edges_init(&e);
 		near = malloc(nn * sizeof(*near));
 		slot = malloc(nn * sizeof(*slot));
-		if (!e.keys || !e.weight || !e.onpath || !e.flags || !near || !slot) {
+		if (!ok || !near || !slot) {
 			s = pp_nomem(p);
 			goto out;
 		}
@@ -398,25 +429,285 @@ static int walk_tree(struct top_work *t, bool cum, bool labels, int64_t flat_all
 		w->stack[sp] = c;
 		w->cursor[sp++] = w->first[c];
 	}
+	if (labels)
+		edges_label(&e, t->fn, flat_all);
+out:
+	edges_release(&e);
+	free(near);
+	free(slot);
+	return s;
+}
+
+static bool has_label(const struct pprof_profile *p, uint32_t set, uint32_t key, const char *val);
+
+/* Totals of the deferred samples' pass. */
+struct totals {
+	uint64_t total, basetotal; /* magnitudes */
+	int64_t flat_all;
+};
+
+/* The deferred samples (pp_deferred) in the form their walks read.  A big
+ * profile's stacks are tens of millions of frames, so a step touches as
+ * few cache lines as it can: location l is fr[start[l] ...], a header of
+ * HDR elements (its number of frames and its last kept function + 1 or 0;
+ * then two memo entries) followed by its frames, root side first, each
+ * with its function (the top bit set for an inlined call) and, with
+ * labels, the edge into it.  The edges between kept functions have ids, fixed for the
+ * walk: NO_EDGE when there is none, FROM_UP for the first kept frame of a
+ * location, whose edge comes from the caller side and is found by the
+ * walk, through the location's memo of its last two callers. */
+#define LF_INLINED 0x80000000u
+#define NO_EDGE 0xffffffffu
+#define FROM_UP 0xfffffffeu
+
+struct dframe {
+	uint32_t fun;  /* | LF_INLINED; in a header: the number of frames, or
+			* in a memo entry the caller side function + 1 */
+	uint32_t edge; /* in a header: the last kept function + 1, or 0 */
+};
+#define HDR 3
+
+struct dedge {
+	int64_t weight;
+	uint32_t stamp; /* the last sample that counted it */
+	uint32_t flags; /* 1: present, 2: some call not inlined */
+};
+
+struct dwalk {
+	uint32_t *start;
+	struct dframe *fr;
+	uint32_t *stamp; /* per function: the last sample that counted it */
+	int64_t *cum;
+	struct dedge *edges;
+	uint64_t *ekey; /* from << 32 | to */
+	size_t nedges, capedges;
+	uint32_t *slots; /* id + 1; 0: empty */
+	size_t ecap;
+};
+
+static void dwalk_release(struct dwalk *w)
+{
+	free(w->start);
+	free(w->fr);
+	free(w->stamp);
+	free(w->cum);
+	free(w->edges);
+	free(w->ekey);
+	free(w->slots);
+}
+
+/* The id of the edge FROM -> TO, added when missing; NO_EDGE when out of
+ * memory. */
+static uint32_t dwalk_edge(struct dwalk *w, uint32_t from, uint32_t to)
+{
+	uint64_t key = ((uint64_t)from << 32) | to;
+	size_t i = edge_hash(key, w->ecap);
+	while (w->slots[i]) {
+		if (w->ekey[w->slots[i] - 1] == key)
+			return w->slots[i] - 1;
+		i = (i + 1) & (w->ecap - 1);
+	}
+	if (w->nedges >= FROM_UP - 1)
+		return NO_EDGE;
+	if (w->nedges == w->capedges) {
+		size_t cap = w->capedges ? w->capedges * 2 : 1024;
+		struct dedge *e = realloc(w->edges, cap * sizeof(*e));
+		if (e)
+			w->edges = e;
+		uint64_t *k = realloc(w->ekey, cap * sizeof(*k));
+		if (k)
+			w->ekey = k;
+		if (!e || !k)
+			return NO_EDGE;
+		w->capedges = cap;
+	}
+	uint32_t id = (uint32_t)w->nedges++;
+	w->edges[id] = (struct dedge){0, 0, 0};
+	w->ekey[id] = key;
+	w->slots[i] = id + 1;
+	if (w->nedges * 2 > w->ecap) {
+		size_t cap = w->ecap * 2;
+		uint32_t *slots = calloc(cap, sizeof(*slots));
+		if (!slots)
+			return NO_EDGE;
+		for (uint32_t e = 0; e < w->nedges; e++) {
+			size_t j = edge_hash(w->ekey[e], cap);
+			while (slots[j])
+				j = (j + 1) & (cap - 1);
+			slots[j] = e + 1;
+		}
+		free(w->slots);
+		w->slots = slots;
+		w->ecap = cap;
+	}
+	return id;
+}
+
+static bool dwalk_init(struct dwalk *w, const struct top_work *t, bool labels)
+{
+	const struct pprof_profile *p = t->p;
+	const struct pp_deferred *d = p->deferred;
+	size_t nf = 0, nl = d->nlocs;
+	for (size_t l = 0; l < nl; l++)
+		nf += d->locs[l].n;
+	if (nf + HDR * nl >= UINT32_MAX || t->nfn >= LF_INLINED)
+		return false;
+	w->start = malloc((nl ? nl : 1) * sizeof(*w->start));
+	w->fr = calloc(nf + HDR * nl + 1, sizeof(*w->fr));
+	w->stamp = calloc(t->nfn ? t->nfn : 1, sizeof(*w->stamp));
+	w->cum = calloc(t->nfn ? t->nfn : 1, sizeof(*w->cum));
 	if (labels) {
-		int64_t cutoff = (int64_t)((double)flat_all * 0.001);
-		for (size_t i = 0; i < e.cap; i++) {
-			if (!e.flags[i] || mag(e.weight[i]) < mag(cutoff))
+		w->ecap = 4096;
+		w->slots = calloc(w->ecap, sizeof(*w->slots));
+	}
+	if (!w->start || !w->fr || !w->stamp || !w->cum || (labels && !w->slots))
+		return false;
+	size_t k = 0;
+	for (size_t l = 0; l < nl; l++) {
+		struct dframe *h = &w->fr[k];
+		w->start[l] = (uint32_t)k;
+		h->fun = d->locs[l].n;
+		k += HDR;
+		uint32_t up = 0; /* within the location */
+		for (uint32_t i = 0; i < d->locs[l].n; i++, k++) {
+			uint32_t f = d->frames[d->locs[l].off + i];
+			uint32_t fun = t->ffun[f];
+			struct dframe *df = &w->fr[k];
+			df->fun = fun | ((p->frames[f].flags & PP_FRAME_INLINED) ? LF_INLINED : 0);
+			df->edge = NO_EDGE;
+			if (!labels || !t->fn[fun].kept)
 				continue;
-			struct fun *f = &t->fn[(uint32_t)e.keys[i]];
-			if (e.flags[i] & 2)
+			if (!up)
+				df->edge = t->fn[fun].has_inlined ? FROM_UP : NO_EDGE;
+			else if (up - 1 != fun && t->fn[fun].has_inlined &&
+				 (df->edge = dwalk_edge(w, up - 1, fun)) == NO_EDGE)
+				return false;
+			up = fun + 1;
+		}
+		h->edge = up;
+	}
+	return true;
+}
+
+/* The same as tree_values and walk_tree together, for the deferred
+ * samples: each stack is walked from its list of locations, and a sample
+ * counts once for a function (and an edge) on its stack by the number of
+ * the last sample that counted it.  FIRST: the pass that sums flat, cum
+ * and the totals into *TOT (BASE: the pprof::base label key, or 0);
+ * LABELS: the edges' labels, between kept functions. */
+static int walk_deferred(struct top_work *t, uint32_t sel, bool first, bool labels,
+			 uint32_t base, struct totals *tot)
+{
+	struct pprof_profile *p = t->p;
+	const struct pp_deferred *d = p->deferred;
+	struct dwalk w;
+	memset(&w, 0, sizeof(w));
+	if (!dwalk_init(&w, t, labels)) {
+		dwalk_release(&w);
+		return pp_nomem(p);
+	}
+	const char *overflow = "sum of values leaves the 64-bit range";
+	int s = PPROF_OK;
+	uint32_t stamp = 0;
+	for (size_t i = 0; i < d->nsamples; i++) {
+		const struct pp_dsample *x = &d->samples[i];
+		int64_t v = d->values[i * p->ntypes + sel];
+		if (v == 0)
+			continue;
+		if (first) {
+			if (__builtin_add_overflow(tot->total, mag(v), &tot->total) ||
+			    tot->total > INT64_MAX) {
+				s = pp_error(p, PPROF_EINPUT, "%s", overflow);
+				goto out;
+			}
+			if (base && has_label(p, x->labels, base, "true"))
+				tot->basetotal += mag(v);
+		}
+		if (++stamp == 0) {
+			memset(w.stamp, 0, t->nfn * sizeof(*w.stamp));
+			for (size_t e = 0; e < w.nedges; e++)
+				w.edges[e].stamp = 0;
+			stamp = 1;
+		}
+		const uint32_t *stk = d->stack + x->stack;
+		uint32_t up = 0, leaf = UINT32_MAX;
+		for (uint32_t j = x->n; j-- > 0;) {
+			struct dframe *h = w.fr + w.start[stk[j]];
+			const struct dframe *b = h + HDR, *end = b + h->fun;
+			if (first) {
+				for (const struct dframe *f = b; f < end; f++) {
+					uint32_t fun = f->fun & ~LF_INLINED;
+					if (w.stamp[fun] != stamp) {
+						w.stamp[fun] = stamp;
+						if (__builtin_add_overflow(w.cum[fun], v, &w.cum[fun])) {
+							s = pp_error(p, PPROF_EINPUT, "%s", overflow);
+							goto out;
+						}
+					}
+				}
+				if (end > b)
+					leaf = end[-1].fun & ~LF_INLINED;
+			}
+			if (!labels)
+				continue;
+			for (const struct dframe *f = b; f < end; f++) {
+				uint32_t id = f->edge;
+				if (id == NO_EDGE)
+					continue;
+				if (id == FROM_UP) {
+					if (!up || up - 1 == (f->fun & ~LF_INLINED))
+						continue;
+					if (h[1].fun == up) {
+						id = h[1].edge;
+					} else if (h[2].fun == up) {
+						id = h[2].edge;
+					} else {
+						id = dwalk_edge(&w, up - 1, f->fun & ~LF_INLINED);
+						if (id == NO_EDGE) {
+							s = pp_nomem(p);
+							goto out;
+						}
+						h[2] = h[1];
+						h[1].fun = up;
+						h[1].edge = id;
+					}
+				}
+				struct dedge *e = &w.edges[id];
+				if (e->stamp != stamp) {
+					e->stamp = stamp;
+					e->weight += v;
+					e->flags |= 1 | ((f->fun & LF_INLINED) ? 0 : 2);
+				}
+			}
+			if (h->edge)
+				up = h->edge;
+		}
+		if (first && leaf != UINT32_MAX) {
+			struct fun *f = &t->fn[leaf];
+			if (__builtin_add_overflow(f->flat, v, &f->flat) ||
+			    __builtin_add_overflow(tot->flat_all, v, &tot->flat_all)) {
+				s = pp_error(p, PPROF_EINPUT, "%s", overflow);
+				goto out;
+			}
+		}
+	}
+	if (first)
+		for (uint32_t f = 0; f < t->nfn; f++)
+			t->fn[f].cum = w.cum[f];
+	if (labels) {
+		int64_t cutoff = (int64_t)((double)tot->flat_all * 0.001);
+		for (size_t e = 0; e < w.nedges; e++) {
+			if (mag(w.edges[e].weight) < mag(cutoff))
+				continue;
+			struct fun *f = &t->fn[(uint32_t)w.ekey[e]];
+			if (w.edges[e].flags & 2)
 				f->in_noinline = 1;
-			else
+			else if (w.edges[e].flags)
 				f->in_inline = 1;
 		}
 	}
 out:
-	free(e.keys);
-	free(e.weight);
-	free(e.onpath);
-	free(e.flags);
-	free(near);
-	free(slot);
+	dwalk_release(&w);
 	return s;
 }
 
@@ -495,6 +786,49 @@ static int top_functions(struct top_work *t, enum pprof_granularity g, bool *any
 	return PPROF_OK;
 }
 
+/* The values per node of the tree (their subtrees' sums, and whether some
+ * sample beneath is not 0), flat per function, and the totals. */
+static int tree_values(struct top_work *t, uint32_t sel, uint32_t base, uint64_t *total,
+		       uint64_t *basetotal, int64_t *flat_all)
+{
+	struct pprof_profile *p = t->p;
+	const char *overflow = "sum of values leaves the 64-bit range";
+	uint32_t nn = p->nnodes;
+	t->nd = calloc(nn ? nn : 1, sizeof(*t->nd));
+	if (!t->nd || !walk_init(&t->w, p))
+		return pp_nomem(p);
+	for (uint32_t e = 0; e < p->nentries; e++) {
+		int64_t v = p->values[(size_t)e * p->ntypes + sel];
+		uint32_t n = p->entries[e].node;
+		if (v == 0)
+			continue;
+		if (__builtin_add_overflow(t->nd[n].sub, v, &t->nd[n].sub) ||
+		    __builtin_add_overflow(*total, mag(v), total) || *total > INT64_MAX)
+			return pp_error(p, PPROF_EINPUT, "%s", overflow);
+		t->nd[n].live = 1;
+		if (base && has_label(p, p->entries[e].labels, base, "true"))
+			*basetotal += mag(v);
+	}
+	/* flat: the node's own value goes to the function of its frame */
+	for (uint32_t n = 1; n < nn; n++) {
+		uint32_t fr = p->nodes[n].frame;
+		t->nd[n].fun = t->ffun[fr];
+		t->nd[n].inl = (p->frames[fr].flags & PP_FRAME_INLINED) != 0;
+		struct fun *f = &t->fn[t->nd[n].fun];
+		if (__builtin_add_overflow(f->flat, t->nd[n].sub, &f->flat) ||
+		    __builtin_add_overflow(*flat_all, t->nd[n].sub, flat_all))
+			return pp_error(p, PPROF_EINPUT, "%s", overflow);
+	}
+	/* Parents have smaller ids than their children. */
+	for (uint32_t n = nn; n-- > 1;) {
+		uint32_t up = p->nodes[n].parent;
+		if (__builtin_add_overflow(t->nd[up].sub, t->nd[n].sub, &t->nd[up].sub))
+			return pp_error(p, PPROF_EINPUT, "%s", overflow);
+		t->nd[up].live |= t->nd[n].live;
+	}
+	return PPROF_OK;
+}
+
 static size_t top_strsize(const char *s)
 {
 	return strlen(s) + 1;
@@ -512,62 +846,35 @@ int pprof_top(struct pprof_profile *p, const struct pprof_top_options *o, struct
 	struct row *rows = NULL;
 	struct pprof_top *tab = NULL;
 	bool any_inline = false;
-	int s = top_functions(&t, o->granularity, &any_inline);
+	/* Samples still out of the tree are read as they are, unless some are
+	 * in the tree too. */
+	bool deferred = p->deferred && p->nentries == 0;
+	int s = deferred ? PPROF_OK : pp_settle(p);
+	if (s == PPROF_OK)
+		s = top_functions(&t, o->granularity, &any_inline);
 	if (s != PPROF_OK)
 		goto out;
 
-	uint32_t nn = p->nnodes;
-	t.nd = calloc(nn ? nn : 1, sizeof(*t.nd));
-	if (!t.nd || !walk_init(&t.w, p)) {
-		s = pp_nomem(p);
-		goto out;
-	}
-
-	/* Values per node, and pprof's total: the magnitudes of all samples,
-	 * or of the base samples only in a -diff_base profile. */
+	/* pprof's total: the magnitudes of all samples, or of the base
+	 * samples only in a -diff_base profile. */
 	uint32_t base = p->nlabelsets > 1 ? label_key(p, "pprof::base") : 0;
 	uint64_t total = 0, basetotal = 0;
-	for (uint32_t e = 0; e < p->nentries; e++) {
-		int64_t v = p->values[(size_t)e * p->ntypes + sel];
-		uint32_t n = p->entries[e].node;
-		if (v == 0)
-			continue;
-		if (__builtin_add_overflow(t.nd[n].sub, v, &t.nd[n].sub) ||
-		    __builtin_add_overflow(total, mag(v), &total) || total > INT64_MAX) {
-			s = pp_error(p, PPROF_EINPUT, "sum of values leaves the 64-bit range");
-			goto out;
-		}
-		t.nd[n].live = 1;
-		if (base && has_label(p, p->entries[e].labels, base, "true"))
-			basetotal += mag(v);
-	}
-	/* flat: the node's own value goes to the function of its frame */
 	int64_t flat_all = 0;
-	for (uint32_t n = 1; n < nn; n++) {
-		uint32_t fr = p->nodes[n].frame;
-		t.nd[n].fun = t.ffun[fr];
-		t.nd[n].inl = (p->frames[fr].flags & PP_FRAME_INLINED) != 0;
-		struct fun *f = &t.fn[t.nd[n].fun];
-		if (__builtin_add_overflow(f->flat, t.nd[n].sub, &f->flat) ||
-		    __builtin_add_overflow(flat_all, t.nd[n].sub, &flat_all)) {
-			s = pp_error(p, PPROF_EINPUT, "sum of values leaves the 64-bit range");
-			goto out;
-		}
-	}
-	/* Parents have smaller ids than their children. */
-	for (uint32_t n = nn; n-- > 1;) {
-		uint32_t up = p->nodes[n].parent;
-		if (__builtin_add_overflow(t.nd[up].sub, t.nd[n].sub, &t.nd[up].sub)) {
-			s = pp_error(p, PPROF_EINPUT, "sum of values leaves the 64-bit range");
-			goto out;
-		}
-		t.nd[up].live |= t.nd[n].live;
-	}
 	/* Without a row limit every function is kept, and one walk does. */
 	if (!o->limit)
 		for (uint32_t f = 0; f < t.nfn; f++)
 			t.fn[f].kept = 1;
-	s = walk_tree(&t, true, any_inline && !o->limit, flat_all);
+	if (deferred) {
+		struct totals tot = {0, 0, 0};
+		s = walk_deferred(&t, sel, true, any_inline && !o->limit, base, &tot);
+		total = tot.total;
+		basetotal = tot.basetotal;
+		flat_all = tot.flat_all;
+	} else {
+		s = tree_values(&t, sel, base, &total, &basetotal, &flat_all);
+		if (s == PPROF_OK)
+			s = walk_tree(&t, true, any_inline && !o->limit, flat_all);
+	}
 	if (s != PPROF_OK)
 		goto out;
 
@@ -595,7 +902,9 @@ int pprof_top(struct pprof_profile *p, const struct pprof_top_options *o, struct
 			for (uint32_t f = 0; f < t.nfn; f++)
 				t.fn[f].kept = 1;
 		}
-		s = walk_tree(&t, false, true, flat_all);
+		struct totals tot = {total, basetotal, flat_all};
+		s = deferred ? walk_deferred(&t, sel, false, true, 0, &tot)
+			     : walk_tree(&t, false, true, flat_all);
 		if (s != PPROF_OK)
 			goto out;
 	}

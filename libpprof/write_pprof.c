@@ -559,6 +559,9 @@ static int write_all(struct writer *w)
 
 int pprof_write_pprof(struct pprof_profile *p, FILE *out)
 {
+	int settled = pp_settle(p);
+	if (settled != PPROF_OK)
+		return settled;
 	struct writer w;
 	memset(&w, 0, sizeof(w));
 	w.p = p;

@@ -77,6 +77,9 @@ int main(int argc, char **argv)
 				cli_usage_error(&c, "unknown option");
 		}
 	}
+	/* The table needs no call tree: pprof samples are read as lists of
+	 * locations (the transforms build the tree when they run). */
+	c.read.defer_tree = 1;
 	int status = CLI_FAIL;
 	struct pprof_top *t = NULL;
 	struct pprof_profile *p = cli_load(&c, argv + optind, argc - optind);
