@@ -349,17 +349,34 @@ static inline uint32_t idmap_get(const struct idmap *m, uint64_t id)
 	}
 }
 
+/* The offset of the Ith top-level field numbered NUM (the file was walked
+ * whole before, so the walk can't fail), for a message. */
+static size_t nth_field_offset(struct rd *r, uint32_t num, size_t i)
+{
+	size_t pos = 0;
+	while (pos < r->len) {
+		struct field f;
+		if (next_field(r, &pos, r->len, &f, "profile"))
+			break;
+		if (f.num == num && i-- == 0)
+			return f.off;
+	}
+	return 0;
+}
+
 /* Builds the map of N objects of SIZE bytes each starting with a uint64_t
- * id; WHAT names them in messages. */
+ * id, the top-level fields numbered NUM in file order; WHAT names them in
+ * messages. */
 static int idmap_build(struct rd *r, struct idmap *m, const void *objs, size_t n, size_t size,
-		       const char *what)
+		       uint32_t num, const char *what)
 {
 	uint64_t max = 0;
 	for (size_t i = 0; i < n; i++) {
 		uint64_t id;
 		memcpy(&id, (const char *)objs + i * size, sizeof(id));
 		if (id == 0)
-			return pp_error(r->p, PPROF_EINPUT, "%s with reserved id 0", what);
+			return pp_error_at(r->p, PPROF_EINPUT, nth_field_offset(r, num, i),
+					   "%s with reserved id 0", what);
 		if (id > max)
 			max = id;
 	}
@@ -395,8 +412,8 @@ static int idmap_build(struct rd *r, struct idmap *m, const void *objs, size_t n
 			slot = &m->vals[s];
 		}
 		if (*slot)
-			return pp_error(r->p, PPROF_EINPUT, "several %ss with id %llu", what,
-					(unsigned long long)id);
+			return pp_error_at(r->p, PPROF_EINPUT, nth_field_offset(r, num, i),
+					   "several %ss with id %llu", what, (unsigned long long)id);
 		*slot = (uint32_t)i + 1;
 	}
 	return PPROF_OK;
@@ -764,9 +781,10 @@ static int scan_mappings_functions(struct rd *r)
 			return s;
 	}
 	int s;
-	if ((s = idmap_build(r, &r->mapmap, r->mappings, r->nm, sizeof(*r->mappings), "mapping")) ||
+	if ((s = idmap_build(r, &r->mapmap, r->mappings, r->nm, sizeof(*r->mappings), F_MAPPING,
+				 "mapping")) ||
 	    (s = idmap_build(r, &r->funmap, r->functions, r->nf, sizeof(*r->functions),
-			     "function")))
+			     F_FUNCTION, "function")))
 		return s;
 	return PPROF_OK;
 }
@@ -961,7 +979,8 @@ static int scan_locations(struct rd *r)
 	r->loc_identity = true;
 	for (size_t i = 0; i < r->nl && r->loc_identity; i++)
 		r->loc_identity = r->locids[i] == i + 1;
-	return idmap_build(r, &r->locmap, r->locids, r->nl, sizeof(*r->locids), "location");
+	return idmap_build(r, &r->locmap, r->locids, r->nl, sizeof(*r->locids), F_LOCATION,
+			   "location");
 }
 
 /* ---- pass 4: samples ---- */

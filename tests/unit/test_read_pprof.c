@@ -969,13 +969,13 @@ static void test_read_pprof_errors(void **state)
 	pb_type(&b, "cpu", "nanoseconds");
 	pb_function(&b, 1, "main", NULL);
 	pb_function(&b, 1, "other", NULL);
-	expect_error(pb_finish(&b), "several functions with id 1");
+	expect_error(pb_finish(&b), "several functions with id 1 (at byte 12)");
 	pb_release(&b);
 	pb_init(&b);
 	pb_type(&b, "cpu", "nanoseconds");
 	pb_function(&b, 1, "main", NULL);
 	pb_loc1(&b, 0, 1);
-	expect_error(pb_finish(&b), "location with reserved id 0");
+	expect_error(pb_finish(&b), "location with reserved id 0 (at byte 12)");
 	pb_release(&b);
 }
 
