@@ -55,6 +55,7 @@ fi
 echo "== checkout: $(git -C "$work" log -1 --format='%h %s')" >&2
 
 mounted=""
+# shellcheck disable=SC2317 # called by the trap
 cleanup() {
 	for m in $mounted; do
 		umount "$m" 2>/dev/null || umount -l "$m" || true
@@ -65,7 +66,7 @@ trap 'exit 130' INT TERM
 # Reverse order of mounting, so dev/pts goes before dev.
 mnt() {
 	mount "$@"
-	eval "_m=\${$#}"
+	for _m; do :; done	# the mount point, the last argument
 	mounted="$_m $mounted"
 }
 mnt -t proc proc "$target/proc"
