@@ -140,6 +140,12 @@ struct pprof_profile {
 	uint32_t nentries, capentries;
 	struct pp_idhash *entryhash;
 
+	/* the table totals per sample type before pprof's sample filters
+	 * (NULL: none applied), and the filters given, for the legend */
+	int64_t *pretotal;
+	char **legend;
+	size_t nlegend;
+
 	/* samples not yet in the tree (NULL: none) */
 	struct pp_deferred *deferred;
 
@@ -261,6 +267,12 @@ struct pp_deferred {
 };
 /* Moves the deferred samples into the tree (no-op when there are none). */
 int pp_settle(struct pprof_profile *p);
+
+/* Keeps the totals of the top table for every sample type (top.c) in
+ * p->pretotal, before filters change them. */
+int pp_record_pretotal(struct pprof_profile *p);
+/* Appends a copy of S to p->legend; false when out of memory. */
+bool pp_legend_add(struct pprof_profile *p, const char *s);
 /* Interns a label set (sorted by the callee); N may be 0 (gives set 0). */
 int pp_labelset_intern(struct pprof_profile *p, const struct pp_label *l,
 		       uint32_t n, uint32_t *id);
@@ -279,7 +291,10 @@ int pp_seq_push(struct pprof_profile *p, uint32_t node, int64_t time, int64_t wa
 int pp_intern_cstr(struct pprof_profile *p, const char *s, uint32_t *id);
 /* Adds a sample type by C strings to a caller's array. */
 
-/* ---- readers: a bid on the first bytes (0 = no; higher wins), and the reader ---- */
+/* ---- readers: a bid on the first bytes, and the reader ----
+ * The bid: 0 = no, higher wins; -1 = not decided on these bytes, more
+ * may decide (the folded bid on an unfinished first line: input.c reads
+ * on while a pipe's first line is valid text). */
 struct pp_reader {
 	enum pprof_format format;
 	const char *name;

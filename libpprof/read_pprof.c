@@ -1048,11 +1048,14 @@ static int defer_begin(struct rd *r)
 	if (d->nframes + r->nframes > UINT32_MAX || d->nlocs + r->nl > UINT32_MAX ||
 	    !pp_grow((void **)&d->frames, &d->capframes, d->nframes + r->nframes,
 		     sizeof(*d->frames)) ||
-	    !pp_grow((void **)&d->locs, &d->caplocs, d->nlocs + r->nl, sizeof(*d->locs)))
+	    !pp_grow((void **)&d->locs, &d->caplocs, d->nlocs + r->nl, sizeof(*d->locs)) ||
+	    /* never NULL: samples without locations point into it too */
+	    !pp_grow((void **)&d->stack, &d->capstack, 1, sizeof(*d->stack)))
 		return pp_nomem(p);
 	r->framebase = d->nframes;
 	r->locbase = d->nlocs;
-	memcpy(d->frames + d->nframes, r->frames, r->nframes * sizeof(*r->frames));
+	if (r->nframes) /* d->frames is NULL before the first frames */
+		memcpy(d->frames + d->nframes, r->frames, r->nframes * sizeof(*r->frames));
 	d->nframes += r->nframes;
 	for (size_t i = 0; i < r->nl; i++) {
 		struct pp_loc *l = &d->locs[d->nlocs++];
@@ -1355,9 +1358,53 @@ static bool looks_like_text(const unsigned char *buf, size_t len)
 	return true;
 }
 
+/* Whether B[0 .. n) parses as the fields of some message: keys of field
+ * numbers from 1 and wire types 0, 1, 2 or 5, each value within it. */
+static bool plausible_message(const unsigned char *b, size_t n)
+{
+	size_t pos = 0;
+	while (pos < n) {
+		uint64_t key, v;
+		if (get_varint(b, &pos, n, &key) || key >> 3 == 0 || key >> 3 > UINT32_MAX)
+			return false;
+		switch (key & 7) {
+		case WT_VARINT:
+			if (get_varint(b, &pos, n, &v))
+				return false;
+			break;
+		case WT_I64:
+			if (n - pos < 8)
+				return false;
+			pos += 8;
+			break;
+		case WT_I32:
+			if (n - pos < 4)
+				return false;
+			pos += 4;
+			break;
+		case WT_LEN:
+			if (get_varint(b, &pos, n, &v) || v > n - pos)
+				return false;
+			pos += (size_t)v;
+			break;
+		default:
+			return false;
+		}
+	}
+	return true;
+}
+
+/* The size of the prefix of a pipe that input.c asks the bids about: a
+ * first field longer than that is no profile's. */
+#define BID_PREFIX ((size_t)64 << 10)
+
 /* A protobuf Profile starts with a known field of the right wire type.
  * Text can look like that by chance ("Z", "j", "2", "\n"), so the bid is
- * low, and lower still when the fields after the first don't parse. */
+ * low, and lower still when the fields after the first don't parse.
+ * Random bytes start like a field one time in twenty or so: the first
+ * field's message must parse too (each of the Profile's messages is small:
+ * the repeated fields are one field each), so that garbage is refused on
+ * its first bytes rather than read whole. */
 static int pprof_bid(const unsigned char *buf, size_t len)
 {
 	size_t pos = 0;
@@ -1370,7 +1417,11 @@ static int pprof_bid(const unsigned char *buf, size_t len)
 			return i == 0 || looks_like_text(buf, len) ? 0 : 1;
 		if ((key & 7) == WT_LEN) {
 			if (v > len - pos)
-				return 10; /* can't tell more */
+				return i == 0 && len >= BID_PREFIX ? 0 : 10; /* can't tell more */
+			uint64_t num = key >> 3;
+			if (i == 0 && num != F_STRING_TABLE && num != F_COMMENT &&
+			    !plausible_message(buf + pos, (size_t)v))
+				return 0;
 			pos += (size_t)v;
 		}
 	}

@@ -1000,7 +1000,17 @@ static void test_read_pprof_bid(void **state)
 	assert_int_equal(r->bid((const unsigned char *)"(root);a 1\n", 11), 0);
 	assert_int_equal(r->bid((const unsigned char *)"", 0), 0);
 	/* looks like a field at first, then not */
-	assert_int_equal(r->bid((const unsigned char *)"Z\x01xmain;a 1\n", 12), 1);
+	assert_int_equal(r->bid((const unsigned char *)"Z\x02\x08\x01main;a 1\n", 13), 1);
+	/* a first field whose message doesn't parse, or longer than a pipe's
+	 * first 64 KiB: garbage */
+	assert_int_equal(r->bid((const unsigned char *)"Z\x01xmain;a 1\n", 12), 0);
+	assert_int_equal(r->bid((const unsigned char *)"\x12\x03\x08\x01\x07", 5), 0);
+	unsigned char *big = calloc(1, 65536);
+	assert_non_null(big);
+	memcpy(big, "\x12\xff\xff\x04", 4);
+	assert_int_equal(r->bid(big, 65536), 0);
+	assert_int_equal(r->bid(big, 1000), 10);
+	free(big);
 	/* a wire type that doesn't fit the field */
 	assert_int_equal(r->bid((const unsigned char *)"\x08\x01", 2), 0);
 	assert_int_equal(r->bid((const unsigned char *)"\x7a\x01x", 3), 0);
