@@ -195,6 +195,9 @@ struct pprof_filter {
 	char **keys[2]; /* tagroot, tagleaf */
 	size_t nkeys[2];
 	bool given[PPROF_FILTER_NOPTIONS];
+	/* pprof's report legend: "name=value" of the sample filters, as given */
+	char **legend[PPROF_FILTER_NOPTIONS];
+	size_t nlegend[PPROF_FILTER_NOPTIONS];
 	const struct pprof_rules *rules;
 	struct pp_buf error;
 };
@@ -256,6 +259,11 @@ void pprof_filter_free(struct pprof_filter *f)
 		for (size_t k = 0; k < f->nkeys[i]; k++)
 			free(f->keys[i][k]);
 		free(f->keys[i]);
+	}
+	for (int i = 0; i < PPROF_FILTER_NOPTIONS; i++) {
+		for (size_t k = 0; k < f->nlegend[i]; k++)
+			free(f->legend[i][k]);
+		free(f->legend[i]);
 	}
 	pp_buf_release(&f->error);
 	free(f);
@@ -462,10 +470,39 @@ static int add_tagfilter(struct pprof_filter *f, enum pprof_filter_option o, con
 	return PPROF_OK;
 }
 
+/* pprof's filters of samples and frames (driver_focus.go's applyFocus),
+ * which it applies after the report has taken the total, and their names
+ * in its legend ("Active filters:"); 0: not one of them, "": not shown. */
+static const char *const pprof_legend_names[PPROF_FILTER_NOPTIONS] = {
+	[PPROF_FILTER_FOCUS] = "focus",		[PPROF_FILTER_IGNORE] = "ignore",
+	[PPROF_FILTER_HIDE] = "hide",		[PPROF_FILTER_SHOW] = "show",
+	[PPROF_FILTER_SHOW_FROM] = "show_from", [PPROF_FILTER_PRUNE_FROM] = "",
+	[PPROF_FILTER_TAGFOCUS] = "tagfocus",	[PPROF_FILTER_TAGIGNORE] = "tagignore",
+};
+
+static int add_legend(struct pprof_filter *f, enum pprof_filter_option o, const char *value)
+{
+	const char *name = pprof_legend_names[o];
+	if (!name || !*name)
+		return PPROF_OK;
+	size_t n = strlen(name) + strlen(value) + 2;
+	char *s = malloc(n);
+	if (!s)
+		return ferr(f, PPROF_ENOMEM, "out of memory");
+	snprintf(s, n, "%s=%s", name, value);
+	if (!push_ptr((void ***)&f->legend[o], &f->nlegend[o], s)) {
+		free(s);
+		return ferr(f, PPROF_ENOMEM, "out of memory");
+	}
+	return PPROF_OK;
+}
+
 int pprof_filter_add(struct pprof_filter *f, enum pprof_filter_option o, const char *value)
 {
 	if ((unsigned)o >= PPROF_FILTER_NOPTIONS)
 		return ferr(f, PPROF_EUSAGE, "unknown filter option %d", (int)o);
+	if (value && add_legend(f, o, value) != PPROF_OK)
+		return PPROF_ENOMEM;
 	if (o == PPROF_FILTER_COLLAPSE_RECURSION || o == PPROF_FILTER_DROP_IDLE) {
 		f->given[o] = true;
 		return PPROF_OK;
@@ -1247,6 +1284,21 @@ int pprof_filter_apply(const struct pprof_filter *f, struct pprof_profile *p)
 	int settled = pp_settle(p);
 	if (settled != PPROF_OK)
 		return settled;
+	/* As pprof: the percentages of a table stay those of all samples
+	 * under its sample filters (not under --drop-idle, which is ours and
+	 * is meant to leave the idle time out of the total). */
+	bool pprofs = false;
+	for (int o = 0; o < PPROF_FILTER_NOPTIONS; o++)
+		pprofs |= f->given[o] && pprof_legend_names[o];
+	if (pprofs && !f->given[PPROF_FILTER_DROP_IDLE] && !p->pretotal) {
+		int s = pp_record_pretotal(p);
+		if (s != PPROF_OK)
+			return s;
+	}
+	for (int o = 0; o < PPROF_FILTER_NOPTIONS; o++)
+		for (size_t k = 0; k < f->nlegend[o]; k++)
+			if (!pp_legend_add(p, f->legend[o][k]))
+				return pp_nomem(p);
 	struct applier A;
 	memset(&A, 0, sizeof(A));
 	A.f = f;

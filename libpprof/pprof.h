@@ -485,6 +485,11 @@ struct pprof_top {
 	const char **comments;      /* the profile's comments not starting with '#' */
 	size_t ncomments;
 	int64_t time_nanos, duration_nanos; /* 0 when unknown */
+	/* pprof's sample filters applied to the profile ("focus=REGEX", ...,
+	 * in pprof's order): then TOTAL is the total before them, as pprof's
+	 * percentages are of all samples */
+	const char **filters;
+	size_t nfilters;
 	/* private */
 	char *buf;
 };

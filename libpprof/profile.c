@@ -324,6 +324,10 @@ void pprof_profile_free(struct pprof_profile *p)
 	free(p->comments);
 	free(p->typemap);
 	deferred_free(p->deferred);
+	free(p->pretotal);
+	for (size_t i = 0; i < p->nlegend; i++)
+		free(p->legend[i]);
+	free(p->legend);
 	for (size_t i = 0; i < p->nwarnings; i++)
 		free(p->warnings[i]);
 	free(p->warnings);
@@ -554,6 +558,19 @@ void pp_locwalk_release(struct pp_locwalk *w)
 	free(w->prev);
 	w->prev = NULL;
 	w->prevn = w->capprev = 0;
+}
+
+bool pp_legend_add(struct pprof_profile *p, const char *s)
+{
+	char *c = strdup(s);
+	char **a = c ? realloc(p->legend, (p->nlegend + 1) * sizeof(*a)) : NULL;
+	if (!a) {
+		free(c);
+		return false;
+	}
+	a[p->nlegend++] = c;
+	p->legend = a;
+	return true;
 }
 
 static void deferred_free(struct pp_deferred *d)

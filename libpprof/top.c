@@ -829,6 +829,31 @@ static int tree_values(struct top_work *t, uint32_t sel, uint32_t base, uint64_t
 	return PPROF_OK;
 }
 
+int pp_record_pretotal(struct pprof_profile *p)
+{
+	uint32_t base = p->nlabelsets > 1 ? label_key(p, "pprof::base") : 0;
+	int64_t *t = calloc(p->ntypes ? p->ntypes : 1, sizeof(*t));
+	if (!t)
+		return pp_nomem(p);
+	for (uint32_t k = 0; k < p->ntypes; k++) {
+		uint64_t total = 0, basetotal = 0;
+		for (uint32_t e = 0; e < p->nentries; e++) {
+			int64_t v = p->values[(size_t)e * p->ntypes + k];
+			if (v == 0)
+				continue;
+			if (__builtin_add_overflow(total, mag(v), &total) || total > INT64_MAX) {
+				free(t);
+				return pp_error(p, PPROF_EINPUT, "sum of values leaves the 64-bit range");
+			}
+			if (base && has_label(p, p->entries[e].labels, base, "true"))
+				basetotal += mag(v);
+		}
+		t[k] = (int64_t)(basetotal ? basetotal : total);
+	}
+	p->pretotal = t;
+	return PPROF_OK;
+}
+
 static size_t top_strsize(const char *s)
 {
 	return strlen(s) + 1;
@@ -922,13 +947,16 @@ int pprof_top(struct pprof_profile *p, const struct pprof_top_options *o, struct
 	}
 	for (size_t i = 0; i < keep; i++)
 		size += (size_t)rows[i].len + 1;
+	for (size_t i = 0; i < p->nlegend; i++)
+		size += top_strsize(p->legend[i]);
 	tab = calloc(1, sizeof(*tab));
 	if (tab) {
 		tab->buf = malloc(size);
 		tab->rows = malloc((keep ? keep : 1) * sizeof(*tab->rows));
 		tab->comments = malloc((ncom ? ncom : 1) * sizeof(*tab->comments));
+		tab->filters = malloc((p->nlegend ? p->nlegend : 1) * sizeof(*tab->filters));
 	}
-	if (!tab || !tab->buf || !tab->rows || !tab->comments) {
+	if (!tab || !tab->buf || !tab->rows || !tab->comments || !tab->filters) {
 		s = pp_nomem(p);
 		goto out;
 	}
@@ -947,6 +975,8 @@ int pprof_top(struct pprof_profile *p, const struct pprof_top_options *o, struct
 		if (c[0] != '#')
 			COPY(tab->comments[tab->ncomments++], c, strlen(c));
 	}
+	for (size_t i = 0; i < p->nlegend; i++)
+		COPY(tab->filters[tab->nfilters++], p->legend[i], strlen(p->legend[i]));
 	for (size_t i = 0; i < keep; i++) {
 		const struct fun *f = &t.fn[rows[i].fun];
 		struct pprof_top_row *r = &tab->rows[i];
@@ -960,7 +990,7 @@ int pprof_top(struct pprof_profile *p, const struct pprof_top_options *o, struct
 #undef COPY
 	tab->n = keep;
 	tab->nall = nrows;
-	tab->total = (int64_t)(basetotal ? basetotal : total);
+	tab->total = p->pretotal ? p->pretotal[sel] : (int64_t)(basetotal ? basetotal : total);
 	tab->time_nanos = p->time_nanos;
 	tab->duration_nanos = p->duration_nanos;
 	*out = tab;
@@ -981,6 +1011,7 @@ void pprof_top_free(struct pprof_top *t)
 		return;
 	free(t->rows);
 	free(t->comments);
+	free(t->filters);
 	free(t->buf);
 	free(t);
 }
@@ -1036,6 +1067,13 @@ static void top_text(const struct pprof_top *t, FILE *out)
 			snprintf(c, sizeof(c), "(%s)", d);
 		}
 		fprintf(out, "Duration: %s, Total samples = %s %s\n", a, b, c);
+	}
+	/* as pprof's legend, cut at 80 bytes */
+	if (t->nfilters)
+		fputs("Active filters:\n", out);
+	for (size_t i = 0; i < t->nfilters; i++) {
+		size_t n = strlen(t->filters[i]);
+		fprintf(out, "   %.*s%s\n", (int)(n > 80 ? 80 : n), t->filters[i], n > 80 ? "…" : "");
 	}
 	pprof_value_label(a, sizeof(a), t->flat_sum, t->unit, unit);
 	pprof_value_label(b, sizeof(b), t->total, t->unit, unit);
@@ -1109,6 +1147,15 @@ int pprof_top_write(const struct pprof_top *t, enum pprof_table_format fmt, FILE
 			fprintf(out, ",\"time_nanos\":%" PRId64, t->time_nanos);
 		if (t->duration_nanos)
 			fprintf(out, ",\"duration_nanos\":%" PRId64, t->duration_nanos);
+		if (t->nfilters) {
+			fputs(",\"filters\":[", out);
+			for (size_t i = 0; i < t->nfilters; i++) {
+				if (i)
+					putc(',', out);
+				json_str(out, t->filters[i]);
+			}
+			putc(']', out);
+		}
 		fputs(",\"rows\":[", out);
 		for (size_t i = 0; i < t->n; i++) {
 			const struct pprof_top_row *r = &t->rows[i];

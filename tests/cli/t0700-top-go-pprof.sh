@@ -109,6 +109,20 @@ if [ -n "$SHARED" ] && [ -f "$SHARED/testdata/google-pprof/proto/large.cpu.pb.gz
 	'
 fi
 
+# pprof's sample filters apply after the report took its total: the
+# percentages stay those of all samples, and the legend names the filters.
+test_expect_success 'filters: the total before them and the legend, as go tool pprof' '
+	f=$FIX/pprof/workerd-min.cpu.nomap.pb.gz &&
+	for o in "-focus=handle" "-ignore=visit -hide=^C\$" "-show=a|b" "-show_from=handle" \
+		"-prune_from=b" "-tagfocus=nothing=here" "-focus=visitObject -nodecount=3"; do
+		go_top "$f" $o >expect &&
+		pprof-top $(echo "$o" | sed "s/-nodecount=/-n /; s/-\([a-z_]*\)=/--\1=/g") "$f" \
+			>actual 2>/dev/null &&
+		test_cmp expect actual || exit 1
+	done &&
+	grep -q "^   focus=visitObject$" actual
+'
+
 # A -diff_base profile written by go tool pprof: pprof's total is then the
 # base samples' alone.
 test_expect_success 'a -diff_base output of go tool pprof' '
