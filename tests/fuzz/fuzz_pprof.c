@@ -1,13 +1,92 @@
 /* fuzz_pprof.c: libFuzzer harness of the pprof reader (profile.proto, not gzipped: the input harness covers gzip).
- * Seeds: the fixtures' pprof inputs (tests/fuzz/run.sh). */
+ * Seeds: the fixtures' pprof inputs (tests/fuzz/run.sh).
+ *
+ * Also differential: the input read again with defer_tree (the samples
+ * kept as lists of locations, as pprof-top reads them) must read alike
+ * (the same error, but for the bound on the frames the stacks expand to,
+ * which counts every frame of a deferred sample), give the same top
+ * tables, and fold alike once pprof_fold settles the deferred samples. */
 #include "config.h"
 
 #include "harness.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
+static char *top_text(struct pprof_profile *p, int t, size_t limit)
+{
+	struct pprof_top_options o = {t, PPROF_G_FUNCTIONS, 0, limit};
+	struct pprof_top *tab = NULL;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	if (!f)
+		return NULL;
+	if (pprof_top(p, &o, &tab) == PPROF_OK)
+		pprof_top_write(tab, PPROF_TABLE_TSV, f);
+	else
+		fprintf(f, "error: %s\n", pprof_profile_error(p));
+	pprof_top_free(tab);
+	fclose(f);
+	return buf;
+}
+
+static char *fold_text(struct pprof_profile *p, int t)
+{
+	struct pprof_fold_options o = {t, PPROF_G_FUNCTIONS};
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	if (!f)
+		return NULL;
+	if (pprof_fold_write(p, &o, f) != PPROF_OK)
+		fprintf(f, "error: %s\n", pprof_profile_error(p));
+	fclose(f);
+	return buf;
+}
+
+static void same(const char *what, char *a, char *b)
+{
+	if (a && b && strcmp(a, b) != 0) {
+		fprintf(stderr, "tree:\n%s\ndeferred:\n%s\n", a, b);
+		fuzz_fail(what, "", 0);
+	}
+	free(a);
+	free(b);
+}
+
+static void differential(const uint8_t *data, size_t size)
+{
+	struct pprof_read_options o = fuzz_read_options;
+	struct pprof_profile *t = pprof_profile_new(), *d = pprof_profile_new();
+	if (!t || !d)
+		goto out;
+	int st = pp_reader_pprof.read(t, data, size, &o);
+	o.defer_tree = 1;
+	int sd = pp_reader_pprof.read(d, data, size, &o);
+	if (sd != PPROF_OK && strstr(pprof_profile_error(d), "stacks expand to more than"))
+		goto out;
+	if (st != sd || (st != PPROF_OK && strcmp(pprof_profile_error(t),
+						   pprof_profile_error(d)) != 0)) {
+		fprintf(stderr, "tree: %d %s\ndeferred: %d %s\n", st, pprof_profile_error(t), sd,
+			pprof_profile_error(d));
+		fuzz_fail("the deferred read differs", "", 0);
+	}
+	if (st != PPROF_OK)
+		goto out;
+	int ty = pprof_sample_type_select(t, NULL);
+	if (ty < 0)
+		goto out;
+	same("the deferred top table differs", top_text(t, ty, 0), top_text(d, ty, 0));
+	same("the deferred top table differs (2 rows)", top_text(t, ty, 2), top_text(d, ty, 2));
+	same("the settled fold differs", fold_text(t, ty), fold_text(d, ty));
+out:
+	pprof_profile_free(t);
+	pprof_profile_free(d);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	fuzz_reader(&pp_reader_pprof, data, size);
+	differential(data, size);
 	return 0;
 }
