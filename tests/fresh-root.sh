@@ -14,7 +14,7 @@
 #          "./build.sh demo" then "./build.sh check"
 #
 # The checkout is a git clone of this repository's HEAD (committed work
-# only) in TARGET/root/pprof-tools; ../shared beside this checkout, when
+# only) in TARGET/srv/pprof-tools; ../shared beside this checkout, when
 # present, is copied beside it (the tests that read it skip without it;
 # --no-shared leaves it out).  proc, sys, dev and dev/pts are mounted for
 # the chroot and unmounted on exit.
@@ -46,11 +46,11 @@ target=$(cd "$target" && pwd)
 
 # The user got the repository somehow; a minbase root has no git, so the
 # clone is made here and copied in.
-work=$target/root/pprof-tools
-rm -rf "$work" "$target/root/shared"
+work=$target/srv/pprof-tools
+rm -rf "$work" "$target/srv/shared"
 git clone -q --no-hardlinks "$src" "$work"
 if [ "$shared" = yes ] && [ -d "$src/../shared" ]; then
-	cp -R "$src/../shared" "$target/root/shared"
+	cp -R "$src/../shared" "$target/srv/shared"
 fi
 echo "== checkout: $(git -C "$work" log -1 --format='%h %s')" >&2
 
@@ -80,11 +80,11 @@ cp /etc/resolv.conf "$target/etc/resolv.conf"
 [ $# -gt 0 ] || set -- "./build.sh demo" "./build.sh check"
 status=0
 for cmd in "$@"; do
-	echo "== $cmd (in $target/root/pprof-tools)" >&2
+	echo "== $cmd (in $target/srv/pprof-tools)" >&2
 	start=$(date +%s)
 	if chroot "$target" /usr/bin/env -i HOME=/root TERM=dumb \
 		PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
-		/bin/sh -c "cd /root/pprof-tools && $cmd"; then
+		/bin/sh -c "cd /srv/pprof-tools && $cmd"; then
 		rc=0
 	else
 		rc=$?
