@@ -240,6 +240,10 @@ struct pp_locwalk {
 int pp_locwalk_node(struct pprof_profile *p, struct pp_locwalk *w, const uint32_t *stack,
 		    size_t n, uint64_t offset, uint32_t *node);
 void pp_locwalk_release(struct pp_locwalk *w);
+/* The error of stacks that expand past MAXSTEPS frames in an input of
+ * INLEN bytes (an inline bomb), at OFFSET. */
+int pp_steps_exceeded(struct pprof_profile *p, uint64_t offset, uint64_t maxsteps,
+		      size_t inlen);
 
 /* Samples kept out of the tree (pprof_read_options.defer_tree): each is a
  * list of location indexes, leaf first, over the locations of all deferred

@@ -531,10 +531,7 @@ int pp_locwalk_node(struct pprof_profile *p, struct pp_locwalk *w, const uint32_
 			uint32_t parent = node;
 			w->steps += loc->n;
 			if (w->steps > w->maxsteps)
-				return pp_error_at(p, PPROF_EINPUT, offset,
-						   "stacks expand to more than %llu frames (inlined lines "
-						   "times repeated locations), too many for %zu bytes",
-						   (unsigned long long)w->maxsteps, w->inlen);
+				return pp_steps_exceeded(p, offset, w->maxsteps, w->inlen);
 			for (uint32_t k = 0; k < loc->n; k++) {
 				int s = pp_node_child(p, node, w->frames[loc->off + k], &node);
 				if (s != PPROF_OK)
@@ -551,6 +548,15 @@ int pp_locwalk_node(struct pprof_profile *p, struct pp_locwalk *w, const uint32_
 	w->prevn = n;
 	*out = node;
 	return PPROF_OK;
+}
+
+int pp_steps_exceeded(struct pprof_profile *p, uint64_t offset, uint64_t maxsteps,
+		      size_t inlen)
+{
+	return pp_error_at(p, PPROF_EINPUT, offset,
+			   "stacks expand to more than %llu frames (inlined lines "
+			   "times repeated locations), too many for %zu bytes",
+			   (unsigned long long)maxsteps, inlen);
 }
 
 void pp_locwalk_release(struct pp_locwalk *w)

@@ -142,9 +142,9 @@ struct rd {
 	/* the samples' walk into the tree, with its bound (STEPS_*) */
 	struct pp_locwalk walk;
 	/* pprof_read_options.defer_tree: the samples go to p->deferred, their
-	 * locations and frames from index LOCBASE and FRAMEBASE there */
+	 * locations from index LOCBASE there */
 	bool defer;
-	size_t locbase, framebase, firstsample;
+	size_t locbase, firstsample;
 	/* location steps of the deferred samples, and the most frames a
 	 * location has: the bound is checked on their product first */
 	uint64_t locsteps;
@@ -1052,7 +1052,7 @@ static int defer_begin(struct rd *r)
 	    /* never NULL: samples without locations point into it too */
 	    !pp_grow((void **)&d->stack, &d->capstack, 1, sizeof(*d->stack)))
 		return pp_nomem(p);
-	r->framebase = d->nframes;
+	size_t framebase = d->nframes;
 	r->locbase = d->nlocs;
 	if (r->nframes) /* d->frames is NULL before the first frames */
 		memcpy(d->frames + d->nframes, r->frames, r->nframes * sizeof(*r->frames));
@@ -1060,7 +1060,7 @@ static int defer_begin(struct rd *r)
 	for (size_t i = 0; i < r->nl; i++) {
 		struct pp_loc *l = &d->locs[d->nlocs++];
 		memset(l, 0, sizeof(*l));
-		l->off = (uint32_t)(r->framebase + r->locations[i].off);
+		l->off = (uint32_t)(framebase + r->locations[i].off);
 		l->n = r->locations[i].n;
 		if (l->n > r->maxlocn)
 			r->maxlocn = l->n;
@@ -1133,10 +1133,7 @@ static int defer_check(struct rd *r)
 		for (uint32_t j = 0; j < x->n; j++)
 			steps += d->locs[d->stack[x->stack + j]].n;
 		if (steps > r->walk.maxsteps)
-			return pp_error_at(r->p, PPROF_EINPUT, x->off,
-					   "stacks expand to more than %llu frames (inlined lines "
-					   "times repeated locations), too many for %zu bytes",
-					   (unsigned long long)r->walk.maxsteps, r->len);
+			return pp_steps_exceeded(r->p, x->off, r->walk.maxsteps, r->len);
 	}
 	return PPROF_OK;
 }
