@@ -498,6 +498,8 @@ struct pprof_top_options {
 	enum pprof_granularity granularity;
 	int cum;          /* sort by cum, not flat */
 	size_t limit;     /* rows to keep; 0: all (pprof -nodecount) */
+	unsigned threads; /* for the walk of a big profile's samples; 0: as
+			   * many as the cores online (at most 8) */
 };
 /* Builds the table of P into *OUT (freed with pprof_top_free()). */
 int pprof_top(struct pprof_profile *p, const struct pprof_top_options *o,

@@ -6,10 +6,12 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "pprof_private.h"
 
@@ -473,24 +475,39 @@ struct dedge {
 	uint32_t flags; /* 1: present, 2: some call not inlined */
 };
 
+/* One share of the walk of the deferred samples: the samples [lo, hi).
+ * A big profile's walk is split among threads, each with its own copy of
+ * what the walk writes (the records' memo entries, the stamps, the sums
+ * and the edges), summed into the first share's when all are done: the
+ * sums are of integers, so the table is the same however it is split. */
 struct dwalk {
-	uint32_t *start;
+	uint32_t *start; /* shared by the shares; owned by the first */
 	struct dframe *fr;
 	uint32_t *stamp; /* per function: the last sample that counted it */
-	int64_t *cum;
+	int64_t *cum, *flat;
 	struct dedge *edges;
 	uint64_t *ekey; /* from << 32 | to */
 	size_t nedges, capedges;
 	uint32_t *slots; /* id + 1; 0: empty */
 	size_t ecap;
-};
 
-static void dwalk_release(struct dwalk *w)
+	const struct top_work *t;
+	uint32_t sel, base;
+	bool first, labels;
+	size_t lo, hi;
+	struct totals tot;
+	int err; /* a WALK_* below */
+};
+enum { WALK_OK, WALK_OVERFLOW, WALK_NOMEM };
+
+static void dwalk_release(struct dwalk *w, bool owner)
 {
-	free(w->start);
+	if (owner)
+		free(w->start);
 	free(w->fr);
 	free(w->stamp);
 	free(w->cum);
+	free(w->flat);
 	free(w->edges);
 	free(w->ekey);
 	free(w->slots);
@@ -543,7 +560,9 @@ static uint32_t dwalk_edge(struct dwalk *w, uint32_t from, uint32_t to)
 	return id;
 }
 
-static bool dwalk_init(struct dwalk *w, const struct top_work *t, bool labels)
+/* The first share: the records of the locations, and the edges within
+ * them.  *NFR: the number of records. */
+static bool dwalk_init(struct dwalk *w, const struct top_work *t, bool labels, size_t *nfr)
 {
 	const struct pprof_profile *p = t->p;
 	const struct pp_deferred *d = p->deferred;
@@ -552,15 +571,17 @@ static bool dwalk_init(struct dwalk *w, const struct top_work *t, bool labels)
 		nf += d->locs[l].n;
 	if (nf + HDR * nl >= UINT32_MAX || t->nfn >= LF_INLINED)
 		return false;
+	*nfr = nf + HDR * nl + 1;
 	w->start = malloc((nl ? nl : 1) * sizeof(*w->start));
-	w->fr = calloc(nf + HDR * nl + 1, sizeof(*w->fr));
+	w->fr = calloc(*nfr, sizeof(*w->fr));
 	w->stamp = calloc(t->nfn ? t->nfn : 1, sizeof(*w->stamp));
 	w->cum = calloc(t->nfn ? t->nfn : 1, sizeof(*w->cum));
+	w->flat = calloc(t->nfn ? t->nfn : 1, sizeof(*w->flat));
 	if (labels) {
 		w->ecap = 4096;
 		w->slots = calloc(w->ecap, sizeof(*w->slots));
 	}
-	if (!w->start || !w->fr || !w->stamp || !w->cum || (labels && !w->slots))
+	if (!w->start || !w->fr || !w->stamp || !w->cum || !w->flat || (labels && !w->slots))
 		return false;
 	size_t k = 0;
 	for (size_t l = 0; l < nl; l++) {
@@ -589,44 +610,67 @@ static bool dwalk_init(struct dwalk *w, const struct top_work *t, bool labels)
 	return true;
 }
 
-/* The same as tree_values and walk_tree together, for the deferred
- * samples: each stack is walked from its list of locations, and a sample
- * counts once for a function (and an edge) on its stack by the number of
- * the last sample that counted it.  FIRST: the pass that sums flat, cum
- * and the totals into *TOT (BASE: the pprof::base label key, or 0);
- * LABELS: the edges' labels, between kept functions. */
-static int walk_deferred(struct top_work *t, uint32_t sel, bool first, bool labels,
-			 uint32_t base, struct totals *tot)
+/* Another share, from the first before any walk: its own copy of what a
+ * walk writes. */
+static bool dwalk_clone(struct dwalk *w, const struct dwalk *w0, size_t nfr, uint32_t nfn)
 {
-	struct pprof_profile *p = t->p;
-	const struct pp_deferred *d = p->deferred;
-	struct dwalk w;
-	memset(&w, 0, sizeof(w));
-	if (!dwalk_init(&w, t, labels)) {
-		dwalk_release(&w);
-		return pp_nomem(p);
+	memset(w, 0, sizeof(*w));
+	w->start = w0->start;
+	w->fr = malloc(nfr * sizeof(*w->fr));
+	w->stamp = calloc(nfn ? nfn : 1, sizeof(*w->stamp));
+	w->cum = calloc(nfn ? nfn : 1, sizeof(*w->cum));
+	w->flat = calloc(nfn ? nfn : 1, sizeof(*w->flat));
+	if (!w->fr || !w->stamp || !w->cum || !w->flat)
+		return false;
+	memcpy(w->fr, w0->fr, nfr * sizeof(*w->fr));
+	if (w0->slots) {
+		size_t ne = w0->capedges ? w0->capedges : 1024;
+		w->edges = malloc(ne * sizeof(*w->edges));
+		w->ekey = malloc(ne * sizeof(*w->ekey));
+		w->slots = malloc(w0->ecap * sizeof(*w->slots));
+		if (!w->edges || !w->ekey || !w->slots)
+			return false;
+		if (w0->nedges) {
+			memcpy(w->edges, w0->edges, w0->nedges * sizeof(*w->edges));
+			memcpy(w->ekey, w0->ekey, w0->nedges * sizeof(*w->ekey));
+		}
+		memcpy(w->slots, w0->slots, w0->ecap * sizeof(*w->slots));
+		w->nedges = w0->nedges;
+		w->capedges = ne;
+		w->ecap = w0->ecap;
 	}
-	const char *overflow = "sum of values leaves the 64-bit range";
-	int s = PPROF_OK;
+	return true;
+}
+
+/* The walk of one share's samples, for tree_values and walk_tree together:
+ * each stack is walked from its list of locations, and a sample counts
+ * once for a function (and an edge) on its stack by the number of the
+ * last sample that counted it.  FIRST: flat, cum and the totals; LABELS:
+ * the edges' weights, between kept functions. */
+static int dwalk_share(struct dwalk *w)
+{
+	const struct top_work *t = w->t;
+	const struct pprof_profile *p = t->p;
+	const struct pp_deferred *d = p->deferred;
+	const bool first = w->first, labels = w->labels;
+	struct totals *tot = &w->tot;
 	uint32_t stamp = 0;
-	for (size_t i = 0; i < d->nsamples; i++) {
+	for (size_t i = w->lo; i < w->hi; i++) {
 		const struct pp_dsample *x = &d->samples[i];
-		int64_t v = d->values[i * p->ntypes + sel];
+		int64_t v = d->values[i * p->ntypes + w->sel];
 		if (v == 0)
 			continue;
 		if (first) {
 			if (__builtin_add_overflow(tot->total, mag(v), &tot->total) ||
-			    tot->total > INT64_MAX) {
-				s = pp_error(p, PPROF_EINPUT, "%s", overflow);
-				goto out;
-			}
-			if (base && has_label(p, x->labels, base, "true"))
+			    tot->total > INT64_MAX)
+				return WALK_OVERFLOW;
+			if (w->base && has_label(p, x->labels, w->base, "true"))
 				tot->basetotal += mag(v);
 		}
 		if (++stamp == 0) {
-			memset(w.stamp, 0, t->nfn * sizeof(*w.stamp));
-			for (size_t e = 0; e < w.nedges; e++)
-				w.edges[e].stamp = 0;
+			memset(w->stamp, 0, t->nfn * sizeof(*w->stamp));
+			for (size_t e = 0; e < w->nedges; e++)
+				w->edges[e].stamp = 0;
 			stamp = 1;
 		}
 		const uint32_t *stk = d->stack + x->stack;
@@ -636,20 +680,18 @@ static int walk_deferred(struct top_work *t, uint32_t sel, bool first, bool labe
 			 * fetched while this one is counted (the steps are
 			 * independent, unlike a tree walk's). */
 			if (j >= 3)
-				__builtin_prefetch(w.fr + w.start[stk[j - 3]]);
+				__builtin_prefetch(w->fr + w->start[stk[j - 3]]);
 			if (j >= 6)
-				__builtin_prefetch(&w.start[stk[j - 6]]);
-			struct dframe *h = w.fr + w.start[stk[j]];
+				__builtin_prefetch(&w->start[stk[j - 6]]);
+			struct dframe *h = w->fr + w->start[stk[j]];
 			const struct dframe *b = h + HDR, *end = b + h->fun;
 			if (first) {
 				for (const struct dframe *f = b; f < end; f++) {
 					uint32_t fun = f->fun & ~LF_INLINED;
-					if (w.stamp[fun] != stamp) {
-						w.stamp[fun] = stamp;
-						if (__builtin_add_overflow(w.cum[fun], v, &w.cum[fun])) {
-							s = pp_error(p, PPROF_EINPUT, "%s", overflow);
-							goto out;
-						}
+					if (w->stamp[fun] != stamp) {
+						w->stamp[fun] = stamp;
+						if (__builtin_add_overflow(w->cum[fun], v, &w->cum[fun]))
+							return WALK_OVERFLOW;
 					}
 				}
 				if (end > b)
@@ -669,17 +711,15 @@ static int walk_deferred(struct top_work *t, uint32_t sel, bool first, bool labe
 					} else if (h[2].fun == up) {
 						id = h[2].edge;
 					} else {
-						id = dwalk_edge(&w, up - 1, f->fun & ~LF_INLINED);
-						if (id == NO_EDGE) {
-							s = pp_nomem(p);
-							goto out;
-						}
+						id = dwalk_edge(w, up - 1, f->fun & ~LF_INLINED);
+						if (id == NO_EDGE)
+							return WALK_NOMEM;
 						h[2] = h[1];
 						h[1].fun = up;
 						h[1].edge = id;
 					}
 				}
-				struct dedge *e = &w.edges[id];
+				struct dedge *e = &w->edges[id];
 				if (e->stamp != stamp) {
 					e->stamp = stamp;
 					e->weight += v;
@@ -690,33 +730,161 @@ static int walk_deferred(struct top_work *t, uint32_t sel, bool first, bool labe
 				up = h->edge;
 		}
 		if (first && leaf != UINT32_MAX) {
-			struct fun *f = &t->fn[leaf];
-			if (__builtin_add_overflow(f->flat, v, &f->flat) ||
-			    __builtin_add_overflow(tot->flat_all, v, &tot->flat_all)) {
-				s = pp_error(p, PPROF_EINPUT, "%s", overflow);
-				goto out;
-			}
+			if (__builtin_add_overflow(w->flat[leaf], v, &w->flat[leaf]) ||
+			    __builtin_add_overflow(tot->flat_all, v, &tot->flat_all))
+				return WALK_OVERFLOW;
 		}
 	}
-	if (first)
-		for (uint32_t f = 0; f < t->nfn; f++)
-			t->fn[f].cum = w.cum[f];
+	return WALK_OK;
+}
+
+static void *dwalk_thread(void *arg)
+{
+	struct dwalk *w = arg;
+	w->err = dwalk_share(w);
+	return NULL;
+}
+
+/* Adds share W into the first share W0. */
+static int dwalk_merge(struct dwalk *w0, const struct dwalk *w, uint32_t nfn)
+{
+	if (w0->first) {
+		struct totals *a = &w0->tot;
+		const struct totals *b = &w->tot;
+		if (__builtin_add_overflow(a->total, b->total, &a->total) || a->total > INT64_MAX ||
+		    __builtin_add_overflow(a->flat_all, b->flat_all, &a->flat_all))
+			return WALK_OVERFLOW;
+		a->basetotal += b->basetotal; /* <= total */
+		for (uint32_t f = 0; f < nfn; f++)
+			if (__builtin_add_overflow(w0->cum[f], w->cum[f], &w0->cum[f]) ||
+			    __builtin_add_overflow(w0->flat[f], w->flat[f], &w0->flat[f]))
+				return WALK_OVERFLOW;
+	}
+	if (w0->labels)
+		for (size_t e = 0; e < w->nedges; e++) {
+			if (!w->edges[e].flags)
+				continue;
+			uint32_t id = dwalk_edge(w0, (uint32_t)(w->ekey[e] >> 32), (uint32_t)w->ekey[e]);
+			if (id == NO_EDGE)
+				return WALK_NOMEM;
+			w0->edges[id].weight += w->edges[e].weight;
+			w0->edges[id].flags |= w->edges[e].flags;
+		}
+	return WALK_OK;
+}
+
+/* How many shares the walk of the deferred samples is split in: one for a
+ * small profile (a thread costs more than it saves there). */
+static unsigned walk_shares(unsigned asked, const struct pp_deferred *d)
+{
+	unsigned n = asked;
+	if (!n) {
+		if (d->nstack < ((size_t)1 << 20))
+			return 1;
+		long cores = sysconf(_SC_NPROCESSORS_ONLN);
+		n = cores < 1 ? 1 : cores > 8 ? 8 : (unsigned)cores;
+	}
+	if (n > 64)
+		n = 64;
+	if (n > d->nsamples)
+		n = d->nsamples ? (unsigned)d->nsamples : 1;
+	return n;
+}
+
+/* The walk of the deferred samples in NSHARES shares (see dwalk_share),
+ * summed into T's functions (FIRST) and labels (LABELS), and *TOT. */
+static int walk_deferred(struct top_work *t, uint32_t sel, bool first, bool labels,
+			 uint32_t base, struct totals *tot, unsigned nshares)
+{
+	struct pprof_profile *p = t->p;
+	const struct pp_deferred *d = p->deferred;
+	struct dwalk *w = calloc(nshares, sizeof(*w));
+	pthread_t *th = calloc(nshares, sizeof(*th));
+	bool *running = calloc(nshares, sizeof(*running));
+	size_t nfr = 0;
+	unsigned ready = 0; /* shares set up */
+	int err = WALK_NOMEM;
+	if (!w || !th || !running || !dwalk_init(&w[0], t, labels, &nfr))
+		goto out;
+	for (ready = 1; ready < nshares; ready++)
+		if (!dwalk_clone(&w[ready], &w[0], nfr, t->nfn)) {
+			ready++;
+			goto out;
+		}
+	/* The shares split the samples where the location steps before them
+	 * pass k / nshares of all. */
+	for (unsigned k = 0; k < nshares; k++) {
+		w[k].t = t;
+		w[k].sel = sel;
+		w[k].base = base;
+		w[k].first = first;
+		w[k].labels = labels;
+		w[k].tot = (struct totals){0, 0, 0};
+		size_t at = (size_t)((double)d->nstack * k / nshares), lo = 0, hi = d->nsamples;
+		while (lo < hi) {
+			size_t mid = lo + (hi - lo) / 2;
+			if (d->samples[mid].stack < at)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		w[k].lo = k ? lo : 0;
+		if (k)
+			w[k - 1].hi = w[k].lo;
+	}
+	w[nshares - 1].hi = d->nsamples;
+	for (unsigned k = 1; k < nshares; k++)
+		running[k] = pthread_create(&th[k], NULL, dwalk_thread, &w[k]) == 0;
+	w[0].err = dwalk_share(&w[0]);
+	err = WALK_OK;
+	for (unsigned k = 1; k < nshares; k++) {
+		if (running[k])
+			pthread_join(th[k], NULL);
+		else /* no thread: the share is walked here */
+			w[k].err = dwalk_share(&w[k]);
+	}
+	for (unsigned k = 0; k < nshares && !err; k++)
+		err = w[k].err;
+	for (unsigned k = 1; k < nshares && !err; k++)
+		err = dwalk_merge(&w[0], &w[k], t->nfn);
+	if (err)
+		goto out;
+	if (first) {
+		tot->total = w[0].tot.total;
+		tot->basetotal = w[0].tot.basetotal;
+		tot->flat_all = w[0].tot.flat_all;
+		for (uint32_t f = 0; f < t->nfn; f++) {
+			t->fn[f].cum = w[0].cum[f];
+			t->fn[f].flat = w[0].flat[f];
+		}
+	}
 	if (labels) {
 		int64_t cutoff = (int64_t)((double)tot->flat_all * 0.001);
-		for (size_t e = 0; e < w.nedges; e++) {
-			if (mag(w.edges[e].weight) < mag(cutoff))
+		for (size_t e = 0; e < w[0].nedges; e++) {
+			if (mag(w[0].edges[e].weight) < mag(cutoff))
 				continue;
-			struct fun *f = &t->fn[(uint32_t)w.ekey[e]];
-			if (w.edges[e].flags & 2)
+			struct fun *f = &t->fn[(uint32_t)w[0].ekey[e]];
+			if (w[0].edges[e].flags & 2)
 				f->in_noinline = 1;
-			else if (w.edges[e].flags)
+			else if (w[0].edges[e].flags)
 				f->in_inline = 1;
 		}
 	}
 out:
-	dwalk_release(&w);
-	return s;
+	if (w) {
+		if (!ready && nshares) /* dwalk_init failed: free what it made */
+			ready = 1;
+		for (unsigned k = 0; k < ready; k++)
+			dwalk_release(&w[k], k == 0);
+	}
+	free(w);
+	free(th);
+	free(running);
+	if (err == WALK_OVERFLOW)
+		return pp_error(p, PPROF_EINPUT, "%s", "sum of values leaves the 64-bit range");
+	return err ? pp_nomem(p) : PPROF_OK;
 }
+
 
 /* The string id of KEY among the label keys, or 0. */
 static uint32_t label_key(const struct pprof_profile *p, const char *key)
@@ -896,9 +1064,10 @@ int pprof_top(struct pprof_profile *p, const struct pprof_top_options *o, struct
 	if (!o->limit)
 		for (uint32_t f = 0; f < t.nfn; f++)
 			t.fn[f].kept = 1;
+	unsigned nshares = deferred ? walk_shares(o->threads, p->deferred) : 1;
 	if (deferred) {
 		struct totals tot = {0, 0, 0};
-		s = walk_deferred(&t, sel, true, any_inline && !o->limit, base, &tot);
+		s = walk_deferred(&t, sel, true, any_inline && !o->limit, base, &tot, nshares);
 		total = tot.total;
 		basetotal = tot.basetotal;
 		flat_all = tot.flat_all;
@@ -935,7 +1104,7 @@ int pprof_top(struct pprof_profile *p, const struct pprof_top_options *o, struct
 				t.fn[f].kept = 1;
 		}
 		struct totals tot = {total, basetotal, flat_all};
-		s = deferred ? walk_deferred(&t, sel, false, true, 0, &tot)
+		s = deferred ? walk_deferred(&t, sel, false, true, 0, &tot, nshares)
 			     : walk_tree(&t, false, true, flat_all);
 		if (s != PPROF_OK)
 			goto out;

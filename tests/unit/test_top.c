@@ -43,9 +43,9 @@ static struct pprof_profile *read_paths(const char *const *paths, size_t n, int 
 
 /* The table of P as text, tsv and json, or the error. */
 static char *table(struct pprof_profile *p, int sample, enum pprof_granularity g, int cum,
-		   size_t limit)
+		   size_t limit, unsigned threads)
 {
-	struct pprof_top_options o = {sample, g, cum, limit};
+	struct pprof_top_options o = {sample, g, cum, limit, threads};
 	struct pprof_top *t = NULL;
 	char *buf = NULL;
 	size_t len = 0;
@@ -94,14 +94,17 @@ static void same_tables(const char *const *paths, size_t n)
 					/* each table from a fresh read: a table may be the
 					 * first use of the deferred samples or not */
 					struct pprof_profile *d = read_paths(paths, n, 1);
-					char *want = table(tree, (int)s, gs[g], cum, limits[l]);
-					char *got = table(d, (int)s, gs[g], cum, limits[l]);
-					if (strcmp(want, got) != 0)
-						fail_msg("%s: type %zu, granularity %zu, cum %d, limit %zu:\n"
-							 "tree:\n%s\ndeferred:\n%s",
-							 paths[0], s, g, cum, limits[l], want, got);
+					char *want = table(tree, (int)s, gs[g], cum, limits[l], 0);
+					/* the walk in one share, then in three (threads) */
+					for (unsigned th = 1; th <= 3; th += 2) {
+						char *got = table(d, (int)s, gs[g], cum, limits[l], th);
+						if (strcmp(want, got) != 0)
+							fail_msg("%s: type %zu, granularity %zu, cum %d, limit %zu, %u threads:\n"
+								 "tree:\n%s\ndeferred:\n%s",
+								 paths[0], s, g, cum, limits[l], th, want, got);
+						free(got);
+					}
 					free(want);
-					free(got);
 					pprof_profile_free(d);
 					ntables++;
 				}
@@ -201,8 +204,8 @@ static void test_settle(void **state)
 		assert_string_equal(want, got);
 		free(got);
 		/* then the table, from the tree */
-		char *t1 = table(tree, s, PPROF_G_FUNCTIONS, 0, 3);
-		char *t2 = table(d, s, PPROF_G_FUNCTIONS, 0, 3);
+		char *t1 = table(tree, s, PPROF_G_FUNCTIONS, 0, 3, 0);
+		char *t2 = table(d, s, PPROF_G_FUNCTIONS, 0, 3, 2);
 		assert_string_equal(t1, t2);
 		free(want);
 		free(t1);
@@ -245,8 +248,8 @@ static void test_mixed_inputs(void **state)
 		assert_int_equal(pprof_read_buffer(d, text, strlen(text), &defer), PPROF_OK);
 		assert_non_null(d->deferred);
 		int s = pprof_sample_type_select(tree, NULL);
-		char *want = table(tree, s, PPROF_G_FUNCTIONS, 0, limit);
-		char *got = table(d, s, PPROF_G_FUNCTIONS, 0, limit);
+		char *want = table(tree, s, PPROF_G_FUNCTIONS, 0, limit, 0);
+		char *got = table(d, s, PPROF_G_FUNCTIONS, 0, limit, 2);
 		assert_null(d->deferred);
 		assert_string_equal(want, got);
 		/* both inputs count: 9 + 13 */
