@@ -148,6 +148,9 @@ struct pprof_profile {
 
 	/* samples not yet in the tree (NULL: none) */
 	struct pp_deferred *deferred;
+	/* while a reader reads: the buffer it reads, when it may keep it
+	 * (read.c); else NULL */
+	struct pp_hold *hold;
 
 	/* time-ordered samples (cpuprofile) */
 	struct pp_seq *seq;
@@ -245,30 +248,59 @@ void pp_locwalk_release(struct pp_locwalk *w);
 int pp_steps_exceeded(struct pprof_profile *p, uint64_t offset, uint64_t maxsteps,
 		      size_t inlen);
 
+/* An input's buffer that the pprof reader may keep (read.c): PTR, LEN
+ * bytes, is freed (or unmapped, when MAPPED) by whoever has it; the reader
+ * takes it by copying it and setting PTR to NULL. */
+struct pp_hold {
+	void *ptr;
+	size_t len;
+	bool mapped;
+};
+
 /* Samples kept out of the tree (pprof_read_options.defer_tree): each is a
  * list of location indexes, leaf first, over the locations of all deferred
- * inputs.  pprof_top() reads them as they are; anything else that needs
+ * inputs.  A sample whose locations are one packed field of ids 1 .. n in
+ * order (as every writer we know makes them) keeps that field's bytes as
+ * they are: in its input's buffer when the reader may keep it, else copied
+ * to BYTES.  pprof_top() reads them as they are; anything else that needs
  * the tree calls pp_settle() first. */
 struct pp_deferred {
 	uint32_t *frames; /* the locations' frames */
 	size_t nframes, capframes;
 	struct pp_loc *locs;
 	size_t nlocs, caplocs;
-	uint32_t *stack; /* all samples' location lists */
+	uint32_t *stack; /* the lists of the samples that are not packed */
 	size_t nstack, capstack;
+	unsigned char *bytes; /* packed ids copied from buffers not kept */
+	size_t nbytes, capbytes;
+	struct pp_dpart {
+		const unsigned char *base; /* its packed ids' buffer; NULL: BYTES */
+		uint32_t locbase;          /* its first location */
+		struct pp_hold hold;       /* its buffer, when kept */
+	} *parts;                          /* one per input */
+	size_t nparts, capparts;
 	struct pp_dsample {
-		size_t stack;    /* its locations: stack[stack .. stack + n) */
+		uint64_t stack;  /* its locations: stack[stack .. stack + n),
+				  * or packed: their ids at byte STACK of its
+				  * part's buffer */
+		uint64_t off;    /* byte offset in its input, for messages */
 		uint32_t n;      /* how many */
 		uint32_t labels; /* label set */
-		uint64_t off;    /* byte offset in its input, for messages */
+		uint32_t part;   /* PP_DLIST, or its input: parts[part] */
 	} *samples;
 	size_t nsamples, capsamples;
+	uint64_t nsteps;  /* the locations of all samples */
 	int64_t *values; /* ntypes per sample, in the profile's type order */
 	size_t capvalues;
 	/* per type, the sum of the values' magnitudes: kept within int64, so
 	 * that no sum of deferred values can leave it */
 	uint64_t *magsum;
 };
+#define PP_DLIST UINT32_MAX
+/* The locations of deferred sample X, leaf first: in d->stack, or decoded
+ * into *SCRATCH (grown to *CAP entries).  NULL when out of memory. */
+const uint32_t *pp_dsample_locs(const struct pp_deferred *d, const struct pp_dsample *x,
+				uint32_t **scratch, size_t *cap);
 /* Moves the deferred samples into the tree (no-op when there are none). */
 int pp_settle(struct pprof_profile *p);
 

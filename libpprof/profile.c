@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/random.h>
+#include <sys/mman.h>
 #include <sys/random.h>
 
 #include "pprof_private.h"
@@ -586,10 +586,48 @@ static void deferred_free(struct pp_deferred *d)
 	free(d->frames);
 	free(d->locs);
 	free(d->stack);
+	free(d->bytes);
+	for (size_t i = 0; i < d->nparts; i++) {
+		struct pp_hold *h = &d->parts[i].hold;
+		if (h->ptr && h->mapped)
+			munmap(h->ptr, h->len);
+		else
+			free(h->ptr);
+	}
+	free(d->parts);
 	free(d->samples);
 	free(d->values);
 	free(d->magsum);
 	free(d);
+}
+
+const uint32_t *pp_dsample_locs(const struct pp_deferred *d, const struct pp_dsample *x,
+				uint32_t **scratch, size_t *cap)
+{
+	if (x->part == PP_DLIST)
+		return d->stack + x->stack;
+	if (x->n > *cap) {
+		size_t ncap = *cap ? *cap : 64;
+		while (ncap < x->n)
+			ncap *= 2;
+		uint32_t *a = realloc(*scratch, ncap * sizeof(*a));
+		if (!a)
+			return NULL;
+		*scratch = a;
+		*cap = ncap;
+	}
+	/* The reader checked every id: 1 .. the input's locations. */
+	const struct pp_dpart *part = &d->parts[x->part];
+	const unsigned char *b = (part->base ? part->base : d->bytes) + x->stack;
+	uint32_t base = part->locbase - 1, *out = *scratch;
+	for (uint32_t i = 0; i < x->n; i++) {
+		uint64_t v = *b & 0x7f;
+		for (unsigned shift = 7; *b++ & 0x80; shift += 7)
+			if (shift < 64)
+				v |= (uint64_t)(*b & 0x7f) << shift;
+		out[i] = base + (uint32_t)v;
+	}
+	return out;
 }
 
 int pp_settle(struct pprof_profile *p)
@@ -606,13 +644,17 @@ int pp_settle(struct pprof_profile *p)
 		.maxsteps = UINT64_MAX, /* each input was bounded when read */
 	};
 	int s = PPROF_OK;
+	uint32_t *scratch = NULL;
+	size_t cap = 0;
 	for (size_t i = 0; i < d->nsamples && s == PPROF_OK; i++) {
 		const struct pp_dsample *x = &d->samples[i];
+		const uint32_t *locs = pp_dsample_locs(d, x, &scratch, &cap);
 		uint32_t node;
-		s = pp_locwalk_node(p, &w, d->stack + x->stack, x->n, x->off, &node);
+		s = locs ? pp_locwalk_node(p, &w, locs, x->n, x->off, &node) : pp_nomem(p);
 		if (s == PPROF_OK)
 			s = pp_add_sample(p, node, x->labels, d->values + i * p->ntypes, x->off);
 	}
+	free(scratch);
 	pp_locwalk_release(&w);
 	p->typemap = typemap;
 	deferred_free(d);

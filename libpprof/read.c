@@ -61,16 +61,28 @@ static int utf16_to_utf8(struct pprof_profile *p, const unsigned char *in, size_
 	return PPROF_OK;
 }
 
-int pprof_read_buffer(struct pprof_profile *p, const void *buf, size_t len,
-		      const struct pprof_read_options *o)
+static void hold_release(struct pp_hold *h)
 {
-	const unsigned char *b = buf;
-	unsigned char *inflated = NULL;
+	if (h->ptr && h->mapped)
+		munmap(h->ptr, h->len);
+	else
+		free(h->ptr);
+	h->ptr = NULL;
+}
+
+/* OUTER: BUF as a buffer the reader may keep, or NULL (the caller's). */
+static int read_buffer(struct pprof_profile *p, const unsigned char *b, size_t len,
+		       const struct pprof_read_options *o, struct pp_hold *outer)
+{
+	struct pp_hold inner = {NULL, 0, false}, *h = outer;
 	if (pp_is_gzip(b, len)) {
+		unsigned char *inflated = NULL;
 		int s = pp_gunzip(p, b, len, o, &inflated, &len);
 		if (s != PPROF_OK)
 			return s;
 		b = inflated;
+		inner = (struct pp_hold){inflated, len, false};
+		h = &inner;
 	}
 	int status;
 	if (len >= 2 && ((b[0] == 0xff && b[1] == 0xfe) || (b[0] == 0xfe && b[1] == 0xff))) {
@@ -78,8 +90,9 @@ int pprof_read_buffer(struct pprof_profile *p, const void *buf, size_t len,
 		status = utf16_to_utf8(p, b, len, &u8, &len);
 		if (status != PPROF_OK)
 			goto out;
-		free(inflated);
-		inflated = u8;
+		hold_release(&inner);
+		inner = (struct pp_hold){u8, len, false};
+		h = &inner;
 		b = u8;
 	}
 	if (len == 0) {
@@ -101,10 +114,18 @@ int pprof_read_buffer(struct pprof_profile *p, const void *buf, size_t len,
 		goto out;
 	}
 	p->format = best->format;
+	p->hold = h;
 	status = best->read(p, b, len, o);
+	p->hold = NULL;
 out:
-	free(inflated);
+	hold_release(&inner);
 	return status;
+}
+
+int pprof_read_buffer(struct pprof_profile *p, const void *buf, size_t len,
+		      const struct pprof_read_options *o)
+{
+	return read_buffer(p, buf, len, o, NULL);
 }
 
 int pprof_read_file(struct pprof_profile *p, const char *path,
@@ -116,10 +137,8 @@ int pprof_read_file(struct pprof_profile *p, const char *path,
 	int s = pp_input_load(p, path, o, &buf, &len, &mapped);
 	if (s != PPROF_OK)
 		return s;
-	s = pprof_read_buffer(p, buf, len, o);
-	if (mapped)
-		munmap(buf, len);
-	else
-		free(buf);
+	struct pp_hold h = {buf, len, mapped};
+	s = read_buffer(p, buf, len, o, &h);
+	hold_release(&h);
 	return s;
 }

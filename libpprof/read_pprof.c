@@ -145,6 +145,8 @@ struct rd {
 	 * locations from index LOCBASE there */
 	bool defer;
 	size_t locbase, firstsample;
+	uint32_t part;     /* this input's in p->deferred->parts */
+	size_t npacked;    /* its samples kept as packed ids */
 	/* location steps of the deferred samples, and the most frames a
 	 * location has: the bound is checked on their product first */
 	uint64_t locsteps;
@@ -1050,8 +1052,16 @@ static int defer_begin(struct rd *r)
 		     sizeof(*d->frames)) ||
 	    !pp_grow((void **)&d->locs, &d->caplocs, d->nlocs + r->nl, sizeof(*d->locs)) ||
 	    /* never NULL: samples without locations point into it too */
-	    !pp_grow((void **)&d->stack, &d->capstack, 1, sizeof(*d->stack)))
+	    !pp_grow((void **)&d->stack, &d->capstack, 1, sizeof(*d->stack)) ||
+	    !pp_grow((void **)&d->parts, &d->capparts, d->nparts + 1, sizeof(*d->parts)))
 		return pp_nomem(p);
+	/* The packed ids point into the buffer read when it may be kept (it
+	 * is taken at the end, when some sample does). */
+	r->part = (uint32_t)d->nparts;
+	r->npacked = 0;
+	d->parts[d->nparts++] = (struct pp_dpart){
+		p->hold && p->hold->ptr == (const void *)r->b ? r->b : NULL,
+		(uint32_t)d->nlocs, {NULL, 0, false}};
 	size_t framebase = d->nframes;
 	r->locbase = d->nlocs;
 	if (r->nframes) /* d->frames is NULL before the first frames */
@@ -1091,26 +1101,45 @@ static bool defer_fits(struct rd *r)
 }
 
 /* Keeps a sample out of the tree: its locations STACK[0 .. n) (leaf first)
- * and its values, in the profile's type order. */
+ * and its values, in the profile's type order.  PACKED: the field of its
+ * location ids, 1 .. the locations, when they are one packed field, or
+ * NULL. */
 static int defer_sample(struct rd *r, const uint32_t *stack, size_t n, uint32_t labels,
-			size_t off)
+			size_t off, const struct field *packed)
 {
 	struct pprof_profile *p = r->p;
 	struct pp_deferred *d = p->deferred;
 	r->locsteps += n;
 	if (n > UINT32_MAX ||
-	    !pp_grow((void **)&d->stack, &d->capstack, d->nstack + n, sizeof(*d->stack)) ||
 	    !pp_grow((void **)&d->samples, &d->capsamples, d->nsamples + 1, sizeof(*d->samples)) ||
 	    !pp_grow((void **)&d->values, &d->capvalues, (d->nsamples + 1) * p->ntypes,
 		     sizeof(*d->values)))
 		return pp_nomem(p);
 	struct pp_dsample *x = &d->samples[d->nsamples];
-	x->stack = d->nstack;
 	x->n = (uint32_t)n;
 	x->labels = labels;
 	x->off = off;
-	for (size_t i = 0; i < n; i++)
-		d->stack[d->nstack++] = (uint32_t)(r->locbase + stack[i]);
+	if (packed && d->parts[r->part].base) {
+		/* as it is, in the buffer */
+		x->part = r->part;
+		x->stack = packed->data;
+		r->npacked++;
+	} else if (packed) {
+		if (!pp_grow((void **)&d->bytes, &d->capbytes, d->nbytes + packed->len, 1))
+			return pp_nomem(p);
+		x->part = r->part;
+		x->stack = d->nbytes;
+		memcpy(d->bytes + d->nbytes, r->b + packed->data, packed->len);
+		d->nbytes += packed->len;
+	} else {
+		if (!pp_grow((void **)&d->stack, &d->capstack, d->nstack + n, sizeof(*d->stack)))
+			return pp_nomem(p);
+		x->part = PP_DLIST;
+		x->stack = d->nstack;
+		for (size_t i = 0; i < n; i++)
+			d->stack[d->nstack++] = (uint32_t)(r->locbase + stack[i]);
+	}
+	d->nsteps += n;
 	int64_t *v = d->values + d->nsamples * p->ntypes;
 	for (uint32_t k = 0; k < p->ntypes; k++)
 		v[p->typemap ? p->typemap[k] : k] = r->vals[k];
@@ -1128,20 +1157,44 @@ static int defer_check(struct rd *r)
 	if (r->locsteps <= r->walk.maxsteps / (r->maxlocn ? r->maxlocn : 1))
 		return PPROF_OK;
 	uint64_t steps = 0;
-	for (size_t i = r->firstsample; i < d->nsamples; i++) {
+	uint32_t *scratch = NULL;
+	size_t cap = 0;
+	int s = PPROF_OK;
+	for (size_t i = r->firstsample; i < d->nsamples && s == PPROF_OK; i++) {
 		const struct pp_dsample *x = &d->samples[i];
+		const uint32_t *locs = pp_dsample_locs(d, x, &scratch, &cap);
+		if (!locs) {
+			s = pp_nomem(r->p);
+			break;
+		}
 		for (uint32_t j = 0; j < x->n; j++)
-			steps += d->locs[d->stack[x->stack + j]].n;
+			steps += d->locs[locs[j]].n;
 		if (steps > r->walk.maxsteps)
-			return pp_steps_exceeded(r->p, x->off, r->walk.maxsteps, r->len);
+			s = pp_steps_exceeded(r->p, x->off, r->walk.maxsteps, r->len);
 	}
-	return PPROF_OK;
+	free(scratch);
+	return s;
+}
+
+/* The end of an input's deferred samples: its buffer is kept when some
+ * point into it. */
+static int defer_end(struct rd *r)
+{
+	int s = defer_check(r);
+	struct pp_dpart *part = &r->p->deferred->parts[r->part];
+	if (s == PPROF_OK && r->npacked) {
+		part->hold = *r->p->hold;
+		r->p->hold->ptr = NULL;
+	}
+	return s;
 }
 
 static int decode_sample(struct rd *r, const struct field *f, uint32_t ntypes)
 {
 	size_t pos = f->data, end = f->data + f->len;
 	size_t nlocs = 0, nvals = 0, nlabels = 0;
+	size_t nlocfields = 0;
+	struct field locfield = {0};
 	int s;
 	while (pos < end) {
 		struct field g;
@@ -1151,6 +1204,8 @@ static int decode_sample(struct rd *r, const struct field *f, uint32_t ntypes)
 		case 1:
 			if (g.wt == WT_LEN && (s = GROW(r, r->locs, r->caplocs, nlocs + g.len)))
 				return s;
+			nlocfields++;
+			locfield = g;
 			FOR_EACH_VARINT(r, &g, "sample", id, {
 				if (nlocs == r->caplocs &&
 				    (s = GROW(r, r->locs, r->caplocs, nlocs + 1)))
@@ -1240,8 +1295,10 @@ static int decode_sample(struct rd *r, const struct field *f, uint32_t ntypes)
 			return s;
 		r->defer = false;
 	}
-	if (r->defer)
-		return defer_sample(r, stack, nlocs - lo, labelset, f->off);
+	if (r->defer) {
+		bool packed = nlocfields == 1 && locfield.wt == WT_LEN && r->loc_identity && lo == 0;
+		return defer_sample(r, stack, nlocs - lo, labelset, f->off, packed ? &locfield : NULL);
+	}
 	uint32_t node;
 	if ((s = pp_locwalk_node(r->p, &r->walk, stack, nlocs - lo, f->off, &node)))
 		return s;
@@ -1267,7 +1324,7 @@ static int scan_samples(struct rd *r)
 		if (f.num == F_SAMPLE && (s = decode_sample(r, &f, ntypes)))
 			return s;
 	}
-	return r->defer ? defer_check(r) : PPROF_OK;
+	return r->defer ? defer_end(r) : PPROF_OK;
 }
 
 static void rd_release(struct rd *r)

@@ -497,6 +497,8 @@ struct dwalk {
 	size_t lo, hi;
 	struct totals tot;
 	int err; /* a WALK_* below */
+	uint32_t *scratch; /* a packed sample's locations */
+	size_t capscratch;
 };
 enum { WALK_OK, WALK_OVERFLOW, WALK_NOMEM };
 
@@ -511,6 +513,7 @@ static void dwalk_release(struct dwalk *w, bool owner)
 	free(w->edges);
 	free(w->ekey);
 	free(w->slots);
+	free(w->scratch);
 }
 
 /* The id of the edge FROM -> TO, added when missing; NO_EDGE when out of
@@ -673,7 +676,9 @@ static int dwalk_share(struct dwalk *w)
 				w->edges[e].stamp = 0;
 			stamp = 1;
 		}
-		const uint32_t *stk = d->stack + x->stack;
+		const uint32_t *stk = pp_dsample_locs(d, x, &w->scratch, &w->capscratch);
+		if (!stk)
+			return WALK_NOMEM;
 		uint32_t up = 0, leaf = UINT32_MAX;
 		for (uint32_t j = x->n; j-- > 0;) {
 			/* The locations ahead are known: their records are
@@ -779,7 +784,7 @@ static unsigned walk_shares(unsigned asked, const struct pp_deferred *d)
 {
 	unsigned n = asked;
 	if (!n) {
-		if (d->nstack < ((size_t)1 << 20))
+		if (d->nsteps < ((uint64_t)1 << 20))
 			return 1;
 		long cores = sysconf(_SC_NPROCESSORS_ONLN);
 		n = cores < 1 ? 1 : cores > 8 ? 8 : (unsigned)cores;
@@ -813,26 +818,24 @@ static int walk_deferred(struct top_work *t, uint32_t sel, bool first, bool labe
 		}
 	/* The shares split the samples where the location steps before them
 	 * pass k / nshares of all. */
-	for (unsigned k = 0; k < nshares; k++) {
-		w[k].t = t;
-		w[k].sel = sel;
-		w[k].base = base;
-		w[k].first = first;
-		w[k].labels = labels;
-		w[k].tot = (struct totals){0, 0, 0};
-		size_t at = (size_t)((double)d->nstack * k / nshares), lo = 0, hi = d->nsamples;
-		while (lo < hi) {
-			size_t mid = lo + (hi - lo) / 2;
-			if (d->samples[mid].stack < at)
-				lo = mid + 1;
-			else
-				hi = mid;
-		}
-		w[k].lo = k ? lo : 0;
-		if (k)
-			w[k - 1].hi = w[k].lo;
+	uint64_t steps = 0;
+	unsigned sh = 0;
+	for (size_t i = 0; i < d->nsamples; i++) {
+		while (sh < nshares && steps >= (uint64_t)((double)d->nsteps * sh / nshares))
+			w[sh++].lo = i;
+		steps += d->samples[i].n;
 	}
-	w[nshares - 1].hi = d->nsamples;
+	while (sh < nshares)
+		w[sh++].lo = d->nsamples;
+	for (sh = 0; sh < nshares; sh++) {
+		w[sh].t = t;
+		w[sh].sel = sel;
+		w[sh].base = base;
+		w[sh].first = first;
+		w[sh].labels = labels;
+		w[sh].tot = (struct totals){0, 0, 0};
+		w[sh].hi = sh + 1 < nshares ? w[sh + 1].lo : d->nsamples;
+	}
 	for (unsigned k = 1; k < nshares; k++)
 		running[k] = pthread_create(&th[k], NULL, dwalk_thread, &w[k]) == 0;
 	w[0].err = dwalk_share(&w[0]);
