@@ -1,5 +1,9 @@
 /* input.c: whole inputs into memory, gzip members inflated, with the
- * decompression bound of DESIGN.md. */
+ * decompression bound of DESIGN.md.  gzip is inflated by libdeflate (about
+ * three times zlib's speed) in one call per member when nobody shows the
+ * progress, else by zlib a few MiB at a time; any input libdeflate does not
+ * inflate cleanly within the bound goes to zlib too, whose errors name the
+ * byte. */
 #include "config.h"
 
 #include <errno.h>
@@ -9,6 +13,7 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <libdeflate.h>
 #include <zlib.h>
 
 #include "pprof_private.h"
@@ -256,11 +261,82 @@ static int read_all(struct pprof_profile *p, int fd, const struct pprof_read_opt
 	return PPROF_OK;
 }
 
+/* IN inflated whole by libdeflate, member after member, into at most
+ * LIMIT bytes: true with *OUT, *OUTLEN; false when out of memory, past
+ * LIMIT, or for anything but clean gzip (zlib's path says what). */
+static bool gunzip_whole(const unsigned char *in, size_t inlen, size_t limit,
+			 unsigned char **out, size_t *outlen)
+{
+	/* The first guess is the size the last member's trailer gives. */
+	size_t cap = inlen >= 18 ? (size_t)in[inlen - 4] | (size_t)in[inlen - 3] << 8 |
+					   (size_t)in[inlen - 2] << 16 | (size_t)in[inlen - 1] << 24
+				 : 0;
+	if (cap < 4096)
+		cap = 4096;
+	if (cap > limit)
+		cap = limit;
+	struct libdeflate_decompressor *z = libdeflate_alloc_decompressor();
+	unsigned char *b = malloc(cap ? cap : 1);
+	size_t len = 0, pos = 0;
+	bool ok = false;
+	while (z && b) {
+		size_t used = 0, made = 0;
+		enum libdeflate_result r = libdeflate_gzip_decompress_ex(
+			z, in + pos, inlen - pos, b + len, cap - len, &used, &made);
+		if (r == LIBDEFLATE_INSUFFICIENT_SPACE && cap < limit) {
+			/* the member again, with twice the room */
+			size_t ncap = cap <= limit / 2 ? cap * 2 : limit;
+			unsigned char *nb = realloc(b, ncap);
+			if (!nb)
+				break;
+			b = nb;
+			cap = ncap;
+			continue;
+		}
+		if (r != LIBDEFLATE_SUCCESS)
+			break;
+		pos += used;
+		len += made;
+		if (pos == inlen) {
+			ok = true;
+			break;
+		}
+		/* Another member may follow, as with `cat a.gz b.gz`. */
+		if (!pp_is_gzip(in + pos, inlen - pos))
+			break;
+	}
+	libdeflate_free_decompressor(z);
+	if (!ok) {
+		free(b);
+		return false;
+	}
+	*out = b;
+	*outlen = len;
+	return true;
+}
+
 int pp_gunzip(struct pprof_profile *p, const unsigned char *in, size_t inlen,
 	      const struct pprof_read_options *o, unsigned char **out, size_t *outlen)
 {
 	uint64_t max = o && o->max_input ? o->max_input : DEFAULT_MAX_INPUT;
 	bool raised = o && o->max_input && o->max_input > DEFAULT_MAX_INPUT;
+	if (!(o && o->progress)) {
+		/* The bound on the whole: the most zlib's path lets through
+		 * once all the input is in. */
+		uint64_t limit = max;
+		if (!raised) {
+			uint64_t ratio = (uint64_t)inlen < UINT64_MAX / RATIO_MAX
+						 ? (uint64_t)inlen * RATIO_MAX
+						 : UINT64_MAX;
+			uint64_t bound = ratio > RATIO_FLOOR ? ratio : RATIO_FLOOR;
+			if (bound < limit)
+				limit = bound;
+		}
+		if (limit > SIZE_MAX)
+			limit = SIZE_MAX;
+		if (gunzip_whole(in, inlen, (size_t)limit, out, outlen))
+			return PPROF_OK;
+	}
 	size_t cap = inlen < (SIZE_MAX / 4) ? inlen * 4 + 4096 : inlen;
 	if (cap > max + 1)
 		cap = (size_t)max + 1;

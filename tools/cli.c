@@ -18,7 +18,7 @@ void cli_init(struct cli *c, const char *prog, void (*usage)(FILE *))
 	c->usage = usage;
 	c->granularity = PPROF_G_FUNCTIONS;
 	cli_progress_init(&c->progress, prog);
-	c->read.progress = cli_progress_update;
+	c->read.progress = cli_progress_may_show(&c->progress) ? cli_progress_update : NULL;
 	c->read.progress_ctx = &c->progress;
 }
 
@@ -132,9 +132,11 @@ int cli_option(struct cli *c, int opt, const char *arg)
 	case CLI_OPT_QUIET:
 		c->quiet = true;
 		c->progress.quiet = true;
+		c->read.progress = cli_progress_may_show(&c->progress) ? cli_progress_update : NULL;
 		return 1;
 	case CLI_OPT_PROGRESS:
 		c->progress.forced = true;
+		c->read.progress = cli_progress_update;
 		return 1;
 	case CLI_OPT_RULES:
 		c->rules_path = arg;

@@ -36,6 +36,11 @@ static bool wanted(struct cli_progress *pr)
 	return !pr->quiet && pr->tty;
 }
 
+bool cli_progress_may_show(struct cli_progress *pr)
+{
+	return wanted(pr);
+}
+
 void cli_progress_begin(struct cli_progress *pr, const char *verb, const char *name)
 {
 	cli_progress_end(pr);

@@ -1,4 +1,5 @@
-/* Unit tests of input.c: gzip members, truncation, garbage, the bound. */
+/* Unit tests of input.c: gzip members, truncation, garbage, the bound;
+ * libdeflate's path (no progress callback) against zlib's. */
 #include "config.h"
 
 #include <setjmp.h>
@@ -110,6 +111,83 @@ static void test_input_gunzip_bomb(void **state)
 	pprof_profile_free(p);
 }
 
+static void count_progress(void *ctx, uint64_t done, uint64_t total)
+{
+	(void)done;
+	(void)total;
+	++*(int *)ctx;
+}
+
+/* IN inflated without a progress callback (libdeflate, or zlib after it)
+ * and with one (zlib only): the same bytes, or the same error. */
+static void same_both_ways(const unsigned char *in, size_t len, const char *what)
+{
+	struct pprof_profile *p = pprof_profile_new(), *q = pprof_profile_new();
+	int calls = 0;
+	struct pprof_read_options slow = {0};
+	slow.progress = count_progress;
+	slow.progress_ctx = &calls;
+	unsigned char *a = NULL, *b = NULL;
+	size_t na = 0, nb = 0;
+	int sa = pp_gunzip(p, in, len, NULL, &a, &na);
+	int sb = pp_gunzip(q, in, len, &slow, &b, &nb);
+	if (sa != sb || (sa == PPROF_OK && (na != nb || memcmp(a, b, na) != 0)) ||
+	    (sa != PPROF_OK && strcmp(pprof_profile_error(p), pprof_profile_error(q)) != 0))
+		fail_msg("%s: %d %s / %d %s", what, sa, sa ? pprof_profile_error(p) : "",
+			 sb, sb ? pprof_profile_error(q) : "");
+	assert_true(calls > 0);
+	if (sa == PPROF_OK) {
+		free(a);
+		free(b);
+	}
+	pprof_profile_free(p);
+	pprof_profile_free(q);
+}
+
+static void test_input_gunzip_both_ways(void **state)
+{
+	(void)state;
+	/* Three members: the first far bigger than the last, whose trailer
+	 * gives the first guess of the size. */
+	size_t big = 300000, l1, l2, l3;
+	unsigned char *text = malloc(big);
+	for (size_t i = 0; i < big; i++)
+		text[i] = (unsigned char)("abcdefgh;0123\n"[i % 14] + (i / 977) % 3);
+	unsigned char *m1 = gz(text, big, &l1), *m2 = gz("middle", 6, &l2), *m3 = gz("x", 1, &l3);
+	size_t n = l1 + l2 + l3;
+	unsigned char *all = malloc(n + 8);
+	memcpy(all, m1, l1);
+	memcpy(all + l1, m2, l2);
+	memcpy(all + l1 + l2, m3, l3);
+	same_both_ways(all, n, "three members");
+	same_both_ways(m1, l1, "one member");
+	same_both_ways(all, l1 + l2, "two members");
+	size_t le;
+	unsigned char *empty = gz("", 0, &le);
+	same_both_ways(empty, le, "an empty member");
+	/* every way to cut it short */
+	for (size_t cut = 1; cut < n; cut += cut < 40 ? 1 : 997)
+		same_both_ways(all, cut, "truncated");
+	same_both_ways(all, n - 1, "truncated by a byte");
+	/* garbage after, a damaged byte, a damaged trailer */
+	memcpy(all + n, "garbage!", 8);
+	same_both_ways(all, n + 8, "trailing garbage");
+	all[l1 / 2] ^= 0x55;
+	same_both_ways(all, n, "a damaged byte");
+	all[l1 / 2] ^= 0x55;
+	all[l1 - 6] ^= 1; /* the first member's CRC */
+	same_both_ways(all, n, "a damaged CRC");
+	all[l1 - 6] ^= 1;
+	all[l1 - 2] ^= 1; /* its size */
+	same_both_ways(all, n, "a damaged size");
+	free(text);
+	free(m1);
+	free(m2);
+	free(m3);
+	free(empty);
+	free(all);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -117,6 +195,7 @@ int main(void)
 		cmocka_unit_test(test_input_gunzip_truncated),
 		cmocka_unit_test(test_input_gunzip_garbage),
 		cmocka_unit_test(test_input_gunzip_bomb),
+		cmocka_unit_test(test_input_gunzip_both_ways),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
