@@ -18,8 +18,25 @@ void cli_init(struct cli *c, const char *prog, void (*usage)(FILE *))
 	c->usage = usage;
 	c->granularity = PPROF_G_FUNCTIONS;
 	cli_progress_init(&c->progress, prog);
-	c->read.progress = cli_progress_may_show(&c->progress) ? cli_progress_update : NULL;
-	c->read.progress_ctx = &c->progress;
+	c->read.progress_ctx = &c->progress; /* the callback: cli_read_options() */
+}
+
+/* Regular files up to this size are inflated at libdeflate's speed (well
+ * under the second before a progress line shows) when --progress is not
+ * given. */
+#define QUICK_INPUT ((off_t)64 << 20)
+
+const struct pprof_read_options *cli_read_options(struct cli *c, const char *path)
+{
+	struct stat st;
+	c->read.progress = NULL;
+	if (!cli_progress_may_show(&c->progress))
+		return &c->read;
+	if (!c->progress.forced && strcmp(path, "-") != 0 && stat(path, &st) == 0 &&
+	    S_ISREG(st.st_mode) && st.st_size <= QUICK_INPUT)
+		return &c->read;
+	c->read.progress = cli_progress_update;
+	return &c->read;
 }
 
 void cli_release(struct cli *c)
@@ -132,11 +149,9 @@ int cli_option(struct cli *c, int opt, const char *arg)
 	case CLI_OPT_QUIET:
 		c->quiet = true;
 		c->progress.quiet = true;
-		c->read.progress = cli_progress_may_show(&c->progress) ? cli_progress_update : NULL;
 		return 1;
 	case CLI_OPT_PROGRESS:
 		c->progress.forced = true;
-		c->read.progress = cli_progress_update;
 		return 1;
 	case CLI_OPT_RULES:
 		c->rules_path = arg;
@@ -224,7 +239,7 @@ struct pprof_profile *cli_load(struct cli *c, char **files, int n)
 		const char *path = files[i];
 		const char *shown = strcmp(path, "-") == 0 ? "<stdin>" : path;
 		cli_progress_begin(&c->progress, "reading", shown);
-		int read_status = pprof_read_file(p, path, &c->read);
+		int read_status = pprof_read_file(p, path, cli_read_options(c, path));
 		cli_progress_end(&c->progress);
 		if (read_status != PPROF_OK) {
 			cli_error(c, "%s: %s", shown, pprof_profile_error(p));

@@ -77,7 +77,7 @@ static int load(struct cli *c, struct side *s, const struct pprof_fold_options *
 			return -1;
 		}
 		cli_progress_begin(&c->progress, "reading", s->shown);
-		int r = pprof_read_file_folded(s->p, s->path, &c->read, &s->f);
+		int r = pprof_read_file_folded(s->p, s->path, cli_read_options(c, s->path), &s->f);
 		cli_progress_end(&c->progress);
 		if (r != PPROF_OK) {
 			cli_error(c, "%s: %s", s->shown, pprof_profile_error(s->p));

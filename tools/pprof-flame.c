@@ -310,7 +310,7 @@ int main(int argc, char **argv)
 		/* Folded text is read as flamegraph.pl reads it (fractions, a
 		 * differential column); any other profile goes into P. */
 		cli_progress_begin(&c.progress, "reading", shown);
-		int r = pprof_flame_read_file(f, p, path, &c.read, &folded);
+		int r = pprof_flame_read_file(f, p, path, cli_read_options(&c, path), &folded);
 		cli_progress_end(&c.progress);
 		if (r != PPROF_OK) {
 			cli_error(&c, "%s: %s", shown, pprof_flame_error(f));

@@ -34,9 +34,7 @@ void cli_progress_init(struct cli_progress *pr, const char *prog);
 /* Starts a new step (VERB a NAME): the clock for the one-second delay. */
 void cli_progress_begin(struct cli_progress *pr, const char *verb, const char *name);
 
-/* Whether lines may be shown: forced, or on a terminal unless quiet.  The
- * readers are given no callback otherwise (they inflate gzip faster
- * without one). */
+/* Whether lines may be shown: forced, or on a terminal unless quiet. */
 bool cli_progress_may_show(struct cli_progress *pr);
 /* The callback of struct pprof_read_options (CTX: the struct cli_progress). */
 void cli_progress_update(void *ctx, uint64_t done, uint64_t total);
