@@ -1189,12 +1189,63 @@ static int defer_end(struct rd *r)
 	return s;
 }
 
+/* The number of packed location ids in [POS, END) when each is 1 .. MAX
+ * in at most three bytes (ids 1 .. n in order, up to two million: every
+ * writer we know); false sends the field to the general path, which says
+ * what is wrong if anything is. */
+static inline bool count_ids(const unsigned char *b, size_t pos, size_t end, uint64_t max,
+			     size_t *n)
+{
+	size_t k = 0;
+	while (pos < end) {
+		uint64_t v = b[pos];
+		if (v < 0x80) {
+			pos++;
+		} else {
+			if (pos + 1 >= end)
+				return false;
+			uint64_t c = b[pos + 1];
+			v = (v & 0x7f) | (c & 0x7f) << 7;
+			if (c < 0x80) {
+				pos += 2;
+			} else {
+				if (pos + 2 >= end || b[pos + 2] >= 0x80)
+					return false;
+				v |= (uint64_t)b[pos + 2] << 14;
+				pos += 3;
+			}
+		}
+		if (v - 1 >= max)
+			return false;
+		k++;
+	}
+	*n = k;
+	return true;
+}
+
+/* The indexes of a packed field of location ids that count_ids() took,
+ * into r->locs. */
+static int fill_ids(struct rd *r, const struct field *g)
+{
+	size_t n = 0;
+	int s = GROW(r, r->locs, r->caplocs, g->len);
+	if (s)
+		return s;
+	for (size_t pos = g->data, end = g->data + g->len; pos < end;) {
+		uint64_t v = 0;
+		get_varint(r->b, &pos, end, &v);
+		r->locs[n++] = (uint32_t)v - 1;
+	}
+	return PPROF_OK;
+}
+
 static int decode_sample(struct rd *r, const struct field *f, uint32_t ntypes)
 {
 	size_t pos = f->data, end = f->data + f->len;
 	size_t nlocs = 0, nvals = 0, nlabels = 0;
 	size_t nlocfields = 0;
 	struct field locfield = {0};
+	bool unfilled = false; /* locfield is counted, not in r->locs */
 	int s;
 	while (pos < end) {
 		struct field g;
@@ -1202,6 +1253,20 @@ static int decode_sample(struct rd *r, const struct field *f, uint32_t ntypes)
 			return s;
 		switch (g.num) {
 		case 1:
+			/* A deferred sample keeps its packed ids as they are:
+			 * they are only checked here. */
+			if (g.wt == WT_LEN && !nlocfields && r->defer && r->loc_identity &&
+			    !r->drop_re && count_ids(r->b, g.data, g.data + g.len, r->nl, &nlocs)) {
+				nlocfields = 1;
+				locfield = g;
+				unfilled = true;
+				break;
+			}
+			if (unfilled) {
+				if ((s = fill_ids(r, &locfield)))
+					return s;
+				unfilled = false;
+			}
 			if (g.wt == WT_LEN && (s = GROW(r, r->locs, r->caplocs, nlocs + g.len)))
 				return s;
 			nlocfields++;
@@ -1298,6 +1363,11 @@ static int decode_sample(struct rd *r, const struct field *f, uint32_t ntypes)
 	if (r->defer) {
 		bool packed = nlocfields == 1 && locfield.wt == WT_LEN && r->loc_identity && lo == 0;
 		return defer_sample(r, stack, nlocs - lo, labelset, f->off, packed ? &locfield : NULL);
+	}
+	if (unfilled) { /* settled above: the tree takes the indexes */
+		if ((s = fill_ids(r, &locfield)))
+			return s;
+		stack = nlocs ? r->locs : NULL;
 	}
 	uint32_t node;
 	if ((s = pp_locwalk_node(r->p, &r->walk, stack, nlocs - lo, f->off, &node)))
