@@ -450,14 +450,17 @@ struct totals {
 
 /* The deferred samples (pp_deferred) in the form their walks read.  A big
  * profile's stacks are tens of millions of frames, so a step touches as
- * few cache lines as it can: location l is fr[start[l] ...], a header of
- * HDR elements (its number of frames and its last kept function + 1 or 0;
- * then two memo entries) followed by its frames, root side first, each
- * with its function (the top bit set for an inlined call) and, with
- * labels, the edge into it.  The edges between kept functions have ids, fixed for the
- * walk: NO_EDGE when there is none, FROM_UP for the first kept frame of a
- * location, whose edge comes from the caller side and is found by the
- * walk, through the location's memo of its last two callers. */
+ * few cache lines as it can: location l is the record fr[l * REC ...], a
+ * header of HDR elements (its number of frames and its last kept function
+ * + 1 or 0; then two memo entries) followed by its frame when it has one,
+ * or else the index of its frames in fx[] (most locations are one frame:
+ * a record is found from the location alone, and fetched ahead without
+ * another load).  A frame has its function (the top bit set for an
+ * inlined call) and, with labels, the edge into it.  The edges between
+ * kept functions have ids, fixed for the walk: NO_EDGE when there is none,
+ * FROM_UP for the first kept frame of a location, whose edge comes from
+ * the caller side and is found by the walk, through the location's memo
+ * of its last two callers. */
 #define LF_INLINED 0x80000000u
 #define NO_EDGE 0xffffffffu
 #define FROM_UP 0xfffffffeu
@@ -468,6 +471,7 @@ struct dframe {
 	uint32_t edge; /* in a header: the last kept function + 1, or 0 */
 };
 #define HDR 3
+#define REC (HDR + 1)
 
 struct dedge {
 	int64_t weight;
@@ -481,7 +485,7 @@ struct dedge {
  * and the edges), summed into the first share's when all are done: the
  * sums are of integers, so the table is the same however it is split. */
 struct dwalk {
-	uint32_t *start; /* shared by the shares; owned by the first */
+	struct dframe *fx; /* shared by the shares; owned by the first */
 	struct dframe *fr;
 	uint32_t *stamp; /* per function: the last sample that counted it */
 	int64_t *cum, *flat;
@@ -505,7 +509,7 @@ enum { WALK_OK, WALK_OVERFLOW, WALK_NOMEM };
 static void dwalk_release(struct dwalk *w, bool owner)
 {
 	if (owner)
-		free(w->start);
+		free(w->fx);
 	free(w->fr);
 	free(w->stamp);
 	free(w->cum);
@@ -564,18 +568,19 @@ static uint32_t dwalk_edge(struct dwalk *w, uint32_t from, uint32_t to)
 }
 
 /* The first share: the records of the locations, and the edges within
- * them.  *NFR: the number of records. */
+ * them.  *NFR: the number of elements of the records. */
 static bool dwalk_init(struct dwalk *w, const struct top_work *t, bool labels, size_t *nfr)
 {
 	const struct pprof_profile *p = t->p;
 	const struct pp_deferred *d = p->deferred;
-	size_t nf = 0, nl = d->nlocs;
+	size_t nx = 0, nl = d->nlocs;
 	for (size_t l = 0; l < nl; l++)
-		nf += d->locs[l].n;
-	if (nf + HDR * nl >= UINT32_MAX || t->nfn >= LF_INLINED)
+		if (d->locs[l].n > 1)
+			nx += d->locs[l].n;
+	if (nx >= UINT32_MAX || nl >= SIZE_MAX / REC / sizeof(*w->fr) || t->nfn >= LF_INLINED)
 		return false;
-	*nfr = nf + HDR * nl + 1;
-	w->start = malloc((nl ? nl : 1) * sizeof(*w->start));
+	*nfr = (nl ? nl : 1) * REC;
+	w->fx = malloc((nx ? nx : 1) * sizeof(*w->fx));
 	w->fr = calloc(*nfr, sizeof(*w->fr));
 	w->stamp = calloc(t->nfn ? t->nfn : 1, sizeof(*w->stamp));
 	w->cum = calloc(t->nfn ? t->nfn : 1, sizeof(*w->cum));
@@ -584,19 +589,22 @@ static bool dwalk_init(struct dwalk *w, const struct top_work *t, bool labels, s
 		w->ecap = 4096;
 		w->slots = calloc(w->ecap, sizeof(*w->slots));
 	}
-	if (!w->start || !w->fr || !w->stamp || !w->cum || !w->flat || (labels && !w->slots))
+	if (!w->fx || !w->fr || !w->stamp || !w->cum || !w->flat || (labels && !w->slots))
 		return false;
 	size_t k = 0;
 	for (size_t l = 0; l < nl; l++) {
-		struct dframe *h = &w->fr[k];
-		w->start[l] = (uint32_t)k;
-		h->fun = d->locs[l].n;
-		k += HDR;
+		struct dframe *h = &w->fr[l * REC], *df = h + HDR;
+		uint32_t n = d->locs[l].n;
+		h->fun = n;
+		if (n > 1) {
+			df->fun = (uint32_t)k;
+			df = &w->fx[k];
+			k += n;
+		}
 		uint32_t up = 0; /* within the location */
-		for (uint32_t i = 0; i < d->locs[l].n; i++, k++) {
+		for (uint32_t i = 0; i < n; i++, df++) {
 			uint32_t f = d->frames[d->locs[l].off + i];
 			uint32_t fun = t->ffun[f];
-			struct dframe *df = &w->fr[k];
 			df->fun = fun | ((p->frames[f].flags & PP_FRAME_INLINED) ? LF_INLINED : 0);
 			df->edge = NO_EDGE;
 			if (!labels || !t->fn[fun].kept)
@@ -618,7 +626,7 @@ static bool dwalk_init(struct dwalk *w, const struct top_work *t, bool labels, s
 static bool dwalk_clone(struct dwalk *w, const struct dwalk *w0, size_t nfr, uint32_t nfn)
 {
 	memset(w, 0, sizeof(*w));
-	w->start = w0->start;
+	w->fx = w0->fx;
 	w->fr = malloc(nfr * sizeof(*w->fr));
 	w->stamp = calloc(nfn ? nfn : 1, sizeof(*w->stamp));
 	w->cum = calloc(nfn ? nfn : 1, sizeof(*w->cum));
@@ -684,12 +692,11 @@ static int dwalk_share(struct dwalk *w)
 			/* The locations ahead are known: their records are
 			 * fetched while this one is counted (the steps are
 			 * independent, unlike a tree walk's). */
-			if (j >= 3)
-				__builtin_prefetch(w->fr + w->start[stk[j - 3]]);
-			if (j >= 6)
-				__builtin_prefetch(&w->start[stk[j - 6]]);
-			struct dframe *h = w->fr + w->start[stk[j]];
-			const struct dframe *b = h + HDR, *end = b + h->fun;
+			if (j >= 4)
+				__builtin_prefetch(w->fr + (size_t)stk[j - 4] * REC);
+			struct dframe *h = w->fr + (size_t)stk[j] * REC;
+			const struct dframe *b = h->fun == 1 ? h + HDR : w->fx + h[HDR].fun;
+			const struct dframe *end = b + h->fun;
 			if (first) {
 				for (const struct dframe *f = b; f < end; f++) {
 					uint32_t fun = f->fun & ~LF_INLINED;
