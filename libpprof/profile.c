@@ -606,6 +606,8 @@ const uint32_t *pp_dsample_locs(const struct pp_deferred *d, const struct pp_dsa
 {
 	if (x->part == PP_DLIST)
 		return d->stack + x->stack;
+	if (!x->n) /* never NULL (see defer_begin) */
+		return d->stack;
 	if (x->n > *cap) {
 		size_t ncap = *cap ? *cap : 64;
 		while (ncap < x->n)

@@ -1056,11 +1056,12 @@ static int defer_begin(struct rd *r)
 	    !pp_grow((void **)&d->parts, &d->capparts, d->nparts + 1, sizeof(*d->parts)))
 		return pp_nomem(p);
 	/* The packed ids point into the buffer read when it may be kept (it
-	 * is taken at the end, when some sample does). */
+	 * is taken at the end, when some sample does), unless it is a file's
+	 * mapping: another program may write the file. */
 	r->part = (uint32_t)d->nparts;
 	r->npacked = 0;
 	d->parts[d->nparts++] = (struct pp_dpart){
-		p->hold && p->hold->ptr == (const void *)r->b ? r->b : NULL,
+		p->hold && p->hold->ptr == (const void *)r->b && !p->hold->mapped ? r->b : NULL,
 		(uint32_t)d->nlocs, {NULL, 0, false}};
 	size_t framebase = d->nframes;
 	r->locbase = d->nlocs;
@@ -1176,17 +1177,15 @@ static int defer_check(struct rd *r)
 	return s;
 }
 
-/* The end of an input's deferred samples: its buffer is kept when some
- * point into it. */
-static int defer_end(struct rd *r)
+/* The end of an input read with deferred samples, whether it failed or
+ * not: its buffer is kept with them when some point into it. */
+static void defer_keep(struct rd *r)
 {
-	int s = defer_check(r);
-	struct pp_dpart *part = &r->p->deferred->parts[r->part];
-	if (s == PPROF_OK && r->npacked) {
-		part->hold = *r->p->hold;
-		r->p->hold->ptr = NULL;
-	}
-	return s;
+	struct pprof_profile *p = r->p;
+	if (!r->defer || !r->npacked || !p->deferred || !p->hold || p->hold->ptr != r->b)
+		return;
+	p->deferred->parts[r->part].hold = *p->hold;
+	p->hold->ptr = NULL;
 }
 
 /* The number of packed location ids in [POS, END) when each is 1 .. MAX
@@ -1394,7 +1393,7 @@ static int scan_samples(struct rd *r)
 		if (f.num == F_SAMPLE && (s = decode_sample(r, &f, ntypes)))
 			return s;
 	}
-	return r->defer ? defer_end(r) : PPROF_OK;
+	return r->defer ? defer_check(r) : PPROF_OK;
 }
 
 static void rd_release(struct rd *r)
@@ -1449,6 +1448,7 @@ static int pprof_read(struct pprof_profile *p, const unsigned char *buf, size_t 
 		s = scan_locations(&r);
 	if (!s)
 		s = scan_samples(&r);
+	defer_keep(&r);
 	rd_release(&r);
 	return s;
 }

@@ -17,6 +17,8 @@
 #include <string.h>
 
 #include <cmocka.h>
+#include <unistd.h>
+#include <zlib.h>
 
 #include "pprof_private.h"
 
@@ -262,6 +264,153 @@ static void test_mixed_inputs(void **state)
 	free(pb);
 }
 
+/* ---- profiles written here, field by field ---- */
+
+struct pbw {
+	unsigned char b[1024];
+	size_t n;
+};
+
+static void pv(struct pbw *w, uint64_t v)
+{
+	do {
+		assert_true(w->n < sizeof(w->b));
+		w->b[w->n++] = (unsigned char)((v & 0x7f) | (v > 0x7f ? 0x80 : 0));
+		v >>= 7;
+	} while (v);
+}
+
+static void pvi(struct pbw *w, unsigned num, uint64_t v)
+{
+	pv(w, (uint64_t)num << 3);
+	pv(w, v);
+}
+
+static void pld(struct pbw *w, unsigned num, const void *data, size_t len)
+{
+	pv(w, (uint64_t)num << 3 | 2);
+	pv(w, len);
+	assert_true(w->n + len <= sizeof(w->b));
+	memcpy(w->b + w->n, data, len);
+	w->n += len;
+}
+
+/* A profile of two functions, f1 and f2 (locations 1 and 2), whose first
+ * sample (5) has an empty packed location field and whose second (7) is
+ * at f2 called by f1. */
+static void empty_first(struct pbw *out)
+{
+	static const char *const strs[] = {"", "samples", "count", "f1", "f2"};
+	struct pbw m = {{0}, 0}, s = {{0}, 0};
+	memset(out, 0, sizeof(*out));
+	pvi(&m, 1, 1);
+	pvi(&m, 2, 2);
+	pld(out, 1, m.b, m.n);
+	pld(&s, 1, "", 0);
+	pvi(&s, 2, 5);
+	pld(out, 2, s.b, s.n);
+	s.n = 0;
+	pld(&s, 1, "\x02\x01", 2);
+	pvi(&s, 2, 7);
+	pld(out, 2, s.b, s.n);
+	for (unsigned i = 1; i <= 2; i++) {
+		struct pbw l = {{0}, 0}, line = {{0}, 0};
+		pvi(&line, 1, i);
+		pvi(&l, 1, i);
+		pld(&l, 4, line.b, line.n);
+		pld(out, 4, l.b, l.n);
+	}
+	for (unsigned i = 1; i <= 2; i++) {
+		struct pbw f = {{0}, 0};
+		pvi(&f, 1, i);
+		pvi(&f, 2, 2 + i);
+		pld(out, 5, f.b, f.n);
+	}
+	for (size_t i = 0; i < sizeof(strs) / sizeof(strs[0]); i++)
+		pld(out, 6, strs[i], strlen(strs[i]));
+}
+
+static unsigned char *gzipped(const void *in, size_t len, size_t *outlen)
+{
+	z_stream z;
+	memset(&z, 0, sizeof(z));
+	assert_int_equal(deflateInit2(&z, 9, Z_DEFLATED, 16 + MAX_WBITS, 9, Z_DEFAULT_STRATEGY), Z_OK);
+	size_t cap = deflateBound(&z, len) + 64;
+	unsigned char *out = malloc(cap);
+	assert_non_null(out);
+	z.next_in = (unsigned char *)in;
+	z.avail_in = (uInt)len;
+	z.next_out = out;
+	z.avail_out = (uInt)cap;
+	assert_int_equal(deflate(&z, Z_FINISH), Z_STREAM_END);
+	*outlen = cap - z.avail_out;
+	deflateEnd(&z);
+	return out;
+}
+
+/* A sample whose packed location field is empty, first in its share:
+ * the table of a stack without frames, however it is kept (copied from
+ * the caller's buffer, or in the inflated buffer the profile keeps). */
+static void test_empty_packed(void **state)
+{
+	(void)state;
+	struct pbw pb;
+	empty_first(&pb);
+	size_t gzlen;
+	unsigned char *gz = gzipped(pb.b, pb.n, &gzlen);
+	struct pprof_read_options defer = {0};
+	defer.defer_tree = 1;
+	struct pprof_profile *tree = pprof_profile_new();
+	assert_int_equal(pprof_read_buffer(tree, pb.b, pb.n, NULL), PPROF_OK);
+	char *want = table(tree, 0, PPROF_G_FUNCTIONS, 0, 0, 0);
+	assert_non_null(strstr(want, "f2"));
+	for (int g = 0; g < 2; g++)
+		for (unsigned th = 1; th <= 2; th++) {
+			struct pprof_profile *d = pprof_profile_new();
+			assert_int_equal(g ? pprof_read_buffer(d, gz, gzlen, &defer)
+					   : pprof_read_buffer(d, pb.b, pb.n, &defer),
+					 PPROF_OK);
+			assert_non_null(d->deferred);
+			char *got = table(d, 0, PPROF_G_FUNCTIONS, 0, 0, th);
+			assert_string_equal(want, got);
+			free(got);
+			pprof_profile_free(d);
+		}
+	free(want);
+	free(gz);
+	pprof_profile_free(tree);
+}
+
+/* A file read with deferred samples is not read again after: writing it
+ * between the read and the table changes nothing. */
+static void test_file_rewritten(void **state)
+{
+	(void)state;
+	struct pbw pb;
+	empty_first(&pb);
+	char path[] = "test_top.XXXXXX"; /* in the build directory */
+	int fd = mkstemp(path);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, pb.b, pb.n), (ssize_t)pb.n);
+	struct pprof_read_options defer = {0};
+	defer.defer_tree = 1;
+	struct pprof_profile *tree = pprof_profile_new(), *d = pprof_profile_new();
+	assert_int_equal(pprof_read_file(tree, path, NULL), PPROF_OK);
+	assert_int_equal(pprof_read_file(d, path, &defer), PPROF_OK);
+	unsigned char junk[sizeof(pb.b)];
+	memset(junk, 0xff, sizeof(junk));
+	assert_int_equal(pwrite(fd, junk, pb.n, 0), (ssize_t)pb.n);
+	close(fd);
+	unlink(path);
+	char *want = table(tree, 0, PPROF_G_FUNCTIONS, 0, 0, 0);
+	char *got = table(d, 0, PPROF_G_FUNCTIONS, 0, 0, 1);
+	assert_string_equal(want, got);
+	free(want);
+	free(got);
+	pprof_profile_free(tree);
+	pprof_profile_free(d);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -269,6 +418,8 @@ int main(void)
 		cmocka_unit_test(test_shared_testdata),
 		cmocka_unit_test(test_settle),
 		cmocka_unit_test(test_mixed_inputs),
+		cmocka_unit_test(test_empty_packed),
+		cmocka_unit_test(test_file_rewritten),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
