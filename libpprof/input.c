@@ -281,6 +281,9 @@ static bool gunzip_whole(const unsigned char *in, size_t inlen, size_t limit,
 	bool ok = false;
 	while (z && b) {
 		size_t used = 0, made = 0;
+		/* libdeflate skips a header CRC without checking it */
+		if (inlen - pos < 4 || (in[pos + 3] & 0x02))
+			break;
 		enum libdeflate_result r = libdeflate_gzip_decompress_ex(
 			z, in + pos, inlen - pos, b + len, cap - len, &used, &made);
 		if (r == LIBDEFLATE_INSUFFICIENT_SPACE && cap < limit) {
@@ -320,26 +323,26 @@ int pp_gunzip(struct pprof_profile *p, const unsigned char *in, size_t inlen,
 {
 	uint64_t max = o && o->max_input ? o->max_input : DEFAULT_MAX_INPUT;
 	bool raised = o && o->max_input && o->max_input > DEFAULT_MAX_INPUT;
-	if (!(o && o->progress)) {
-		/* The bound on the whole: the most zlib's path lets through
-		 * once all the input is in. */
-		uint64_t limit = max;
-		if (!raised) {
-			uint64_t ratio = (uint64_t)inlen < UINT64_MAX / RATIO_MAX
-						 ? (uint64_t)inlen * RATIO_MAX
-						 : UINT64_MAX;
-			uint64_t bound = ratio > RATIO_FLOOR ? ratio : RATIO_FLOOR;
-			if (bound < limit)
-				limit = bound;
-		}
-		if (limit > SIZE_MAX)
-			limit = SIZE_MAX;
-		if (gunzip_whole(in, inlen, (size_t)limit, out, outlen))
-			return PPROF_OK;
+	/* The bound: MAX, and unless it was raised, past 64 MiB no more than
+	 * 100 times the compressed input.  The whole input is in memory, so
+	 * the ratio is to all of it (a stream's prefix is not judged alone:
+	 * libdeflate can't stop in the middle of a member, and both paths
+	 * must agree). */
+	uint64_t limit = max;
+	if (!raised) {
+		uint64_t ratio = (uint64_t)inlen < UINT64_MAX / RATIO_MAX
+					 ? (uint64_t)inlen * RATIO_MAX
+					 : UINT64_MAX;
+		uint64_t bound = ratio > RATIO_FLOOR ? ratio : RATIO_FLOOR;
+		if (bound < limit)
+			limit = bound;
 	}
+	if (!(o && o->progress) &&
+	    gunzip_whole(in, inlen, limit < SIZE_MAX ? (size_t)limit : SIZE_MAX, out, outlen))
+		return PPROF_OK;
 	size_t cap = inlen < (SIZE_MAX / 4) ? inlen * 4 + 4096 : inlen;
-	if (cap > max + 1)
-		cap = (size_t)max + 1;
+	if (cap > limit + 1)
+		cap = (size_t)limit + 1;
 	unsigned char *b = malloc(cap);
 	if (!b)
 		return pp_nomem(p);
@@ -353,10 +356,10 @@ int pp_gunzip(struct pprof_profile *p, const unsigned char *in, size_t inlen,
 	int status = PPROF_OK;
 	for (;;) {
 		if (len == cap) {
-			/* cap never passes max + 1, and len > max stops below. */
+			/* cap never passes limit + 1, and len > limit stops below. */
 			size_t ncap = cap < (SIZE_MAX / 2) ? cap * 2 : SIZE_MAX;
-			if (ncap > max + 1)
-				ncap = (size_t)max + 1;
+			if (ncap > limit + 1)
+				ncap = (size_t)limit + 1;
 			unsigned char *nb = realloc(b, ncap);
 			if (!nb) {
 				status = pp_nomem(p);
@@ -379,7 +382,7 @@ int pp_gunzip(struct pprof_profile *p, const unsigned char *in, size_t inlen,
 		len += chunk_out - z.avail_out;
 		if (o && o->progress)
 			o->progress(o->progress_ctx, pos, inlen);
-		if (len > max || (len > RATIO_FLOOR && !raised && len / RATIO_MAX > pos))
+		if (len > limit)
 			goto bomb;
 		if (r == Z_STREAM_END) {
 			/* Another member may follow, as with `cat a.gz b.gz`. */
@@ -416,7 +419,7 @@ bomb:
 	free(b);
 	return pp_error_at(p, PPROF_ENOMEM, len,
 			   "gzip input inflates past the limit (%llu MiB; raise it with --max-input)",
-			   (unsigned long long)((len > max ? max : len) >> 20));
+			   (unsigned long long)(limit >> 20));
 }
 
 int pp_input_load(struct pprof_profile *p, const char *path,

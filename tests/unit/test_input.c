@@ -180,12 +180,53 @@ static void test_input_gunzip_both_ways(void **state)
 	all[l1 - 6] ^= 1;
 	all[l1 - 2] ^= 1; /* its size */
 	same_both_ways(all, n, "a damaged size");
+	/* a header CRC (FHCRC): right, then wrong */
+	size_t lh;
+	unsigned char *h = gz("checked header", 14, &lh);
+	unsigned char *hc = malloc(lh + 2);
+	memcpy(hc, h, 10);
+	hc[3] |= 0x02;
+	uLong crc = crc32(0, hc, 10);
+	hc[10] = (unsigned char)(crc & 0xff);
+	hc[11] = (unsigned char)((crc >> 8) & 0xff);
+	memcpy(hc + 12, h + 10, lh - 10);
+	same_both_ways(hc, lh + 2, "a header CRC");
+	hc[10] ^= 1;
+	same_both_ways(hc, lh + 2, "a wrong header CRC");
+	free(h);
+	free(hc);
 	free(text);
 	free(m1);
 	free(m2);
 	free(m3);
 	free(empty);
 	free(all);
+}
+
+/* The bound is on the whole input: 66 MiB of zeros then 1 MiB of noise
+ * inflate to less than 100 times the compressed size, and pass both
+ * ways, however compressible the start is; 80 MiB of zeros don't. */
+static void test_input_gunzip_bound_both_ways(void **state)
+{
+	(void)state;
+	size_t zeros = (size_t)66 << 20, noise = (size_t)1 << 20, n;
+	unsigned char *in = calloc((size_t)80 << 20, 1);
+	assert_non_null(in);
+	uint32_t x = 2463534242u;
+	for (size_t i = zeros; i < zeros + noise; i++) {
+		x ^= x << 13;
+		x ^= x >> 17;
+		x ^= x << 5;
+		in[i] = (unsigned char)x;
+	}
+	unsigned char *a = gz(in, zeros + noise, &n);
+	same_both_ways(a, n, "a compressible start");
+	free(a);
+	memset(in + zeros, 0, noise);
+	a = gz(in, (size_t)80 << 20, &n);
+	same_both_ways(a, n, "80 MiB of zeros");
+	free(a);
+	free(in);
 }
 
 int main(void)
@@ -196,6 +237,7 @@ int main(void)
 		cmocka_unit_test(test_input_gunzip_garbage),
 		cmocka_unit_test(test_input_gunzip_bomb),
 		cmocka_unit_test(test_input_gunzip_both_ways),
+		cmocka_unit_test(test_input_gunzip_bound_both_ways),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
