@@ -1350,8 +1350,9 @@ static int decode_sample(struct rd *r, const struct field *f, uint32_t ntypes)
 		}
 	}
 
-	/* r->locs is NULL when no sample had locations yet */
-	const uint32_t *stack = nlocs > lo ? r->locs + lo : NULL;
+	/* r->locs is NULL when no sample had locations yet, and unfilled
+	 * when count_ids() took them */
+	const uint32_t *stack = nlocs > lo && !unfilled ? r->locs + lo : NULL;
 	if (r->defer && !defer_fits(r)) {
 		/* all deferred samples so far sum within int64: settling them
 		 * can't fail on a sum (nor pass the bound, checked first) */
