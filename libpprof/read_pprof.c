@@ -1130,7 +1130,8 @@ static int defer_sample(struct rd *r, const uint32_t *stack, size_t n, uint32_t 
 			return pp_nomem(p);
 		x->part = r->part;
 		x->stack = d->nbytes;
-		memcpy(d->bytes + d->nbytes, r->b + packed->data, packed->len);
+		if (packed->len) /* d->bytes is NULL before the first */
+			memcpy(d->bytes + d->nbytes, r->b + packed->data, packed->len);
 		d->nbytes += packed->len;
 	} else {
 		if (!pp_grow((void **)&d->stack, &d->capstack, d->nstack + n, sizeof(*d->stack)))
