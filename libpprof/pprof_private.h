@@ -256,6 +256,8 @@ struct pp_hold {
 	size_t len;
 	bool mapped;
 };
+/* Frees or unmaps H's buffer (if any) and sets its PTR to NULL. */
+void pp_hold_release(struct pp_hold *h);
 
 /* Samples kept out of the tree (pprof_read_options.defer_tree): each is a
  * list of location indexes, leaf first, over the locations of all deferred

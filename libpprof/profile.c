@@ -7,7 +7,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/random.h>
 
 #include "pprof_private.h"
@@ -587,13 +586,8 @@ static void deferred_free(struct pp_deferred *d)
 	free(d->locs);
 	free(d->stack);
 	free(d->bytes);
-	for (size_t i = 0; i < d->nparts; i++) {
-		struct pp_hold *h = &d->parts[i].hold;
-		if (h->ptr && h->mapped)
-			munmap(h->ptr, h->len);
-		else
-			free(h->ptr);
-	}
+	for (size_t i = 0; i < d->nparts; i++)
+		pp_hold_release(&d->parts[i].hold);
 	free(d->parts);
 	free(d->samples);
 	free(d->values);

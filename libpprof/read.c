@@ -61,7 +61,7 @@ static int utf16_to_utf8(struct pprof_profile *p, const unsigned char *in, size_
 	return PPROF_OK;
 }
 
-static void hold_release(struct pp_hold *h)
+void pp_hold_release(struct pp_hold *h)
 {
 	if (h->ptr && h->mapped)
 		munmap(h->ptr, h->len);
@@ -90,7 +90,7 @@ static int read_buffer(struct pprof_profile *p, const unsigned char *b, size_t l
 		status = utf16_to_utf8(p, b, len, &u8, &len);
 		if (status != PPROF_OK)
 			goto out;
-		hold_release(&inner);
+		pp_hold_release(&inner);
 		inner = (struct pp_hold){u8, len, false};
 		h = &inner;
 		b = u8;
@@ -118,7 +118,7 @@ static int read_buffer(struct pprof_profile *p, const unsigned char *b, size_t l
 	status = best->read(p, b, len, o);
 	p->hold = NULL;
 out:
-	hold_release(&inner);
+	pp_hold_release(&inner);
 	return status;
 }
 
@@ -139,6 +139,6 @@ int pprof_read_file(struct pprof_profile *p, const char *path,
 		return s;
 	struct pp_hold h = {buf, len, mapped};
 	s = read_buffer(p, buf, len, o, &h);
-	hold_release(&h);
+	pp_hold_release(&h);
 	return s;
 }
