@@ -814,15 +814,12 @@ static int walk_deferred(struct top_work *t, uint32_t sel, bool first, bool labe
 	pthread_t *th = calloc(nshares, sizeof(*th));
 	bool *running = calloc(nshares, sizeof(*running));
 	size_t nfr = 0;
-	unsigned ready = 0; /* shares set up */
 	int err = WALK_NOMEM;
 	if (!w || !th || !running || !dwalk_init(&w[0], t, labels, &nfr))
 		goto out;
-	for (ready = 1; ready < nshares; ready++)
-		if (!dwalk_clone(&w[ready], &w[0], nfr, t->nfn)) {
-			ready++;
+	for (unsigned k = 1; k < nshares; k++)
+		if (!dwalk_clone(&w[k], &w[0], nfr, t->nfn))
 			goto out;
-		}
 	/* The shares split the samples where the location steps before them
 	 * pass k / nshares of all. */
 	uint64_t steps = 0;
@@ -840,7 +837,6 @@ static int walk_deferred(struct top_work *t, uint32_t sel, bool first, bool labe
 		w[sh].base = base;
 		w[sh].first = first;
 		w[sh].labels = labels;
-		w[sh].tot = (struct totals){0, 0, 0};
 		w[sh].hi = sh + 1 < nshares ? w[sh + 1].lo : d->nsamples;
 	}
 	for (unsigned k = 1; k < nshares; k++)
@@ -860,9 +856,7 @@ static int walk_deferred(struct top_work *t, uint32_t sel, bool first, bool labe
 	if (err)
 		goto out;
 	if (first) {
-		tot->total = w[0].tot.total;
-		tot->basetotal = w[0].tot.basetotal;
-		tot->flat_all = w[0].tot.flat_all;
+		*tot = w[0].tot;
 		for (uint32_t f = 0; f < t->nfn; f++) {
 			t->fn[f].cum = w[0].cum[f];
 			t->fn[f].flat = w[0].flat[f];
@@ -881,12 +875,9 @@ static int walk_deferred(struct top_work *t, uint32_t sel, bool first, bool labe
 		}
 	}
 out:
-	if (w) {
-		if (!ready && nshares) /* dwalk_init failed: free what it made */
-			ready = 1;
-		for (unsigned k = 0; k < ready; k++)
-			dwalk_release(&w[k], k == 0);
-	}
+	/* shares never set up are zeroes, and free as they are */
+	for (unsigned k = 0; w && k < nshares; k++)
+		dwalk_release(&w[k], k == 0);
 	free(w);
 	free(th);
 	free(running);
