@@ -12,25 +12,8 @@
 
 #include <cmocka.h>
 
+#include "gz.h"
 #include "pprof_private.h"
-
-/* Gzips LEN bytes of IN into a malloc'd buffer. */
-static unsigned char *gz(const void *in, size_t len, size_t *outlen)
-{
-	z_stream z;
-	memset(&z, 0, sizeof(z));
-	assert_int_equal(deflateInit2(&z, 9, Z_DEFLATED, 16 + MAX_WBITS, 9, Z_DEFAULT_STRATEGY), Z_OK);
-	size_t cap = deflateBound(&z, len) + 64;
-	unsigned char *out = malloc(cap);
-	z.next_in = (unsigned char *)in;
-	z.avail_in = (uInt)len;
-	z.next_out = out;
-	z.avail_out = (uInt)cap;
-	assert_int_equal(deflate(&z, Z_FINISH), Z_STREAM_END);
-	*outlen = cap - z.avail_out;
-	deflateEnd(&z);
-	return out;
-}
 
 static void test_input_gunzip_members(void **state)
 {

@@ -20,6 +20,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include "gz.h"
 #include "pprof_private.h"
 
 static const char *top_srcdir(void)
@@ -330,24 +331,6 @@ static void empty_first(struct pbw *out)
 		pld(out, 6, strs[i], strlen(strs[i]));
 }
 
-static unsigned char *gzipped(const void *in, size_t len, size_t *outlen)
-{
-	z_stream z;
-	memset(&z, 0, sizeof(z));
-	assert_int_equal(deflateInit2(&z, 9, Z_DEFLATED, 16 + MAX_WBITS, 9, Z_DEFAULT_STRATEGY), Z_OK);
-	size_t cap = deflateBound(&z, len) + 64;
-	unsigned char *out = malloc(cap);
-	assert_non_null(out);
-	z.next_in = (unsigned char *)in;
-	z.avail_in = (uInt)len;
-	z.next_out = out;
-	z.avail_out = (uInt)cap;
-	assert_int_equal(deflate(&z, Z_FINISH), Z_STREAM_END);
-	*outlen = cap - z.avail_out;
-	deflateEnd(&z);
-	return out;
-}
-
 /* A sample whose packed location field is empty, first in its share:
  * the table of a stack without frames, however it is kept (copied from
  * the caller's buffer, or in the inflated buffer the profile keeps). */
@@ -357,7 +340,7 @@ static void test_empty_packed(void **state)
 	struct pbw pb;
 	empty_first(&pb);
 	size_t gzlen;
-	unsigned char *gz = gzipped(pb.b, pb.n, &gzlen);
+	unsigned char *zipped = gz(pb.b, pb.n, &gzlen);
 	struct pprof_read_options defer = {0};
 	defer.defer_tree = 1;
 	struct pprof_profile *tree = pprof_profile_new();
@@ -367,7 +350,7 @@ static void test_empty_packed(void **state)
 	for (int g = 0; g < 2; g++)
 		for (unsigned th = 1; th <= 2; th++) {
 			struct pprof_profile *d = pprof_profile_new();
-			assert_int_equal(g ? pprof_read_buffer(d, gz, gzlen, &defer)
+			assert_int_equal(g ? pprof_read_buffer(d, zipped, gzlen, &defer)
 					   : pprof_read_buffer(d, pb.b, pb.n, &defer),
 					 PPROF_OK);
 			assert_non_null(d->deferred);
@@ -377,7 +360,7 @@ static void test_empty_packed(void **state)
 			pprof_profile_free(d);
 		}
 	free(want);
-	free(gz);
+	free(zipped);
 	pprof_profile_free(tree);
 }
 
