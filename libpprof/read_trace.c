@@ -102,6 +102,22 @@ static bool kv_put(struct kvmap *m, int64_t a, int64_t b, uint32_t val)
 
 /* ---- profiles ---- */
 
+/* pp_grow() from a capacity of 1: a trace may hold a million profiles of
+ * one chunk each (only those with a Profile event count, at the end). */
+static bool grow(void **a, size_t *cap, size_t need, size_t size)
+{
+	if (need <= *cap)
+		return true;
+	if (*cap == 0) {
+		void *n = malloc(size);
+		if (!n)
+			return false;
+		*a = n;
+		*cap = 1;
+	}
+	return pp_grow(a, cap, need, size);
+}
+
 struct chunkmark {
 	size_t first;    /* index of the chunk's first sample */
 	uint64_t offset; /* the chunk event's byte offset */
@@ -322,7 +338,7 @@ static int read_samples(struct tr *t, struct json *j, int k, struct tprof *f)
 			return pp_error_at(t->p, PPROF_EINPUT, json_offset(j),
 					   "sample node id out of range");
 		if (f->nsamples == f->capsamples &&
-		    !pp_grow((void **)&f->samples, &f->capsamples, f->nsamples + 1,
+		    !grow((void **)&f->samples, &f->capsamples, f->nsamples + 1,
 			     sizeof(*f->samples)))
 			return pp_nomem(t->p);
 		f->samples[f->nsamples++] = (uint32_t)v;
@@ -352,7 +368,7 @@ static int read_deltas(struct tr *t, struct json *j, int k, struct tprof *f)
 			return pp_error_at(t->p, PPROF_EINPUT, json_offset(j),
 					   "timestamp leaves the 64-bit range");
 		if (f->nstamps == f->capstamps &&
-		    !pp_grow((void **)&f->stamps, &f->capstamps, f->nstamps + 1,
+		    !grow((void **)&f->stamps, &f->capstamps, f->nstamps + 1,
 			     sizeof(*f->stamps)))
 			return pp_nomem(t->p);
 		f->stamps[f->nstamps++] = f->cum;
@@ -447,7 +463,7 @@ static int read_chunk_args(struct tr *t, struct json *j, struct tprof *f, uint64
 				   f->nsamples - n0, f->nstamps - d0);
 	if (f->nsamples > n0) {
 		if (f->nmarks == f->capmarks &&
-		    !pp_grow((void **)&f->marks, &f->capmarks, f->nmarks + 1, sizeof(*f->marks)))
+		    !grow((void **)&f->marks, &f->capmarks, f->nmarks + 1, sizeof(*f->marks)))
 			return pp_nomem(t->p);
 		f->marks[f->nmarks++] = (struct chunkmark){ n0, evoff };
 	}

@@ -80,7 +80,8 @@ static int new_node(struct pp_v8 *v, uint32_t parent, uint32_t *idx)
 	struct pp_v8_node *d;
 
 	if (v->n == v->cap) {
-		uint32_t c = v->cap ? v->cap * 2 : 256;
+		/* From 1: a Chrome trace may hold a million profiles. */
+		uint32_t c = v->cap ? v->cap * 2 : 1;
 		struct pp_v8_node *b;
 
 		if (v->cap >= UINT32_MAX / 4)
