@@ -88,11 +88,11 @@ struct pprof_read_options {
 	/* Chrome traces: leave out DevTools' repair of lone (program)
 	 * samples (fixMissingSamples, doc/trace-format.md). */
 	int trace_keep_missing;
-	/* Chrome traces: which threads may give the time-ordered samples of
-	 * a flame chart (the one of them with the most samples does); NULL:
-	 * any.  NAME is the thread's name, or NULL when it has none. */
-	int (*trace_thread)(void *ctx, int64_t pid, int64_t tid, const char *name);
-	void *trace_thread_ctx;
+	/* Chrome traces: a regex (PCRE2, unanchored, as --tagfocus) on the
+	 * thread names: only the threads it matches are read.  The time-ordered
+	 * samples of a flame chart are those of the thread with the most
+	 * samples, among these.  NULL: every thread. */
+	const char *trace_thread;
 };
 
 /* Reads the whole of FILE (a path, or NULL or "-" for standard input),

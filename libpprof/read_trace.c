@@ -24,6 +24,7 @@
 #include <string.h>
 #include <sys/random.h>
 
+#include "filter_private.h"
 #include "v8.h"
 
 /* ---- a small open-addressing map from (int64, int64) to uint32 ---- */
@@ -1075,17 +1076,40 @@ static int finish(struct tr *t)
 	}
 	free(winner.slots);
 
-	/* The flame chart's thread: the selected one, else the one with the
-	 * most samples (the first of equals). */
+	/* --thread: only the threads whose name matches. */
+	if (t->o && t->o->trace_thread) {
+		int err;
+		size_t erroff;
+		pcre2_code *re = pp_re_compile(t->o->trace_thread, strlen(t->o->trace_thread),
+					       &err, &erroff);
+		pcre2_match_data *md = re ? pcre2_match_data_create_from_pattern(re, NULL) : NULL;
+		uint32_t kept = 0;
+
+		if (!re || !md) {
+			pcre2_match_data_free(md);
+			pcre2_code_free(re);
+			free(order);
+			return re ? pp_nomem(p)
+				  : pp_error(p, PPROF_EUSAGE, "bad thread regex at offset %zu", erroff);
+		}
+		for (uint32_t w = 0; w < nwin; w++) {
+			struct tprof *f = &t->profs[order[w]];
+			uint32_t nm = kv_get(&t->threadname, f->pid, f->tid);
+
+			if (nm != UINT32_MAX && pp_re_match(re, pp_str(p, nm), pp_strlen(p, nm), md))
+				order[kept++] = order[w];
+		}
+		pcre2_match_data_free(md);
+		pcre2_code_free(re);
+		if (kept == 0 && nwin > 0)
+			pp_warn(p, "no thread's name matches %s", t->o->trace_thread);
+		nwin = kept;
+	}
+	/* The flame chart's thread: the one with the most samples (the first
+	 * of equals). */
 	for (uint32_t w = 0; w < nwin; w++) {
 		struct tprof *f = &t->profs[order[w]];
 
-		if (t->o && t->o->trace_thread) {
-			uint32_t nm = kv_get(&t->threadname, f->pid, f->tid);
-			if (!t->o->trace_thread(t->o->trace_thread_ctx, f->pid, f->tid,
-						nm == UINT32_MAX ? NULL : pp_str(p, nm)))
-				continue;
-		}
 		if (best == UINT32_MAX || f->nsamples > most) {
 			best = w;
 			most = f->nsamples;

@@ -159,6 +159,26 @@ int cli_option(struct cli *c, int opt, const char *arg)
 	case CLI_OPT_HIDE_IGNORED:
 		c->hide_ignored = true;
 		return 1;
+	case CLI_OPT_THREAD: {
+		/* The regex is checked as --tagfocus checks its own. */
+		struct pprof_filter *f = pprof_filter_new();
+		char *v = malloc(strlen(arg) + sizeof("thread="));
+		if (!f || !v) {
+			cli_error(c, "out of memory");
+			exit(CLI_FAIL);
+		}
+		strcpy(v, "thread=");
+		strcat(v, arg);
+		if (pprof_filter_add(f, PPROF_FILTER_TAGFOCUS, v) != PPROF_OK)
+			cli_usage_error(c, "%s", pprof_filter_error(f));
+		pprof_filter_free(f);
+		free(v);
+		c->read.trace_thread = arg;
+		return 1;
+	}
+	case CLI_OPT_NO_FIX_SAMPLES:
+		c->read.trace_keep_missing = 1;
+		return 1;
 	case CLI_OPT_HELP:
 		c->usage(stdout);
 		exit(fflush(stdout) == 0 ? CLI_OK : CLI_FAIL);

@@ -29,6 +29,8 @@ enum {
 	CLI_OPT_HELP,
 	CLI_OPT_VERSION,
 	CLI_OPT_PROGRESS,
+	CLI_OPT_THREAD,
+	CLI_OPT_NO_FIX_SAMPLES,
 	CLI_OPT_FIRST_TOOL = 0x200, /* tools number their own long options from here */
 };
 
@@ -47,7 +49,9 @@ enum {
 		CLI_FILTER_LONGOPTS,                                              \
 		{"help", no_argument, NULL, CLI_OPT_HELP},                        \
 		{"version", no_argument, NULL, CLI_OPT_VERSION},                  \
-		{"progress", no_argument, NULL, CLI_OPT_PROGRESS}
+		{"progress", no_argument, NULL, CLI_OPT_PROGRESS},                \
+		{"thread", required_argument, NULL, CLI_OPT_THREAD},              \
+		{"no-fix-samples", no_argument, NULL, CLI_OPT_NO_FIX_SAMPLES}
 
 /* The filters (pprof_filter_option order), and pprof's spellings of two. */
 #define CLI_FILTER_LONGOPTS                                                              \
@@ -86,7 +90,9 @@ enum {
 	"      --tagleaf=KEY[,KEY]    label values as leaf frames\n"                  \
 	"      --collapse-recursion   a function calling itself directly: once\n"      \
 	"      --drop-idle            drop (idle) and (program) samples\n"            \
-	"      --rules=FILE.yaml      rename rules, default filters, source maps\n"
+	"      --rules=FILE.yaml      rename rules, default filters, source maps\n"     \
+	"      --thread=REGEX         Chrome traces: only the threads whose name matches\n" \
+	"      --no-fix-samples       Chrome traces: no DevTools repair of (program) samples\n"
 
 struct cli {
 	const char *prog;

@@ -40,6 +40,28 @@ test_expect_success '--tagfocus on the thread name' '
 	grep "^DedicatedWorker thread;20;" "$E/two-processes.folded" |
 		sed "s/^DedicatedWorker thread;20;//" >expect && test_cmp expect actual
 '
+test_expect_success '--no-fix-samples: the (program) samples stay' '
+	pprof-fold --no-fix-samples "$T/basic.json" >actual &&
+	printf "%s\n" "(program) 250000" "main 192857" "main;work 200000" \
+		"main;work;(anonymous) 100000" >expect && test_cmp expect actual
+'
+test_expect_success '--thread: only the threads whose name matches' '
+	pprof-fold --thread=^Dedicated --tagroot=thread,pid "$T/two-processes.json" >actual &&
+	grep "^DedicatedWorker thread;20;" "$E/two-processes.folded" >expect && test_cmp expect actual
+'
+test_expect_success '--thread with a bad regex is a usage error' '
+	pprof-fold --thread="(" "$T/basic.json" >out 2>err; test $? = 2 && test ! -s out &&
+	grep -q "^pprof-fold: bad tagfocus regular expression" err
+'
+test_expect_success 'flame chart: the thread with the most samples, the first of equals' '
+	pprof-flame --flamechart "$T/two-processes.json" >chart.svg &&
+	grep -c "<title>(anonymous) (200,000 nanoseconds" chart.svg >n && test "$(cat n)" = 1
+'
+test_expect_success 'flame chart of the thread --thread selects' '
+	pprof-flame --flamechart --thread=Dedicated "$T/two-processes.json" >chart.svg &&
+	! grep -q "<title>(anonymous)" chart.svg &&
+	grep -q "<title>work (550,000 nanoseconds" chart.svg
+'
 test_expect_success 'several profiles on one thread: the last, with one warning' '
 	pprof-fold "$T/two-profiles.json" >actual 2>err &&
 	test_cmp "$E/two-profiles.folded" actual &&

@@ -23,6 +23,11 @@ for in in trace-array.json trace.json.gz; do
 	"
 done
 
+test_expect_success '--no-fix-samples: the samples as V8 wrote them' '
+	pprof-fold --no-fix-samples -i samples "$T/trace.json.gz" >actual &&
+	test_cmp "$E/trace-array.nofix.samples.folded" actual
+'
+
 test_expect_success 'from a pipe, gzipped' '
 	pprof-fold <"$T/trace.json.gz" >actual && test_cmp "$E/trace-array.folded" actual
 '
