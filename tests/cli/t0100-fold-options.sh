@@ -17,8 +17,8 @@ test_expect_success '--version names the program' '
 '
 
 test_expect_success 'an unknown option is a usage error: exit 2' '
-	pprof-fold --no-such-option "$IN1" >out 2>err
-	test $? = 2 && ! test -s out && grep -q "^usage:" err
+	test_usage pprof-fold --no-such-option "$IN1" &&
+	test "$usage_msg" = "pprof-fold: unrecognized option '"'"'--no-such-option'"'"'"
 '
 
 test_expect_success 'a bad granularity is a usage error' '
