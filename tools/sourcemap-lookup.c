@@ -22,8 +22,11 @@ static void usage(FILE *out)
 	      "null source; NAME is left out when the map has none).  Positions come\n"
 	      "from the arguments, or from standard input one per line (blank lines\n"
 	      "skipped).  A position is LINE:COL, or LINE alone (then only when all\n"
-	      "segments of the line agree); anything before them (\"worker.js:1:48212\")\n"
-	      "is ignored.  Lines and columns are 1-based, as stack traces print them.\n"
+	      "segments of the line agree); anything before them is ignored, and so\n"
+	      "is a \")\" after them: a stack trace's \"at f (worker.js:1:48212)\" or\n"
+	      "\"f@worker.js:1:48212\" is a position.  A bad position prints \"-\", is\n"
+	      "named on standard error, and makes the exit status 1 once all are done.\n"
+	      "Lines and columns are 1-based, as stack traces print them.\n"
 	      "\n"
 	      "      --zero-based  lines and columns are 0-based (V8 profiles, the format)\n"
 	      "      --validate    check the map strictly against ECMA-426 first: exit 1\n"
@@ -53,12 +56,20 @@ static bool parse_u32(const char *s, size_t n, uint32_t *out)
 	return true;
 }
 
-/* "[anything:]LINE[:COL]", trimmed.  *HAS_COL false for LINE alone. */
+/* "[anything:]LINE[:COL]", trimmed, as stack traces print it: a
+ * trailing ")" is dropped, so "at f (worker.js:1:2100)", Firefox's
+ * "f@worker.js:1:2100" and "worker.js:1:2100" all give 1:2100.  *HAS_COL
+ * false for LINE alone. */
 static bool parse_pos(const char *s, size_t n, bool zero, uint32_t *line,
 		      uint32_t *col, bool *has_col)
 {
 	const char *c1, *c2 = NULL;
 	size_t i;
+
+	while (n > 0 && (s[n - 1] == ' ' || s[n - 1] == '\t' || s[n - 1] == '\r'))
+		n--;
+	if (n > 0 && s[n - 1] == ')')
+		n--;
 
 	c1 = NULL;
 	for (i = n; i > 0; i--) {
@@ -176,7 +187,7 @@ int main(int argc, char **argv)
 	FILE *out;
 
 	cli_init(&c, "sourcemap-lookup", usage);
-	while ((opt = getopt_long(argc, argv, "o:", longopts, NULL)) != -1) {
+	while ((opt = cli_getopt(&c, argc, argv, "o:", longopts)) != -1) {
 		switch (opt) {
 		case OPT_ZERO:
 			zero = true;
@@ -192,17 +203,6 @@ int main(int argc, char **argv)
 	if (optind >= argc)
 		cli_usage_error(&c, "no map named");
 	path = argv[optind++];
-	/* positions on the command line are checked before anything runs */
-	for (i = optind; i < argc; i++) {
-		uint32_t l, col;
-		bool hc;
-
-		if (!parse_pos(argv[i], strlen(argv[i]), zero, &l, &col, &hc))
-			cli_usage_error(&c, "bad position '%s' (expected %s)",
-					argv[i],
-					zero ? "LINE:COL, 0-based" :
-					       "LINE:COL, 1-based");
-	}
 	m = smap_map_new();
 	if (!m) {
 		cli_error(&c, "out of memory");

@@ -80,16 +80,37 @@ test_expect_success 'a bad position on standard input: "-", a message, exit 1' '
 	test "$(wc -l <err)" = 2
 '
 
-test_expect_success 'a bad position argument is a usage error' '
+test_expect_success 'a bad position argument: "-", a message, the others still printed, exit 1' '
 	write_map &&
-	expect_code 2 sourcemap-lookup m.map 1:1 1:x >out 2>err &&
-	test ! -s out && grep -q "bad position .1:x." err
+	expect_code 1 sourcemap-lookup m.map 1:1 1:x 1:5 >actual 2>err &&
+	printf "src/a.ts:1:1\n-\nsrc/a.ts:2:3 run\n" >expect &&
+	test_cmp expect actual &&
+	echo "sourcemap-lookup: bad position '"'"'1:x'"'"' (expected LINE:COL, 1-based)" >expect &&
+	test_cmp expect err
+'
+
+test_expect_success 'positions inside stack-trace lines, as arguments and on standard input' '
+	write_map &&
+	cat >in <<-\EOF &&
+	    at run (https://example.com/m.js:1:5)
+	    at https://example.com/m.js:1:1
+	run@https://example.com/m.js:1:5
+	m.js:1:1
+	    at broken (m.js:1:x)
+	EOF
+	expect_code 1 sourcemap-lookup m.map <in >actual 2>err &&
+	printf "src/a.ts:2:3 run\nsrc/a.ts:1:1\nsrc/a.ts:2:3 run\nsrc/a.ts:1:1\n-\n" >expect &&
+	test_cmp expect actual &&
+	test "$(wc -l <err)" = 1 &&
+	sourcemap-lookup m.map "at run (m.js:1:5)" "run@m.js:1:5" >actual &&
+	printf "src/a.ts:2:3 run\nsrc/a.ts:2:3 run\n" >expect &&
+	test_cmp expect actual
 '
 
 test_expect_success 'usage errors, --help and --version' '
 	expect_code 2 sourcemap-lookup >out 2>err && test ! -s out &&
 	grep -q "^sourcemap-lookup: no map named$" err &&
-	expect_code 2 sourcemap-lookup --bogus m.map >out 2>err &&
+	test_usage sourcemap-lookup --bogus m.map &&
 	sourcemap-lookup --help >out && grep -q "^usage: sourcemap-lookup" out &&
 	sourcemap-lookup --version >out && grep -q "^sourcemap-lookup (pprof-tools) " out
 '
