@@ -278,9 +278,20 @@ static size_t mapped_name(struct smap_map *m, const struct text *g, const struct
 			}
 			continue;
 		}
+		if (i == first && i < end && t->kind == PP_JS_IDENT && !(ex && mp.name) &&
+		    (pp_js_tok_is(g->s, t, "exports") || pp_js_tok_is(g->s, t, "module"))) {
+			/* exports.f = , module.exports.f = : CommonJS's, not the source's */
+			if (pp_js_tok_is(g->s, t, "module") && i + 2 < end &&
+			    pp_js_tok_is(g->s, &g->toks.t[i + 2], "exports"))
+				i += 2;
+			continue;
+		}
+		bool hash = false;
 		if (ex && mp.name && t->kind != PP_JS_STRING) {
 			s = mp.name;
 			n = strlen(s);
+			/* terser names #m by "m" */
+			hash = t->kind == PP_JS_PRIVATE && s[0] != '#';
 		} else if (t->kind == PP_JS_STRING && n >= 2) {
 			s++;
 			n -= 2;
@@ -289,10 +300,14 @@ static size_t mapped_name(struct smap_map *m, const struct text *g, const struct
 			if (!ex)
 				return 0; /* the naming token itself is not mapped */
 			*last = mp;
-			*named = mp.name != NULL;
+			/* the last part of a.b.c is a property: its text is the
+			 * source's (minifiers keep property names) */
+			*named = mp.name != NULL || (i != first && t->kind == PP_JS_IDENT);
 		}
 		if (at && buf[at - 1] != ' ' && at + 1 < cap)
 			buf[at++] = '.';
+		if (hash && at + 2 < cap)
+			buf[at++] = '#';
 		if (at + n + 1 > cap)
 			n = cap - at - 1;
 		memcpy(buf + at, s, n);
@@ -417,13 +432,13 @@ int smap_function_at(struct smap_map *m, uint32_t line, uint32_t column,
 			return out->name ? SMAP_OK : pp_smap_fail(m, SMAP_ENOMEM, "out of memory");
 		}
 		if (naming_tok(gf) == NIL && !gf->ctor) {
-			/* anonymous here; a name at its '(' (a named function
-			 * expression a minifier made anonymous) */
+			/* anonymous here: a name at its '(' (a named function
+			 * expression a minifier made anonymous), else anonymous
+			 * (a lone parameter's name is the parameter's) */
 			struct smap_mapping mp;
-			if (exact(m, line, column, &mp) && mp.name) {
-				out->name = mp.name;
-				out->from = SMAP_FROM_SCRIPT;
-			}
+			bool paren = pp_js_tok_is(g->s, &g->toks.t[gf->start], "(");
+			out->name = paren && exact(m, line, column, &mp) && mp.name ? mp.name : "";
+			out->from = SMAP_FROM_SCRIPT;
 		}
 		return SMAP_OK;
 	}
