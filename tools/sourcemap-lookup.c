@@ -1,6 +1,7 @@
 /* sourcemap-lookup: original positions and names for generated positions. */
 #include "config.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -10,11 +11,14 @@
 enum {
 	OPT_ZERO = CLI_OPT_FIRST_TOOL,
 	OPT_VALIDATE,
+	OPT_FUNCTION,
+	OPT_SCRIPT,
 };
 
 static void usage(FILE *out)
 {
-	fputs("usage: sourcemap-lookup [--zero-based] [--validate] [-o file] [--quiet]\n"
+	fputs("usage: sourcemap-lookup [--zero-based] [--validate] [--function]\n"
+	      "                        [--script=file] [-o file] [--quiet]\n"
 	      "                        map [line:col ...]\n"
 	      "\n"
 	      "Prints \"SOURCE:LINE:COL NAME\" for each generated position, one line\n"
@@ -32,6 +36,11 @@ static void usage(FILE *out)
 	      "      --validate    check the map strictly against ECMA-426 first: exit 1\n"
 	      "                    with the reason when it is invalid; without positions\n"
 	      "                    on the command line, only check\n"
+	      "      --function    NAME is the original function that starts at the\n"
+	      "                    position (a profile's call frame), as pprof-fold -m\n"
+	      "                    names it, not the segment's name\n"
+	      "      --script=FILE the generated script (default: the map's name\n"
+	      "                    without .map, when it exists), for --function\n"
 	      "  -o, --output=FILE write FILE atomically instead of standard output\n"
 	      "      --quiet       no warnings about skipped parts of the map\n"
 	      "      --help, --version\n",
@@ -130,7 +139,7 @@ static void put_num(FILE *out, char sep, uint64_t v)
 }
 
 static void print_result(FILE *out, struct smap_map *m, const char *s,
-			 size_t n, bool zero, bool *bad, struct cli *c)
+			 size_t n, bool zero, bool func, bool *bad, struct cli *c)
 {
 	struct smap_mapping r;
 	uint32_t line, col;
@@ -158,6 +167,17 @@ static void print_result(FILE *out, struct smap_map *m, const char *s,
 		return;
 	}
 	/* by hand: a hundred thousand positions make printf show */
+	if (func) {
+		struct smap_function f;
+
+		r.name = NULL;
+		if (has_col && smap_function_at(m, line, col, &f) != SMAP_OK) {
+			cli_error(c, "%s", smap_map_error(m));
+			*bad = true;
+		} else if (has_col && f.name) {
+			r.name = f.name[0] ? f.name : "(anonymous)";
+		}
+	}
 	fputs(r.source ? r.source : "?", out);
 	put_num(out, ':', (uint64_t)r.line + add);
 	put_num(out, ':', (uint64_t)r.column + add);
@@ -168,11 +188,76 @@ static void print_result(FILE *out, struct smap_map *m, const char *s,
 	fputc('\n', out);
 }
 
+/* The generated script for --function: FILE, else the map's name without
+ * ".map" when it exists.  False after an error. */
+static bool load_script(struct cli *c, struct smap_map *m, const char *map,
+			const char *file)
+{
+	char *def = NULL;
+	FILE *f;
+	size_t n = strlen(map);
+	bool ok = false;
+
+	if (!file) {
+		if (n <= 4 || strcmp(map + n - 4, ".map") != 0)
+			return true;
+		if (!(def = strdup(map)))
+			goto nomem;
+		def[n - 4] = '\0';
+		file = def;
+	}
+	f = fopen(file, "rb");
+	if (!f) {
+		bool given = !def;
+
+		if (given)
+			cli_error(c, "%s: %s", file, strerror(errno));
+		free(def);
+		return !given; /* the default script may be absent */
+	}
+	{
+		char *buf = NULL, *nb;
+		size_t len = 0, cap = 0, got;
+
+		for (;;) {
+			if (len == cap) {
+				cap = cap ? cap * 2 : 65536;
+				if (!(nb = realloc(buf, cap))) {
+					free(buf);
+					fclose(f);
+					free(def);
+					goto nomem;
+				}
+				buf = nb;
+			}
+			got = fread(buf + len, 1, cap - len, f);
+			len += got;
+			if (got == 0)
+				break;
+		}
+		if (ferror(f))
+			cli_error(c, "%s: read error", file);
+		else if (smap_map_set_script(m, buf, len) != SMAP_OK)
+			cli_error(c, "%s", smap_map_error(m));
+		else
+			ok = true;
+		free(buf);
+	}
+	fclose(f);
+	free(def);
+	return ok;
+nomem:
+	cli_error(c, "out of memory");
+	return false;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "zero-based", no_argument, NULL, OPT_ZERO },
 		{ "validate", no_argument, NULL, OPT_VALIDATE },
+		{ "function", no_argument, NULL, OPT_FUNCTION },
+		{ "script", required_argument, NULL, OPT_SCRIPT },
 		{ "output", required_argument, NULL, 'o' },
 		{ "quiet", no_argument, NULL, CLI_OPT_QUIET },
 		{ "help", no_argument, NULL, CLI_OPT_HELP },
@@ -181,8 +266,8 @@ int main(int argc, char **argv)
 	};
 	struct cli c;
 	struct smap_map *m = NULL;
-	bool zero = false, validate = false, bad = false;
-	const char *path, *w;
+	bool zero = false, validate = false, func = false, bad = false;
+	const char *path, *w, *script = NULL;
 	int opt, status = CLI_FAIL, i;
 	FILE *out;
 
@@ -194,6 +279,12 @@ int main(int argc, char **argv)
 			break;
 		case OPT_VALIDATE:
 			validate = true;
+			break;
+		case OPT_FUNCTION:
+			func = true;
+			break;
+		case OPT_SCRIPT:
+			script = optarg;
 			break;
 		default:
 			if (!cli_option(&c, opt, optarg))
@@ -216,13 +307,15 @@ int main(int argc, char **argv)
 		status = CLI_OK;
 		goto done;
 	}
+	if (func && !load_script(&c, m, path, script))
+		goto done;
 	out = cli_open_output(&c);
 	if (!out)
 		goto done;
 	if (optind < argc) {
 		for (i = optind; i < argc; i++)
-			print_result(out, m, argv[i], strlen(argv[i]), zero, &bad,
-				     &c);
+			print_result(out, m, argv[i], strlen(argv[i]), zero, func,
+				     &bad, &c);
 	} else {
 		char *line = NULL;
 		size_t cap = 0;
@@ -240,7 +333,7 @@ int main(int argc, char **argv)
 			}
 			if (n == 0)
 				continue;
-			print_result(out, m, s, (size_t)n, zero, &bad, &c);
+			print_result(out, m, s, (size_t)n, zero, func, &bad, &c);
 		}
 		free(line);
 		if (ferror(stdin)) {

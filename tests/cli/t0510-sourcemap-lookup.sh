@@ -151,6 +151,37 @@ test_expect_success '-o writes the file' '
 	test_cmp expect out.txt
 '
 
+# The name of the function that starts at a frame's position: the default
+# output keeps the segment's name; --function the function's, from the
+# script beside the map, or the one --script names, or without a script
+# from sourcesContent alone.
+test_expect_success '--function names the function a position starts' '
+	sourcemap-lookup "$FIX/worker/worker.js.map" 1:3390 1:3999 >actual &&
+	printf "%s\n" "src/cache.ts:32:3" "src/cache.ts:70:17 buildRecord" >expect &&
+	test_cmp expect actual &&
+	sourcemap-lookup --function "$FIX/worker/worker.js.map" 1:3390 1:3999 >actual &&
+	printf "%s\n" "src/cache.ts:32:3 get" "src/cache.ts:70:17 buildRecord" >expect &&
+	test_cmp expect actual &&
+	cp "$FIX/worker/worker.js.map" w.map &&
+	sourcemap-lookup --function --script="$FIX/worker/worker.js" w.map 1:3390 >actual &&
+	echo "src/cache.ts:32:3 get" >expect && test_cmp expect actual &&
+	sourcemap-lookup --function w.map 1:3390 >actual &&
+	test_cmp expect actual
+'
+
+test_expect_success '--function: an inline callback is (anonymous), a constructor its class' '
+	N=$FIX/names/esbuild/min &&
+	sourcemap-lookup --zero-based --function "$N/names.js.map" 0:2215 0:910 0:569 >actual &&
+	printf "%s\n" "src/phases.ts:42:19 (anonymous)" "src/shapes.ts:5:1 Matrix" \
+		"src/work.ts:41:29 asyncChecksum" >expect &&
+	test_cmp expect actual
+'
+
+test_expect_success '--script that cannot be read is an error' '
+	test_fails 1 sourcemap-lookup --function --script=nope.js "$FIX/worker/worker.js.map" 1:1 &&
+	grep -q "nope.js: No such file" err
+'
+
 if [ -n "$SHARED" ] && [ -f "$SHARED/real/bundle/worker.js.map" ]; then
 	test_expect_success 'the real Worker bundle agrees with trace-mapping' '
 		sourcemap-lookup "$SHARED/real/bundle/worker.js.map" \
