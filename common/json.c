@@ -111,12 +111,22 @@ const char *json_error(const struct json *j)
 
 size_t json_error_offset(const struct json *j)
 {
-	return j->errpos;
+	return j->base + j->errpos;
 }
 
 size_t json_offset(const struct json *j)
 {
-	return j->tokpos;
+	return j->base + j->tokpos;
+}
+
+bool json_failed(const struct json *j)
+{
+	return j->state == ST_ERROR;
+}
+
+void json_set_base(struct json *j, size_t base)
+{
+	j->base = base;
 }
 
 bool json_is(const struct json *j, const char *s)

@@ -60,11 +60,17 @@ struct json {
 	size_t scratchcap;
 	const char *err;
 	size_t errpos;
+	size_t base; /* added to every offset reported */
 };
 
 /* MAX_DEPTH 0 means the default, 1,000,000 levels. */
 void json_init(struct json *j, const void *buf, size_t len, uint32_t max_depth);
 void json_release(struct json *j);
+
+/* Offsets reported from now on (json_offset(), json_error_offset()) are
+ * BASE plus the position in the buffer: for a parser over a slice of a
+ * larger input, whose offsets the messages name. */
+void json_set_base(struct json *j, size_t base);
 
 /* The next token.  JSON_ERROR is sticky. */
 int json_next(struct json *j);
@@ -82,6 +88,9 @@ bool json_double(struct json *j, double *out);
 
 /* The current key or string equals the C string S. */
 bool json_is(const struct json *j, const char *s);
+
+/* Whether the parser has failed (JSON_ERROR was returned; it is sticky). */
+bool json_failed(const struct json *j);
 
 /* The error message ("expected ':' after object key") and its byte offset. */
 const char *json_error(const struct json *j);

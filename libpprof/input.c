@@ -46,6 +46,7 @@ static const struct pp_reader *const sniff_readers[] = {
 	&pp_reader_cpuprofile,
 	&pp_reader_heapprofile,
 	&pp_reader_folded,
+	&pp_reader_trace,
 };
 
 static int sniff(struct pprof_profile *p, const unsigned char *b, size_t len, int level);

@@ -44,6 +44,7 @@ enum pprof_format {
 	PPROF_FMT_CPUPROFILE,
 	PPROF_FMT_HEAPPROFILE,
 	PPROF_FMT_FOLDED,
+	PPROF_FMT_TRACE, /* Chrome trace (Trace Event Format JSON) */
 };
 
 struct pprof_profile;
@@ -84,6 +85,14 @@ struct pprof_read_options {
 	 * any other use of the profile builds the same tree first, at the cost
 	 * it would have had.  The input is validated in full either way. */
 	int defer_tree;
+	/* Chrome traces: leave out DevTools' repair of lone (program)
+	 * samples (fixMissingSamples, doc/trace-format.md). */
+	int trace_keep_missing;
+	/* Chrome traces: which threads may give the time-ordered samples of
+	 * a flame chart (the one of them with the most samples does); NULL:
+	 * any.  NAME is the thread's name, or NULL when it has none. */
+	int (*trace_thread)(void *ctx, int64_t pid, int64_t tid, const char *name);
+	void *trace_thread_ctx;
 };
 
 /* Reads the whole of FILE (a path, or NULL or "-" for standard input),

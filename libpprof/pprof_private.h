@@ -344,6 +344,7 @@ extern const struct pp_reader pp_reader_pprof;
 extern const struct pp_reader pp_reader_cpuprofile;
 extern const struct pp_reader pp_reader_heapprofile;
 extern const struct pp_reader pp_reader_folded;
+extern const struct pp_reader pp_reader_trace;
 
 /* ---- input ---- */
 /* Loads PATH (NULL or "-": stdin), inflating gzip members; *BUF is malloc'd

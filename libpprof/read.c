@@ -12,6 +12,7 @@ static const struct pp_reader *const readers[] = {
 	&pp_reader_cpuprofile,
 	&pp_reader_heapprofile,
 	&pp_reader_folded,
+	&pp_reader_trace,
 };
 
 /* Converts UTF-16 text with a byte order mark to UTF-8, so folded files
