@@ -44,6 +44,7 @@ enum pprof_format {
 	PPROF_FMT_CPUPROFILE,
 	PPROF_FMT_HEAPPROFILE,
 	PPROF_FMT_FOLDED,
+	PPROF_FMT_HEAPSNAPSHOT,
 };
 
 struct pprof_profile;

@@ -897,6 +897,8 @@ const char *pprof_format_name(enum pprof_format f)
 		return "heapprofile";
 	case PPROF_FMT_FOLDED:
 		return "folded";
+	case PPROF_FMT_HEAPSNAPSHOT:
+		return "heapsnapshot";
 	default:
 		return "unknown";
 	}
