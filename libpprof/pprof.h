@@ -45,6 +45,7 @@ enum pprof_format {
 	PPROF_FMT_HEAPPROFILE,
 	PPROF_FMT_FOLDED,
 	PPROF_FMT_TRACE, /* Chrome trace (Trace Event Format JSON) */
+	PPROF_FMT_HEAPSNAPSHOT,
 };
 
 struct pprof_profile;

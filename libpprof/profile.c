@@ -899,6 +899,8 @@ const char *pprof_format_name(enum pprof_format f)
 		return "folded";
 	case PPROF_FMT_TRACE:
 		return "trace";
+	case PPROF_FMT_HEAPSNAPSHOT:
+		return "heapsnapshot";
 	default:
 		return "unknown";
 	}
