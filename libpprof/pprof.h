@@ -45,6 +45,7 @@ enum pprof_format {
 	PPROF_FMT_HEAPPROFILE,
 	PPROF_FMT_FOLDED,
 	PPROF_FMT_TRACE, /* Chrome trace (Trace Event Format JSON) */
+	PPROF_FMT_HEAPSNAPSHOT,
 };
 
 struct pprof_profile;
@@ -113,8 +114,9 @@ const char *pprof_format_name(enum pprof_format f);
 size_t pprof_sample_type_count(const struct pprof_profile *p);
 const char *pprof_sample_type_name(const struct pprof_profile *p, size_t i);
 const char *pprof_sample_type_unit(const struct pprof_profile *p, size_t i);
-/* The index chosen by a -i argument (a name, an inuse_-less name as pprof
- * matches it, or a decimal index), or by default (NULL or ""):
+/* The index chosen by a -i argument (a name, or a name with an inuse_
+ * prefix standing for the name without it, as pprof matches them; or a
+ * decimal index), or by default (NULL or ""):
  * default_sample_type, else the last type.  Returns -1, with the message on
  * the profile, when it names no type. */
 int pprof_sample_type_select(struct pprof_profile *p, const char *arg);

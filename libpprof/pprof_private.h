@@ -343,6 +343,7 @@ struct pp_reader {
 extern const struct pp_reader pp_reader_pprof;
 extern const struct pp_reader pp_reader_cpuprofile;
 extern const struct pp_reader pp_reader_heapprofile;
+extern const struct pp_reader pp_reader_heapsnapshot;
 extern const struct pp_reader pp_reader_folded;
 extern const struct pp_reader pp_reader_trace;
 

@@ -11,6 +11,7 @@ static const struct pp_reader *const readers[] = {
 	&pp_reader_pprof,
 	&pp_reader_cpuprofile,
 	&pp_reader_heapprofile,
+	&pp_reader_heapsnapshot,
 	&pp_reader_folded,
 	&pp_reader_trace,
 };

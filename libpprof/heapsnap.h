@@ -1,0 +1,78 @@
+/*
+ * heapsnap.h: a V8 heap snapshot (.heapsnapshot) as compact integer arrays,
+ * and the graph computations DevTools makes on it (HeapSnapshot.ts of
+ * devtools-frontend; doc/heapsnapshot.md says what is followed where).
+ * Private to libpprof.
+ *
+ * Nodes and edges keep their ordinals (node k is the k-th node of the file,
+ * edge e the e-th edge; node ids are kept as V8 wrote them), so that a later
+ * pass (the leak set between snapshots, retainer paths) can work on the same
+ * arrays: ESSENTIAL marks the edges that count for dominators.
+ */
+#ifndef PP_HEAPSNAP_H
+#define PP_HEAPSNAP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "pprof_private.h"
+
+#define PP_HS_NONE UINT32_MAX
+
+struct pp_hs {
+	uint32_t n;         /* nodes */
+	uint32_t e;         /* edges */
+	uint32_t root;      /* the root's ordinal */
+	/* per node */
+	uint8_t *type;      /* index into the node types */
+	uint32_t *name;     /* string index (after "Detached " names: see dname) */
+	uint32_t *id;
+	uint32_t *self;     /* self size (after DevTools' reassignment) */
+	uint8_t *detached;  /* the detachedness field, propagated (0 unknown, 1, 2) */
+	uint32_t *first;    /* n + 1: node k's edges are first[k] .. first[k + 1] */
+	/* per edge */
+	uint8_t *etype;
+	uint32_t *ename;    /* string index, or the index of element/hidden edges */
+	uint32_t *to;       /* the target's ordinal */
+	uint64_t *essential; /* bit per edge: counts for dominators */
+	/* the types V8 declares (PP_HS_NONE: not declared) */
+	uint32_t t_hidden, t_array, t_string, t_object, t_code, t_closure, t_regexp,
+		t_number, t_native, t_synthetic;
+	uint32_t et_element, et_hidden, et_internal, et_shortcut, et_weak, et_property,
+		et_context;
+	char **node_types;  /* names of the node types */
+	uint32_t nnode_types;
+	char **edge_types;
+	uint32_t nedge_types;
+	/* strings: string i is blob[soff[i] .. soff[i + 1]) */
+	char *blob;
+	uint64_t *soff;
+	uint32_t nstrings;
+	bool user_roots;    /* the root has an edge to a user root */
+	/* results */
+	uint32_t *dom;      /* immediate dominator's ordinal (the root's is itself) */
+	uint32_t *order;    /* the nodes in preorder of the dominator tree */
+	int64_t *retained;
+};
+
+void pp_hs_release(struct pp_hs *h);
+
+/* The string S of H, and its length. */
+static inline const char *pp_hs_str(const struct pp_hs *h, uint32_t s, size_t *len)
+{
+	*len = (size_t)(h->soff[s + 1] - h->soff[s]);
+	return h->blob + h->soff[s];
+}
+
+/* DevTools' passes, in its order: the DOM state, page-owned flags and the
+ * edges that count; the shallow sizes moved to their single owner (when the
+ * snapshot has user roots); dominators (Lengauer-Tarjan, iterative) and
+ * retained sizes.  Returns PPROF_OK, or an error set on P. */
+int pp_hs_dominators(struct pprof_profile *p, struct pp_hs *h);
+
+/* The class name DevTools' Summary shows for every node, as string ids of
+ * P (interned): CLS[n]. */
+int pp_hs_class_names(struct pprof_profile *p, const struct pp_hs *h, uint32_t *cls);
+
+#endif /* PP_HEAPSNAP_H */
