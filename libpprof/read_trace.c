@@ -22,7 +22,9 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/random.h>
+#include <unistd.h>
 
 #include "filter_private.h"
 #include "v8.h"
@@ -156,6 +158,8 @@ struct tr {
 	char *idbuf;
 	size_t idlen, idcap;
 	size_t nevents;   /* complete events read */
+	unsigned char *drop; /* the buffer, when the library owns it: pages behind the parser are let go */
+	size_t dropped;      /* bytes of it let go so far */
 	size_t last_end;  /* byte after the last complete event */
 	bool have_profile_event;
 };
@@ -661,6 +665,25 @@ static bool cut_short(struct tr *t)
 		!strcmp(m, "invalid \\u escape in string"));
 }
 
+/* The trace is read front to back once and nothing points into it once an
+ * event is done (strings are interned, args parsed): the pages of a buffer
+ * the library owns (a file's mapping, an inflated or piped input) are given
+ * back behind the parser, so that a big trace does not stay resident whole.
+ * Whatever is read again (never, here) would come back from the file or as
+ * zeros. */
+#define DROP_STEP ((size_t)32 << 20)
+static void drop_behind(struct tr *t, size_t upto)
+{
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	uintptr_t b = (uintptr_t)t->drop + t->dropped, e = (uintptr_t)t->drop + upto;
+
+	b = (b + page - 1) & ~(uintptr_t)(page - 1);
+	e &= ~(uintptr_t)(page - 1);
+	if (e > b && madvise((void *)b, e - b, MADV_DONTNEED) != 0)
+		t->drop = NULL; /* not possible here: keep it all */
+	t->dropped = upto;
+}
+
 static int read_events(struct tr *t, bool *cut)
 {
 	struct json *j = &t->j;
@@ -697,6 +720,8 @@ static int read_events(struct tr *t, bool *cut)
 			return jerr(t, j);
 		}
 		t->nevents++;
+		if (t->drop && json_offset(j) - t->dropped >= DROP_STEP)
+			drop_behind(t, json_offset(j));
 	}
 }
 
@@ -1148,6 +1173,8 @@ static int trace_read(struct pprof_profile *p, const unsigned char *buf, size_t 
 	t.buf = buf;
 	t.len = len;
 	t.max_depth = o && o->max_depth ? o->max_depth : 1000000;
+	if (p->hold && p->hold->ptr == buf)
+		t.drop = (unsigned char *)buf;
 	json_init(&t.j, buf, len, t.max_depth);
 	s = read_top(&t, &cut);
 	if (s == PPROF_OK && cut)
