@@ -84,6 +84,11 @@ struct pprof_read_options {
 	 * any other use of the profile builds the same tree first, at the cost
 	 * it would have had.  The input is validated in full either way. */
 	int defer_tree;
+	/* Folded input: read as flamegraph.pl reads it (pprof-flame): counts
+	 * kept as written, fractions included, lines without a count counted
+	 * rather than warned of (pprof_flame_ignored_lines()).  Otherwise a
+	 * fractional count is rounded half away from zero, with one warning. */
+	int folded_flamegraph;
 };
 
 /* Reads the whole of FILE (a path, or NULL or "-" for standard input),
@@ -132,7 +137,9 @@ struct pprof_fold_options {
 	int sample_index; /* from pprof_sample_type_select() */
 	enum pprof_granularity granularity;
 };
-/* Builds the folded lines of P into *OUT (freed with pprof_folded_free()). */
+/* Builds the folded lines of P into *OUT (freed with pprof_folded_free()).
+ * For folded text that nothing has transformed, the lines are the input's
+ * as read (sorted and merged), pointing into it: use them while P lives. */
 int pprof_fold(struct pprof_profile *p, const struct pprof_fold_options *o,
 	       struct pprof_folded **out);
 void pprof_folded_free(struct pprof_folded *f);

@@ -16,8 +16,8 @@ static const struct pp_reader *const readers[] = {
 
 /* Converts UTF-16 text with a byte order mark to UTF-8, so folded files
  * saved by Windows tools read as any other. */
-static int utf16_to_utf8(struct pprof_profile *p, const unsigned char *in, size_t len,
-			 unsigned char **out, size_t *outlen)
+int pp_utf16_to_utf8(struct pprof_profile *p, const unsigned char *in, size_t len,
+		     unsigned char **out, size_t *outlen)
 {
 	bool be = in[0] == 0xfe;
 	if (len % 2)
@@ -87,7 +87,7 @@ static int read_buffer(struct pprof_profile *p, const unsigned char *b, size_t l
 	int status;
 	if (len >= 2 && ((b[0] == 0xff && b[1] == 0xfe) || (b[0] == 0xfe && b[1] == 0xff))) {
 		unsigned char *u8 = NULL;
-		status = utf16_to_utf8(p, b, len, &u8, &len);
+		status = pp_utf16_to_utf8(p, b, len, &u8, &len);
 		if (status != PPROF_OK)
 			goto out;
 		pp_hold_release(&inner);
