@@ -359,13 +359,12 @@ const char *pprof_flame_error(const struct pprof_flame *f);
  * lines, CRLF, a UTF-8 BOM and UTF-16 with a BOM are accepted, other lines
  * are counted as ignored. */
 int pprof_flame_add_text(struct pprof_flame *f, const void *buf, size_t len);
-/* Reads PATH (NULL or "-": standard input, gzip-transparent): folded text
- * goes into F (*IS_FOLDED set), any other profile into P, for the caller to
- * transform and pass to pprof_flame_add_profile().  Errors are on F. */
-int pprof_flame_read_file(struct pprof_flame *f, struct pprof_profile *p, const char *path,
-			  const struct pprof_read_options *o, int *is_folded);
 /* Adds the folded lines of P (as pprof_fold()), and remembers where each
- * frame name comes from for the "ts" palette.  With PPROF_FLAME_TIMELINE and
+ * frame name comes from for the "ts" palette.  Folded text read with
+ * pprof_read_options.folded_flamegraph gives flamegraph.pl's lines and
+ * counts, fractions and a differential column included, transformed or
+ * not; untransformed, F's lines point into P's input: P must outlive F's
+ * pprof_flame_write_svg().  With PPROF_FLAME_TIMELINE and
  * a time-ordered profile (.cpuprofile), the samples in time order instead:
  * consecutive samples of one stack make a line, its width the samples' wall
  * time (sample type "wall") or their number. */
