@@ -391,19 +391,6 @@ int pprof_flame_write_svg(struct pprof_flame *f, const struct pprof_flame_option
 
 /* ---- diff and top (diff.c, top.c) ---- */
 
-/* Reads PATH (NULL or "-": standard input) as pprof_read_file() does, except
- * that plain two-column folded text goes straight into *OUT, without P's
- * model: the same lines pprof_fold() would give for it at any granularity
- * but "files" (sorted, equal stacks summed, zero stacks left out), read
- * several times faster.  Any other input, or folded text that needs the
- * reader's care (3 columns, fractions, lines without a count, empty frames,
- * CR inside a stack), is read into P as usual and *OUT is set to NULL.
- * Messages and warnings are on P.  The lines may point into a mapping of
- * the file: free *OUT with pprof_folded_file_free(), which releases it. */
-int pprof_read_file_folded(struct pprof_profile *p, const char *path,
-			   const struct pprof_read_options *o, struct pprof_folded **out);
-void pprof_folded_file_free(struct pprof_folded *f);
-
 /* Rewrites each run of "0x" and hex digits in the stacks of F to "0x..."
  * (difffolded.pl -s), then sorts and merges the lines again.  PPROF_ENOMEM,
  * or PPROF_EINPUT when a merged value leaves int64 (message on ERR). */
