@@ -24,7 +24,7 @@
 #include <sys/random.h>
 #include <time.h>
 
-#include "pprof_private.h"
+#include "folded_private.h"
 
 #include "flame_script.h"
 
@@ -104,6 +104,8 @@ struct pprof_flame {
 	struct fl_line *lines;
 	size_t nlines, caplines;
 	size_t ignored; /* lines not in the folded format */
+	struct pp_flines **flines; /* read by pprof_flame_add_text() */
+	size_t nflines, capflines;
 	bool timeline;  /* lines are in time order (from a profile's samples) */
 	struct fl_map palette;
 	struct fl_map classes;
@@ -152,6 +154,9 @@ void pprof_flame_free(struct pprof_flame *f)
 			free(f->bufs[i].p);
 	}
 	free(f->bufs);
+	for (size_t i = 0; i < f->nflines; i++)
+		pp_flines_free(f->flines[i]);
+	free(f->flines);
 	free(f->lines);
 	fl_map_release(&f->palette);
 	fl_map_release(&f->classes);
@@ -286,280 +291,65 @@ static struct fl_map_entry *fl_map_get(struct fl_map *m, const char *k, size_t n
 	return e;
 }
 
-/* ---- reading folded text ---- */
-
-static bool fl_space(unsigned char c)
-{
-	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v';
-}
+/* ---- reading folded text (read_folded.c's parser) ---- */
 
 static bool fl_digit(unsigned char c)
 {
 	return c >= '0' && c <= '9';
 }
 
-/* The length of the white space character that ends at S[I] (exclusive),
- * or 0: flamegraph.pl reads its input as UTF-8, so Perl's \s also matches
- * U+0085, U+00A0, U+1680, U+2000-U+200A, U+2028, U+2029, U+202F, U+205F
- * and U+3000. */
-static size_t fl_space_before(const char *str, size_t i)
+/* Keeps the lines of L (taken from a profile, with the buffer they point
+ * into) for F to free. */
+static int fl_keep_lines(struct pprof_flame *f, struct pp_flines *l)
 {
-	const unsigned char *s = (const unsigned char *)str;
-	if (i >= 1 && fl_space(s[i - 1]))
-		return 1;
-	if (i >= 2 && s[i - 2] == 0xc2 && (s[i - 1] == 0x85 || s[i - 1] == 0xa0))
-		return 2;
-	if (i < 3)
-		return 0;
-	unsigned a = s[i - 3], b = s[i - 2], c = s[i - 1];
-	if ((a == 0xe1 && b == 0x9a && c == 0x80) ||
-	    (a == 0xe2 && b == 0x80 && ((c >= 0x80 && c <= 0x8a) || c == 0xa8 || c == 0xa9 || c == 0xaf)) ||
-	    (a == 0xe2 && b == 0x81 && c == 0x9f) || (a == 0xe3 && b == 0x80 && c == 0x80))
-		return 3;
-	return 0;
-}
-
-/* A number as flamegraph.pl takes it: \d+(\.\d*)? */
-static bool fl_number(const char *s, size_t n)
-{
-	size_t i = 0;
-	while (i < n && fl_digit((unsigned char)s[i]))
-		i++;
-	if (i == 0)
-		return false;
-	if (i < n && s[i] == '.') {
-		i++;
-		while (i < n && fl_digit((unsigned char)s[i]))
-			i++;
-	}
-	return i == n;
-}
-
-static double fl_strtod(const char *s, size_t n)
-{
-	/* Short integers, the common case, without strtod. */
-	if (n <= 15) {
-		uint64_t v = 0;
-		size_t i = 0;
-		while (i < n && fl_digit((unsigned char)s[i]))
-			v = v * 10 + (uint64_t)(s[i++] - '0');
-		if (i == n)
-			return (double)v;
-	}
-	char tmp[64];
-	if (n < sizeof(tmp)) {
-		memcpy(tmp, s, n);
-		tmp[n] = '\0';
-		return strtod(tmp, NULL);
-	}
-	char *big = malloc(n + 1);
-	if (!big)
-		return fl_nan();
-	memcpy(big, s, n);
-	big[n] = '\0';
-	double d = strtod(big, NULL);
-	free(big);
-	return d;
-}
-
-/* Splits off "WS NUMBER" at the end of [s, s+n) as flamegraph.pl's
- * /^(.*)\s+?(\d+(?:\.\d*)?)$/ does: the number after the last whitespace,
- * the stack before that one whitespace character. */
-static bool fl_split_number(const char *s, size_t n, size_t *stacklen, size_t *numpos)
-{
-	/* Only digits and dots can follow the last whitespace of a match, so
-	 * the scan stops at the first other character. */
-	size_t i = n;
-	while (i > 0 && (fl_digit((unsigned char)s[i - 1]) || s[i - 1] == '.'))
-		i--;
-	size_t ws = fl_space_before(s, i);
-	if (ws == 0 || !fl_number(s + i, n - i))
-		return false;
-	*numpos = i;
-	*stacklen = i - ws;
-	return true;
-}
-
-struct fl_parsed {
-	size_t stacklen;
-	size_t num1, num1len; /* the first number (BEFORE of a 3-column line) */
-	size_t num2, num2len; /* the last number */
-	bool diff;
-};
-
-static bool fl_parse_line(const char *s, size_t n, struct fl_parsed *r)
-{
-	size_t stacklen, pos;
-	if (!fl_split_number(s, n, &stacklen, &pos))
-		return false;
-	r->num2 = pos;
-	r->num2len = n - pos;
-	r->diff = false;
-	size_t stack2, pos2;
-	if (fl_split_number(s, stacklen, &stack2, &pos2)) {
-		r->diff = true;
-		r->num1 = pos2;
-		r->num1len = stacklen - pos2;
-		stacklen = stack2;
-	}
-	r->stacklen = stacklen;
-	return true;
-}
-
-static int fl_add_parsed(struct pprof_flame *f, const char *s, size_t n, uint32_t flags)
-{
-	struct fl_parsed r;
-	if (!fl_parse_line(s, n, &r)) {
-		f->ignored++;
-		return PPROF_OK;
-	}
-	if (n > 0x7fffffffu)
-		return fl_error(f, PPROF_ENOMEM, "folded line longer than 2 GiB");
-	struct fl_line l;
-	l.key = s;
-	l.keylen = (uint32_t)n;
-	l.stacklen = (uint32_t)r.stacklen | flags;
-	l.after = fl_strtod(s + r.num2, r.num2len);
-	l.before = r.diff ? fl_strtod(s + r.num1, r.num1len) : fl_nan();
-	return fl_push_line(f, &l);
-}
-
-/* UTF-16 text with a byte order mark, as some Windows tools save folded
- * files, becomes UTF-8 (unpaired surrogates become U+FFFD). */
-static int fl_utf16(struct pprof_flame *f, const unsigned char *in, size_t len, char **out,
-		    size_t *outlen)
-{
-	bool be = in[0] == 0xfe;
-	char *o = malloc(len / 2 * 3 + 4);
-	if (!o)
+	if (!pp_grow((void **)&f->flines, &f->capflines, f->nflines + 1, sizeof(*f->flines))) {
+		pp_flines_free(l);
 		return fl_nomem(f);
-	size_t n = 0;
-	for (size_t i = 2; i + 1 < len; i += 2) {
-		uint32_t c = be ? (uint32_t)(in[i] << 8 | in[i + 1]) : (uint32_t)(in[i + 1] << 8 | in[i]);
-		if (c >= 0xd800 && c < 0xdc00 && i + 3 < len) {
-			uint32_t d = be ? (uint32_t)(in[i + 2] << 8 | in[i + 3])
-					: (uint32_t)(in[i + 3] << 8 | in[i + 2]);
-			if (d >= 0xdc00 && d < 0xe000) {
-				c = 0x10000 + ((c - 0xd800) << 10) + (d - 0xdc00);
-				i += 2;
-			}
-		}
-		if (c >= 0xd800 && c < 0xe000)
-			c = 0xfffd;
-		if (c < 0x80) {
-			o[n++] = (char)c;
-		} else if (c < 0x800) {
-			o[n++] = (char)(0xc0 | c >> 6);
-			o[n++] = (char)(0x80 | (c & 0x3f));
-		} else if (c < 0x10000) {
-			o[n++] = (char)(0xe0 | c >> 12);
-			o[n++] = (char)(0x80 | ((c >> 6) & 0x3f));
-			o[n++] = (char)(0x80 | (c & 0x3f));
-		} else {
-			o[n++] = (char)(0xf0 | c >> 18);
-			o[n++] = (char)(0x80 | ((c >> 12) & 0x3f));
-			o[n++] = (char)(0x80 | ((c >> 6) & 0x3f));
-			o[n++] = (char)(0x80 | (c & 0x3f));
-		}
 	}
-	*out = o;
-	*outlen = n;
+	f->flines[f->nflines++] = l;
 	return PPROF_OK;
 }
 
-/* Parses folded text that F already owns. */
-static int fl_parse_text(struct pprof_flame *f, const char *buf, size_t len)
+/* Lines read as flamegraph.pl reads them, as they are. */
+static int fl_add_lines(struct pprof_flame *f, const struct pp_flines *fl)
 {
-	size_t pos = 0;
-	if (len >= 3 && memcmp(buf, "\xef\xbb\xbf", 3) == 0)
-		pos = 3;
-	while (pos < len) {
-		const char *s = buf + pos;
-		const char *nl = memchr(s, '\n', len - pos);
-		size_t n = nl ? (size_t)(nl - s) : len - pos;
-		pos += n + 1;
-		if (n > 0 && s[n - 1] == '\r')
-			n--;
-		/* Comments, as inferno skips them, and blank lines. */
-		if (n == 0 || (n >= 2 && s[0] == '#' && s[1] == ' '))
-			continue;
-		int st = fl_add_parsed(f, s, n, 0);
-		if (st != PPROF_OK)
-			return st;
+	f->ignored += fl->ignored;
+	for (size_t i = 0; i < fl->n; i++) {
+		const struct pp_fline *r = &fl->l[i];
+		struct fl_line l = {r->key, r->keylen, r->stacklen, r->d[0], r->d[1]};
+		int s = fl_push_line(f, &l);
+		if (s != PPROF_OK)
+			return s;
 	}
 	return PPROF_OK;
 }
 
 int pprof_flame_add_text(struct pprof_flame *f, const void *buf, size_t len)
 {
+	struct pprof_profile *p = pprof_profile_new();
+	if (!p)
+		return fl_nomem(f);
 	const unsigned char *b = buf;
-	char *copy = NULL;
-	size_t n = 0;
+	unsigned char *u8 = NULL;
+	int s = PPROF_OK;
 	if (len >= 2 && ((b[0] == 0xff && b[1] == 0xfe) || (b[0] == 0xfe && b[1] == 0xff))) {
-		int s = fl_utf16(f, b, len, &copy, &n);
-		if (s != PPROF_OK)
-			return s;
-	} else {
-		copy = malloc(len ? len : 1);
-		if (!copy)
-			return fl_nomem(f);
-		memcpy(copy, buf, len);
-		n = len;
+		s = pp_utf16_to_utf8(p, b, len, &u8, &len);
+		b = u8;
 	}
-	if (fl_keep(f, copy, n, false) != PPROF_OK) {
-		free(copy);
-		return PPROF_ENOMEM;
-	}
-	return fl_parse_text(f, copy, n);
-}
-
-static bool fl_is_folded(const unsigned char *b, size_t len)
-{
-	int folded = pp_reader_folded.bid(b, len);
-	if (folded <= 0)
-		return false; /* the profile readers say what it is, or that it is nothing */
-	const struct pp_reader *others[] = {&pp_reader_pprof, &pp_reader_cpuprofile,
-					    &pp_reader_heapprofile};
-	for (size_t i = 0; i < sizeof(others) / sizeof(others[0]); i++)
-		if (others[i]->bid(b, len) > folded)
-			return false;
-	return true;
-}
-
-int pprof_flame_read_file(struct pprof_flame *f, struct pprof_profile *p, const char *path,
-			  const struct pprof_read_options *o, int *is_folded)
-{
-	unsigned char *buf;
-	size_t len;
-	bool mapped;
-	*is_folded = 0;
-	int s = pp_input_load(p, path, o, &buf, &len, &mapped);
-	if (s != PPROF_OK)
-		return fl_error(f, s, "%s", pprof_profile_error(p));
-	if (len == 0) {
-		s = fl_error(f, PPROF_EINPUT, "empty input");
-		goto drop;
-	}
-	if ((len >= 2 && ((buf[0] == 0xff && buf[1] == 0xfe) || (buf[0] == 0xfe && buf[1] == 0xff))) ||
-	    fl_is_folded(buf, len)) {
-		*is_folded = 1;
-		if (len >= 2 && (buf[0] == 0xff || buf[0] == 0xfe)) {
-			s = pprof_flame_add_text(f, buf, len);
-			goto drop;
-		}
-		if (fl_keep(f, (char *)buf, len, mapped) != PPROF_OK)
-			goto drop;
-		return fl_parse_text(f, (const char *)buf, len);
-	}
-	s = pprof_read_buffer(p, buf, len, o);
-	if (s != PPROF_OK)
+	struct pprof_read_options o = {.folded_flamegraph = 1};
+	if (s == PPROF_OK)
+		s = pp_reader_folded.read(p, b, len, &o);
+	free(u8);
+	if (s != PPROF_OK) {
 		fl_error(f, s, "%s", pprof_profile_error(p));
-drop:
-	if (mapped)
-		munmap(buf, len);
-	else
-		free(buf);
-	return s;
+		pprof_profile_free(p);
+		return s;
+	}
+	struct pp_flines *fl = p->flines;
+	p->flines = NULL;
+	pprof_profile_free(p);
+	s = fl_keep_lines(f, fl);
+	return s == PPROF_OK ? fl_add_lines(f, fl) : s;
 }
 
 /* ---- lines from a profile ---- */
@@ -631,6 +421,7 @@ struct fl_maker {
 	size_t len, cap;
 	size_t first; /* index of the first line made */
 	int status;
+	double scale; /* the profile's values are counts times SCALE */
 };
 
 static bool fl_maker_add(struct fl_maker *m, const char *s, size_t n)
@@ -650,21 +441,23 @@ static bool fl_maker_add(struct fl_maker *m, const char *s, size_t n)
 	return true;
 }
 
-static int fl_maker_line(struct fl_maker *m, const char *stack, size_t len, double value)
+/* " VALUE" into NUM (64 bytes); its length. */
+static int fl_numtext(char *num, double value)
 {
-	/* A negative value (a pprof -diff_base profile) has no width: left
-	 * out, as flamegraph.pl leaves out a line whose count is not a
-	 * number, and counted. */
-	if (!(value > 0)) {
-		m->f->ignored++;
-		return PPROF_OK;
-	}
-	char num[64];
-	int k;
 	if (value == (double)(int64_t)value)
-		k = snprintf(num, sizeof(num), " %lld", (long long)(int64_t)value);
-	else
-		k = snprintf(num, sizeof(num), " %.17g", value);
+		return snprintf(num, 64, " %lld", (long long)(int64_t)value);
+	return snprintf(num, 64, " %.17g", value);
+}
+
+/* A line "stack [BEFORE] AFTER" (BEFORE NaN: a 2-column line). */
+static int fl_maker_line2(struct fl_maker *m, const char *stack, size_t len, double before,
+			  double value)
+{
+	char num[128];
+	int k = 0;
+	if (!fl_isnan(before))
+		k = fl_numtext(num, before);
+	k += fl_numtext(num + k, value);
 	if (len + (size_t)k > 0x7fffffffu)
 		return fl_error(m->f, PPROF_ENOMEM, "folded line longer than 2 GiB");
 	size_t at = m->len;
@@ -675,14 +468,53 @@ static int fl_maker_line(struct fl_maker *m, const char *stack, size_t len, doub
 	l.keylen = (uint32_t)(len + (size_t)k);
 	l.stacklen = (uint32_t)len | FL_MODEL_BIT;
 	l.after = value;
-	l.before = fl_nan();
+	l.before = before;
 	return fl_push_line(m->f, &l);
+}
+
+static int fl_maker_line(struct fl_maker *m, const char *stack, size_t len, double value)
+{
+	/* A negative value (a pprof -diff_base profile) has no width: left
+	 * out, as flamegraph.pl leaves out a line whose count is not a
+	 * number, and counted. */
+	if (!(value > 0)) {
+		m->f->ignored++;
+		return PPROF_OK;
+	}
+	return fl_maker_line2(m, stack, len, fl_nan(), value);
 }
 
 static int fl_maker_emit(void *ctx, const char *stack, size_t len, int64_t value)
 {
 	struct fl_maker *m = ctx;
-	return fl_maker_line(m, stack, len, (double)value);
+	return fl_maker_line(m, stack, len, (double)value / m->scale);
+}
+
+/* The two columns of a profile read from "stack BEFORE AFTER" text, as
+ * differential lines again: one per stack in either column. */
+static int fl_differential(struct fl_maker *m, struct pprof_profile *p,
+			   const struct pprof_fold_options *o)
+{
+	struct pprof_fold_options o0 = *o, o1 = *o;
+	o0.sample_index = 0;
+	o1.sample_index = 1;
+	struct pprof_folded *a = NULL, *b = NULL;
+	int s = pprof_fold(p, &o0, &a);
+	if (s == PPROF_OK)
+		s = pprof_fold(p, &o1, &b);
+	size_t i = 0, j = 0;
+	while (s == PPROF_OK && (i < a->n || j < b->n)) {
+		int c = i == a->n ? 1 : j == b->n ? -1 : pp_folded_line_cmp(&a->lines[i], &b->lines[j]);
+		const struct pprof_folded_line *l = c <= 0 ? &a->lines[i] : &b->lines[j];
+		double before = c <= 0 ? (double)a->lines[i++].value / m->scale : 0;
+		double after = c >= 0 ? (double)b->lines[j++].value / m->scale : 0;
+		s = fl_maker_line2(m, l->stack, l->len, before, after);
+	}
+	if (s != PPROF_OK && !m->f->err[0])
+		fl_error(m->f, s, "%s", pprof_profile_error(p));
+	pprof_folded_free(a);
+	pprof_folded_free(b);
+	return s;
 }
 
 static int fl_maker_done(struct fl_maker *m)
@@ -760,11 +592,24 @@ out:
 int pprof_flame_add_profile(struct pprof_flame *f, struct pprof_profile *p,
 			    const struct pprof_fold_options *o, unsigned flags)
 {
-	struct fl_maker m = {.f = f, .first = f->nlines, .status = PPROF_OK};
+	/* Folded text read as flamegraph.pl reads it: its lines as they are
+	 * when nothing has changed them, else the tree's, in the counts read
+	 * (its values are scaled to keep the fractions). */
+	const struct pp_flines *fl = p->flines;
+	bool fg = fl && fl->flamegraph && p->format == PPROF_FMT_FOLDED;
+	if (fg && pp_flines_pending(p))
+		return fl_add_lines(f, fl);
+	struct fl_maker m = {.f = f, .first = f->nlines, .status = PPROF_OK, .scale = 1};
+	if (fg) {
+		f->ignored += fl->ignored;
+		m.scale = (double)fl->scale;
+	}
 	int s;
 	if ((flags & PPROF_FLAME_TIMELINE) && p->nseq > 0) {
 		f->timeline = true;
 		s = fl_timeline(&m, p, o);
+	} else if (fg && fl->ncols == 3 && p->ntypes == 2) {
+		s = fl_differential(&m, p, o);
 	} else {
 		s = pprof_fold_each(p, o, fl_maker_emit, &m);
 		if (s != PPROF_OK && !f->err[0])
@@ -776,8 +621,8 @@ int pprof_flame_add_profile(struct pprof_flame *f, struct pprof_profile *p,
 		return s;
 	}
 	s = fl_maker_done(&m);
-	if (s != PPROF_OK)
-		return s;
+	if (s != PPROF_OK || p->format == PPROF_FMT_FOLDED)
+		return s; /* names only: nothing to classify */
 	return fl_classify_profile(f, p, o->granularity);
 }
 
@@ -1922,8 +1767,8 @@ static int fl_reverse(struct pprof_flame *f)
 			f->lines[out++] = l;
 			continue;
 		}
-		struct fl_parsed r;
-		fl_parse_line(s, l.keylen, &r);
+		struct pp_fg_parsed r;
+		pp_fg_parse_line(s, l.keylen, &r);
 		if (r.diff) {
 			*w++ = ' ';
 			memcpy(w, s + r.num1, r.num1len);
@@ -1933,15 +1778,15 @@ static int fl_reverse(struct pprof_flame *f)
 		memcpy(w, s + r.num2, r.num2len);
 		w += r.num2len;
 		size_t n = (size_t)(w - start);
-		if (!fl_parse_line(start, n, &r)) {
+		if (!pp_fg_parse_line(start, n, &r)) {
 			f->ignored++;
 			continue;
 		}
 		l.key = start;
 		l.keylen = (uint32_t)n;
 		l.stacklen = (uint32_t)r.stacklen;
-		l.after = fl_strtod(start + r.num2, r.num2len);
-		l.before = r.diff ? fl_strtod(start + r.num1, r.num1len) : fl_nan();
+		l.after = pp_fg_strtod(start + r.num2, r.num2len);
+		l.before = r.diff ? pp_fg_strtod(start + r.num1, r.num1len) : fl_nan();
 		f->lines[out++] = l;
 	}
 	f->nlines = out;

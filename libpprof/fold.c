@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "pprof_private.h"
+#include "folded_private.h"
 
 struct dnode {
 	uint32_t name;  /* string id of the printed name */
@@ -214,6 +214,17 @@ int pprof_fold_each(struct pprof_profile *p, const struct pprof_fold_options *o,
 {
 	if (o->sample_index < 0 || (uint32_t)o->sample_index >= p->ntypes)
 		return pp_error(p, PPROF_EUSAGE, "no sample type selected");
+	/* Folded text nothing has changed: its lines as they are. */
+	struct pprof_folded *lines;
+	bool done;
+	int s = pp_flines_fold(p, o, &lines, &done);
+	if (s != PPROF_OK || done) {
+		for (size_t i = 0; s == PPROF_OK && done && i < lines->n; i++)
+			s = emit(ctx, lines->lines[i].stack, lines->lines[i].len, lines->lines[i].value);
+		if (done)
+			pprof_folded_free(lines);
+		return s;
+	}
 	int settled = pp_settle(p);
 	if (settled != PPROF_OK)
 		return settled;
@@ -357,6 +368,13 @@ static int collect_line(void *ctx, const char *stack, size_t len, int64_t value)
 int pprof_fold(struct pprof_profile *p, const struct pprof_fold_options *o,
 	       struct pprof_folded **out)
 {
+	/* Folded text nothing has changed: its lines, not copied. */
+	if (o->sample_index >= 0 && (uint32_t)o->sample_index < p->ntypes) {
+		bool done;
+		int s = pp_flines_fold(p, o, out, &done);
+		if (s != PPROF_OK || done)
+			return s;
+	}
 	struct pprof_folded *f = calloc(1, sizeof(*f));
 	if (!f)
 		return pp_nomem(p);

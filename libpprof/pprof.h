@@ -94,6 +94,11 @@ struct pprof_read_options {
 	 * samples of a flame chart are those of the thread with the most
 	 * samples, among these.  NULL: every thread. */
 	const char *trace_thread;
+	/* Folded input: read as flamegraph.pl reads it (pprof-flame): counts
+	 * kept as written, fractions included, lines without a count counted
+	 * rather than warned of (pprof_flame_ignored_lines()).  Otherwise a
+	 * fractional count is rounded half away from zero, with one warning. */
+	int folded_flamegraph;
 };
 
 /* Reads the whole of FILE (a path, or NULL or "-" for standard input),
@@ -143,7 +148,9 @@ struct pprof_fold_options {
 	int sample_index; /* from pprof_sample_type_select() */
 	enum pprof_granularity granularity;
 };
-/* Builds the folded lines of P into *OUT (freed with pprof_folded_free()). */
+/* Builds the folded lines of P into *OUT (freed with pprof_folded_free()).
+ * For folded text that nothing has transformed, the lines are the input's
+ * as read (sorted and merged), pointing into it: use them while P lives. */
 int pprof_fold(struct pprof_profile *p, const struct pprof_fold_options *o,
 	       struct pprof_folded **out);
 void pprof_folded_free(struct pprof_folded *f);
@@ -363,13 +370,12 @@ const char *pprof_flame_error(const struct pprof_flame *f);
  * lines, CRLF, a UTF-8 BOM and UTF-16 with a BOM are accepted, other lines
  * are counted as ignored. */
 int pprof_flame_add_text(struct pprof_flame *f, const void *buf, size_t len);
-/* Reads PATH (NULL or "-": standard input, gzip-transparent): folded text
- * goes into F (*IS_FOLDED set), any other profile into P, for the caller to
- * transform and pass to pprof_flame_add_profile().  Errors are on F. */
-int pprof_flame_read_file(struct pprof_flame *f, struct pprof_profile *p, const char *path,
-			  const struct pprof_read_options *o, int *is_folded);
 /* Adds the folded lines of P (as pprof_fold()), and remembers where each
- * frame name comes from for the "ts" palette.  With PPROF_FLAME_TIMELINE and
+ * frame name comes from for the "ts" palette.  Folded text read with
+ * pprof_read_options.folded_flamegraph gives flamegraph.pl's lines and
+ * counts, fractions and a differential column included, transformed or
+ * not; untransformed, F's lines point into P's input: P must outlive F's
+ * pprof_flame_write_svg().  With PPROF_FLAME_TIMELINE and
  * a time-ordered profile (.cpuprofile), the samples in time order instead:
  * consecutive samples of one stack make a line, its width the samples' wall
  * time (sample type "wall") or their number. */
@@ -395,19 +401,6 @@ int pprof_flame_write_svg(struct pprof_flame *f, const struct pprof_flame_option
 			  FILE *out);
 
 /* ---- diff and top (diff.c, top.c) ---- */
-
-/* Reads PATH (NULL or "-": standard input) as pprof_read_file() does, except
- * that plain two-column folded text goes straight into *OUT, without P's
- * model: the same lines pprof_fold() would give for it at any granularity
- * but "files" (sorted, equal stacks summed, zero stacks left out), read
- * several times faster.  Any other input, or folded text that needs the
- * reader's care (3 columns, fractions, lines without a count, empty frames,
- * CR inside a stack), is read into P as usual and *OUT is set to NULL.
- * Messages and warnings are on P.  The lines may point into a mapping of
- * the file: free *OUT with pprof_folded_file_free(), which releases it. */
-int pprof_read_file_folded(struct pprof_profile *p, const char *path,
-			   const struct pprof_read_options *o, struct pprof_folded **out);
-void pprof_folded_file_free(struct pprof_folded *f);
 
 /* Rewrites each run of "0x" and hex digits in the stacks of F to "0x..."
  * (difffolded.pl -s), then sorts and merges the lines again.  PPROF_ENOMEM,

@@ -149,6 +149,8 @@ struct pprof_profile {
 
 	/* samples not yet in the tree (NULL: none) */
 	struct pp_deferred *deferred;
+	/* the lines of the first input when it is folded text (folded_private.h) */
+	struct pp_flines *flines;
 	/* while a reader reads: the buffer it reads, when it may keep it
 	 * (read.c); else NULL */
 	struct pp_hold *hold;
@@ -293,7 +295,8 @@ struct pp_deferred {
  * into *SCRATCH (grown to *CAP entries).  NULL when out of memory. */
 const uint32_t *pp_dsample_locs(const struct pp_deferred *d, const struct pp_dsample *x,
 				uint32_t **scratch, size_t *cap);
-/* Moves the deferred samples into the tree (no-op when there are none). */
+/* Moves the deferred samples, and the lines of a folded input, into the
+ * tree (no-op when there are none). */
 int pp_settle(struct pprof_profile *p);
 
 /* Keeps the totals of the top table for every sample type (top.c) in

@@ -9,7 +9,7 @@
 #include <string.h>
 #include <sys/random.h>
 
-#include "pprof_private.h"
+#include "folded_private.h"
 
 /* One open-addressing table serves every intern table: a slot holds a 64-bit
  * key (a hash, or a packed pair of ids) and the id + 1 it leads to (0 =
@@ -323,6 +323,7 @@ void pprof_profile_free(struct pprof_profile *p)
 	free(p->comments);
 	free(p->typemap);
 	deferred_free(p->deferred);
+	pp_flines_free(p->flines);
 	free(p->pretotal);
 	for (size_t i = 0; i < p->nlegend; i++)
 		free(p->legend[i]);
@@ -628,6 +629,9 @@ const uint32_t *pp_dsample_locs(const struct pp_deferred *d, const struct pp_dsa
 
 int pp_settle(struct pprof_profile *p)
 {
+	int fs = pp_flines_settle(p);
+	if (fs != PPROF_OK)
+		return fs;
 	struct pp_deferred *d = p->deferred;
 	if (!d)
 		return PPROF_OK;

@@ -438,7 +438,10 @@ static int symbolicate_frame(struct symb *y, uint32_t fid, uint32_t *out, bool *
 int pprof_symbolicate(struct pprof_profile *p, const struct pprof_symbolicate_options *o)
 {
 	struct symb y = {p, o->rules, NULL, 0, 0};
-	int status = PPROF_OK;
+	/* folded lines become frames of the tree first */
+	int status = pp_settle(p);
+	if (status != PPROF_OK)
+		return status;
 	uint32_t *map = NULL;
 	for (size_t i = 0; i < o->nmaps && status == PPROF_OK; i++) {
 		struct stat st;

@@ -57,49 +57,17 @@ struct side {
 	struct pprof_folded *f;
 	const char *type, *unit;
 	bool untyped;   /* folded text: its "samples" have no unit */
-	bool from_file; /* F came from pprof_read_file_folded() */
 };
-
-static bool plain_folded_ok(const struct cli *c)
-{
-	/* Nothing would change folded text's frames: they have names only. */
-	return c->nmaps == 0 && !c->hide_ignored && !c->sample && c->granularity != PPROF_G_FILES && !c->filter &&
-	       !c->rules_path;
-}
 
 static int load(struct cli *c, struct side *s, const struct pprof_fold_options *base)
 {
 	s->shown = strcmp(s->path, "-") == 0 ? "<stdin>" : s->path;
-	if (plain_folded_ok(c)) {
-		s->p = pprof_profile_new();
-		if (!s->p) {
-			cli_error(c, "out of memory");
-			return -1;
-		}
-		cli_progress_begin(&c->progress, "reading", s->shown);
-		int r = pprof_read_file_folded(s->p, s->path, cli_read_options(c, s->path), &s->f);
-		cli_progress_end(&c->progress);
-		if (r != PPROF_OK) {
-			cli_error(c, "%s: %s", s->shown, pprof_profile_error(s->p));
-			return -1;
-		}
-		cli_flush_warnings(c, s->p);
-		if (s->f) {
-			s->type = "samples";
-			s->unit = "count";
-			s->untyped = true;
-			s->from_file = true;
-			return 0;
-		}
-		/* Not plain folded text: it is in s->p, read as usual (without
-		 * transforms, none being asked for). */
-		cli_loaded(c, s->p, s->shown);
-	} else {
-		char *files[] = {(char *)s->path};
-		s->p = cli_load(c, files, 1);
-		if (!s->p)
-			return -1;
-	}
+	/* Folded text nothing transforms is folded from its lines as read
+	 * (pprof_fold()), without a call tree. */
+	char *files[] = {(char *)s->path};
+	s->p = cli_load(c, files, 1);
+	if (!s->p)
+		return -1;
 	struct pprof_fold_options fo = *base;
 	fo.sample_index = cli_sample_index(c, s->p);
 	if (fo.sample_index < 0)
@@ -192,8 +160,8 @@ int main(int argc, char **argv)
 		cli_usage_error(&c, "only one input can be standard input");
 
 	int status = CLI_FAIL;
-	struct side s[2] = {{argv[optind], NULL, NULL, NULL, NULL, NULL, false, false},
-			    {argv[optind + 1], NULL, NULL, NULL, NULL, NULL, false, false}};
+	struct side s[2] = {{argv[optind], NULL, NULL, NULL, NULL, NULL, false},
+			    {argv[optind + 1], NULL, NULL, NULL, NULL, NULL, false}};
 	struct pprof_diff *d = NULL;
 	struct pprof_diff_table *t = NULL;
 	struct pprof_fold_options fo = {0};
@@ -274,10 +242,7 @@ out:
 	pprof_diff_table_free(t);
 	pprof_diff_free(d);
 	for (int i = 0; i < 2; i++) {
-		if (s[i].from_file)
-			pprof_folded_file_free(s[i].f);
-		else
-			pprof_folded_free(s[i].f);
+		pprof_folded_free(s[i].f);
 		pprof_profile_free(s[i].p);
 	}
 	cli_release(&c);

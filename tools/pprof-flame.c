@@ -163,12 +163,6 @@ static int write_palette(struct cli *c, struct pprof_flame *f)
 	return 0;
 }
 
-/* No option asks for a transform: folded text can be read as it is. */
-static bool plain_input_ok(const struct cli *c)
-{
-	return c->nmaps == 0 && !c->hide_ignored && !c->filter && !c->rules_path;
-}
-
 int main(int argc, char **argv)
 {
 	struct cli c;
@@ -305,33 +299,19 @@ int main(int argc, char **argv)
 		cli_error(&c, "out of memory");
 		goto out;
 	}
-	int folded = 0;
-	if (plain_input_ok(&c)) {
-		/* Folded text is read as flamegraph.pl reads it (fractions, a
-		 * differential column); any other profile goes into P. */
-		cli_progress_begin(&c.progress, "reading", shown);
-		int r = pprof_flame_read_file(f, p, path, cli_read_options(&c, path), &folded);
-		cli_progress_end(&c.progress);
-		if (r != PPROF_OK) {
-			cli_error(&c, "%s: %s", shown, pprof_flame_error(f));
-			goto out;
-		}
-		cli_loaded(&c, p, shown);
-	} else {
-		/* Transforms work on the model: read through cli_load(). */
-		pprof_profile_free(p);
-		char *files[] = {(char *)path};
-		p = cli_load(&c, files, 1);
-		if (!p)
-			goto out;
-	}
+	/* Folded text is read as flamegraph.pl reads it (fractions kept, a
+	 * differential column), with or without transforms. */
+	pprof_profile_free(p);
+	c.read.folded_flamegraph = 1;
+	char *files[] = {(char *)path};
+	p = cli_load(&c, files, 1);
+	if (!p)
+		goto out;
+	bool folded = pprof_profile_format(p) == PPROF_FMT_FOLDED;
 	/* Lines or stacks left out: a warning once the graph is drawn, part of
 	 * the one error line when nothing was left to draw. */
 	size_t ignored = 0, negative = 0;
-	if (folded) {
-		ignored = pprof_flame_ignored_lines(f);
-	} else {
-		cli_flush_warnings(&c, p);
+	{
 		struct pprof_fold_options fold = {0};
 		fold.granularity = (enum pprof_granularity)c.granularity;
 		fold.sample_index = cli_sample_index(&c, p);
@@ -345,7 +325,10 @@ int main(int argc, char **argv)
 			goto out;
 		}
 		cli_flush_warnings(&c, p);
-		negative = pprof_flame_ignored_lines(f);
+		if (folded)
+			ignored = pprof_flame_ignored_lines(f);
+		else
+			negative = pprof_flame_ignored_lines(f);
 		/* Counts named by the sample type's unit: "bytes", "nanoseconds". */
 		const char *unit = pprof_sample_type_unit(p, (size_t)fold.sample_index);
 		if (!countname_set && unit && *unit && strcmp(unit, "count") != 0) {

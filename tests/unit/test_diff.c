@@ -15,7 +15,7 @@
 
 #include <cmocka.h>
 
-#include "pprof_private.h"
+#include "folded_private.h"
 
 static struct pprof_profile *read_text(const char *text)
 {
@@ -132,19 +132,18 @@ static char *tmp_file(const void *text, size_t n)
 	return path;
 }
 
-/* The fast path gives the reader's lines, or leaves the input to it. */
+/* Folded text that nothing transforms is folded from its lines as read
+ * (FAST: pointing into the input, no call tree), with the same lines,
+ * total, warnings and errors as through the tree. */
 static void expect_fast(const char *text, bool fast)
 {
 	char *path = tmp_file(text, strlen(text));
 	struct pprof_profile *p = pprof_profile_new();
-	struct pprof_folded *f = NULL;
-	int s1 = pprof_read_file_folded(p, path, NULL, &f);
+	int s1 = pprof_read_file(p, path, NULL);
 	struct pprof_profile *q = pprof_profile_new();
 	int s2 = pprof_read_file(q, path, NULL);
 	assert_int_equal(s1, s2);
 	if (s1 != PPROF_OK) {
-		/* the same failure, from the reader */
-		assert_null(f);
 		assert_false(fast);
 		assert_string_equal(pprof_profile_error(p), pprof_profile_error(q));
 		pprof_profile_free(p);
@@ -153,24 +152,19 @@ static void expect_fast(const char *text, bool fast)
 		free(path);
 		return;
 	}
-	struct pprof_folded *g = fold_text(q);
-	char *want = folded_str(g);
-	char *got;
-	if (f) {
-		got = folded_str(f);
-		assert_int_equal(f->total, g->total);
-	} else {
-		struct pprof_folded *h = fold_text(p);
-		got = folded_str(h);
-		pprof_folded_free(h);
-	}
+	assert_int_equal(pp_settle(q), PPROF_OK); /* the tree, as a transform makes it */
+	struct pprof_folded *f = fold_text(p), *g = fold_text(q);
+	char *got = folded_str(f), *want = folded_str(g);
 	assert_string_equal(got, want);
-	if ((f != NULL) != fast)
-		fail_msg("fast path %s for %s", f ? "taken" : "not taken", text);
+	assert_int_equal(f->total, g->total);
+	assert_null(g->buf == NULL && g->n ? "tree lines without a buffer" : NULL);
+	bool took = f->buf == NULL; /* the lines point into P's input */
+	if (took != fast)
+		fail_msg("fast path %s for %s", took ? "taken" : "not taken", text);
 	assert_int_equal(pprof_profile_warning_count(p), pprof_profile_warning_count(q));
 	free(got);
 	free(want);
-	pprof_folded_file_free(f);
+	pprof_folded_free(f);
 	pprof_folded_free(g);
 	pprof_profile_free(p);
 	pprof_profile_free(q);
@@ -191,12 +185,12 @@ static void test_diff_fast_path_agrees(void **state)
 	expect_fast(";a 1\n", false);
 	expect_fast("a; 1\n", false);
 	expect_fast("a\rb 1\n", false);                     /* CR in a name */
-	expect_fast("a 1 2\n", false);                      /* three columns */
-	expect_fast("a 1.5\n", false);                      /* fraction */
-	expect_fast("a 1\nbad\n", false);                   /* a line without count */
+	expect_fast("a 1 2\n", true);                       /* three columns */
+	expect_fast("a 1.5\nb 2.5\nb 0.5\n", true);         /* fractions, rounded per line */
+	expect_fast("a 1\nbad\n", true);                    /* a line without count */
 	expect_fast("a;12 3\n", true);                      /* a digit frame */
 	expect_fast("12 3\n", true);
-	expect_fast("x 12 3\n", false);
+	expect_fast("x 12 3\n", true);
 	expect_fast("a 99999999999999999999\n", false);     /* past int64 */
 	expect_fast("a 9223372036854775807\na 1\n", false); /* a sum past int64 */
 	expect_fast("a 1 2\nb 3\n", false);                 /* columns change */
@@ -205,25 +199,29 @@ static void test_diff_fast_path_agrees(void **state)
 static void test_diff_fast_path_not_folded(void **state)
 {
 	(void)state;
-	/* A .cpuprofile goes to the model. */
+	/* A .cpuprofile goes to the tree. */
 	const char *cpu = "{\"nodes\":[{\"id\":1,\"callFrame\":{\"functionName\":\"(root)\","
 			  "\"scriptId\":\"0\",\"url\":\"\",\"lineNumber\":-1,\"columnNumber\":-1},"
 			  "\"children\":[2]},{\"id\":2,\"callFrame\":{\"functionName\":\"f\","
 			  "\"scriptId\":\"1\",\"url\":\"a.js\",\"lineNumber\":0,\"columnNumber\":0}}],"
 			  "\"startTime\":0,\"endTime\":10,\"samples\":[2],\"timeDeltas\":[1]}";
-	char *path = tmp_file(cpu, strlen(cpu));
 	struct pprof_profile *p = pprof_profile_new();
-	struct pprof_folded *f = NULL;
-	assert_int_equal(pprof_read_file_folded(p, path, NULL, &f), PPROF_OK);
-	assert_null(f);
+	assert_int_equal(pprof_read_buffer(p, cpu, strlen(cpu), NULL), PPROF_OK);
+	struct pprof_folded *f = fold_text(p);
+	assert_non_null(f->buf);
 	assert_int_equal(pprof_profile_format(p), PPROF_FMT_CPUPROFILE);
+	pprof_folded_free(f);
 	pprof_profile_free(p);
-	unlink(path);
-	free(path);
-	/* A missing file is an error on P. */
+	/* Two folded inputs are summed in the tree. */
 	p = pprof_profile_new();
-	assert_int_equal(pprof_read_file_folded(p, "/nonexistent/x", NULL, &f), PPROF_EIO);
-	assert_null(f);
+	assert_int_equal(pprof_read_buffer(p, "a 1\n", 4, NULL), PPROF_OK);
+	assert_int_equal(pprof_read_buffer(p, "a 2\nb 1\n", 8, NULL), PPROF_OK);
+	f = fold_text(p);
+	char *s = folded_str(f);
+	assert_string_equal(s, "a 3\nb 1\n");
+	assert_non_null(f->buf);
+	free(s);
+	pprof_folded_free(f);
 	pprof_profile_free(p);
 }
 
