@@ -482,8 +482,18 @@ struct pp_stream {
 	size_t nreplay;
 };
 
+/* DECODE false: IN is handed on as it is (it was decoded already). */
+static struct pp_stream *stream_open(struct pprof_profile *p, const unsigned char *in, size_t len,
+				     const struct pprof_read_options *o, bool decode);
+
 struct pp_stream *pp_stream_open(struct pprof_profile *p, const unsigned char *in, size_t len,
 				 const struct pprof_read_options *o)
+{
+	return stream_open(p, in, len, o, true);
+}
+
+static struct pp_stream *stream_open(struct pprof_profile *p, const unsigned char *in, size_t len,
+				     const struct pprof_read_options *o, bool decode)
 {
 	struct pp_stream *s = calloc(1, sizeof(*s));
 	if (!s) {
@@ -493,7 +503,7 @@ struct pp_stream *pp_stream_open(struct pprof_profile *p, const unsigned char *i
 	s->p = p;
 	s->in = in;
 	s->inlen = len;
-	s->gz = pp_is_gzip(in, len);
+	s->gz = decode && pp_is_gzip(in, len);
 	zin_init(&s->z, in, len, o, false);
 	if (s->gz && !(s->zbuf = malloc(STEP))) {
 		free(s);
@@ -501,7 +511,7 @@ struct pp_stream *pp_stream_open(struct pprof_profile *p, const unsigned char *i
 		return NULL;
 	}
 	if (!s->gz) {
-		s->text = pp_is_utf16(in, len) ? 2 : 1;
+		s->text = decode && pp_is_utf16(in, len) ? 2 : 1;
 		if (s->text == 2) {
 			s->u = (struct u16){in[0] == 0xfe, 2, -1, 0, 0};
 			s->inpos = 2;
@@ -764,8 +774,9 @@ static int read_input(struct pprof_profile *p, const struct pp_reader *const *ta
 		goto out;
 	}
 	if (!best->read) {
-		/* a stream reader on what a whole look found (a nested gzip) */
-		struct pp_stream *s = pp_stream_open(p, b, len, o);
+		/* a stream reader on what a whole look found (inside a nested
+		 * gzip): the decoded bytes as they are */
+		struct pp_stream *s = stream_open(p, b, len, o, false);
 		status = s ? read_stream(p, best, s, o) : PPROF_ENOMEM;
 		pp_stream_free(s);
 		goto out;

@@ -15,6 +15,7 @@
 #endif
 
 #include "folded_private.h"
+#include "json.h"
 
 static bool is_space(unsigned char c)
 {
@@ -97,6 +98,9 @@ static size_t skip_bom(const unsigned char *buf, size_t len)
 	return len >= 3 && buf[0] == 0xef && buf[1] == 0xbb && buf[2] == 0xbf ? 3 : 0;
 }
 
+/* How much of a first line that starts like JSON is parsed as JSON. */
+#define FOLDED_JSON_LOOK ((size_t)64 << 10)
+
 /* -1 when the bytes end before the bid is decided (no count yet, and the
  * last line unfinished or fewer than 64 lines): for a whole input that is a
  * no, for the start of a pipe it means "read more". */
@@ -114,8 +118,14 @@ static int bid_folded(const unsigned char *buf, size_t len)
 		const char *t = s;
 		while (t < e && is_space((unsigned char)*t))
 			t++;
-		/* JSON is told apart before the long scan of its one line. */
-		if (lines == 0 && t < e && (*t == '{' || *t == '['))
+		/* JSON is told apart by parsing, before the long scan of its
+		 * one line: a JSON text (or its start, or one that breaks after
+		 * its first line) is a JSON reader's; "[unknown];foo 1" and
+		 * "[kernel.kallsyms];..." are not JSON and are read on. */
+		size_t erroff = 0, jn = len - (size_t)((const unsigned char *)t - buf);
+		if (lines == 0 && t < e && (*t == '{' || *t == '[') &&
+		    (json_is_prefix(t, jn < FOLDED_JSON_LOOK ? jn : FOLDED_JSON_LOOK, &erroff) ||
+		     t + erroff >= e))
 			return 0;
 		for (const char *c = s; c < e; c++)
 			if ((unsigned char)*c < 0x20 && !is_space((unsigned char)*c))
