@@ -479,11 +479,16 @@ static int read_int_lines(struct pprof_profile *p, struct pp_flines_priv *fp,
 		const char *send = f;
 		while (send > s && is_space((unsigned char)send[-1]))
 			send--;
-		const char *f2end;
-		const char *f2 = last_field(s, send, &f2end);
+		/* The field before it: a ';' in it rules a count out without a
+		 * scan to the line's start (the stack is one field, often). */
+		const char *f2 = send;
+		while (f2 > s && !is_space((unsigned char)f2[-1]) && f2[-1] != ';')
+			f2--;
 		int cols = 2;
 		bool fr2 = false;
-		c = f2 && f2 != s ? parse_count(f2, (size_t)(f2end - f2), &vals[0], &fr2) : COUNT_NONE;
+		c = f2 > s && is_space((unsigned char)f2[-1]) && f2 < send
+			    ? parse_count(f2, (size_t)(send - f2), &vals[0], &fr2)
+			    : COUNT_NONE;
 		if (c == COUNT_RANGE)
 			return pp_error_at(p, PPROF_EINPUT, (size_t)((const unsigned char *)f2 - buf),
 					   "line %zu: count leaves the 64-bit range", lineno);
