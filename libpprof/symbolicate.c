@@ -39,6 +39,12 @@ struct script {
 	struct lines textlines;   /* of text */
 	struct lines *srclines;   /* of each source's sourcesContent */
 	size_t nsrclines;
+	/* sampled lines (map_at_line()): 1 when one on a function's first
+	 * line did not map, 2 on another line; whether the mapped frames'
+	 * functions start on more than one generated line (else fn_line) */
+	unsigned lines_lost;
+	int64_t fn_line;
+	bool fn_lines;
 };
 
 struct symb {
@@ -545,6 +551,33 @@ static struct script *rules_script(struct symb *y, const char *url, int *status)
 	return s;
 }
 
+/* A leaf's sampled line (lines.h) has no column: it maps where its whole
+ * generated line maps to one line of the function's original source (a
+ * multi-line bundle).  On the line where the function starts, its code
+ * from there is what maps, to the function's own line; that is also what
+ * a leaf keeps when its line can't be mapped, which is said once per
+ * script (struct script's lines_lost) when it happens on another line, or
+ * on a script whose functions all start on one line (a one-line bundle). */
+static int map_at_line(struct symb *y, struct script *s, struct smap_map *m,
+		       const struct pp_frame *f, const struct smap_mapping *fn, struct pp_frame *nf)
+{
+	struct smap_mapping at;
+	int r = nf->at_line - 1 <= UINT32_MAX ? smap_lookup_line(m, (uint32_t)(nf->at_line - 1), &at)
+					      : SMAP_NONE;
+	if (r == SMAP_ENOMEM)
+		return pp_nomem(y->p);
+	if (r == SMAP_OK && at.source && at.source_index == fn->source_index) {
+		nf->at_line = (int64_t)at.line + 1;
+		return PPROF_OK;
+	}
+	if (f->at_line != f->line)
+		s->lines_lost |= 2;
+	else
+		s->lines_lost |= 1;
+	nf->at_line = 0;
+	return PPROF_OK;
+}
+
 static int symbolicate_frame(struct symb *y, uint32_t fid, uint32_t *out, bool *nocolumn)
 {
 	struct pprof_profile *p = y->p;
@@ -591,6 +624,12 @@ static int symbolicate_frame(struct symb *y, uint32_t fid, uint32_t *out, bool *
 		return st;
 	nf.line = (int64_t)mp.line + 1;
 	nf.column = hascol ? (int64_t)mp.column + 1 : 0;
+	if (!s->fn_line)
+		s->fn_line = f->line;
+	else if (s->fn_line != f->line)
+		s->fn_lines = true;
+	if (f->at_line > 0 && (st = map_at_line(y, s, m, f, &mp, &nf)) != PPROF_OK)
+		return st;
 	const char *name = NULL;
 	size_t namelen = 0;
 	if (hascol) {
@@ -659,6 +698,11 @@ int pprof_symbolicate(struct pprof_profile *p, const struct pprof_symbolicate_op
 	if (nocolumn)
 		pp_warn(p, "the profile has no columns: frames of one-line bundles map only where "
 			   "a whole generated line agrees");
+	for (size_t i = 0; i < y.n; i++)
+		if ((y.s[i].lines_lost & 2) || (y.s[i].lines_lost && !y.s[i].fn_lines))
+			pp_warn(p, "%s: sampled lines map to several original lines (a one-line "
+				   "bundle?): those leaves keep their function's line",
+				y.s[i].map_path ? y.s[i].map_path : y.s[i].key);
 	if (o->hide_ignored) {
 		for (uint32_t f = 1; f < nframes; f++)
 			if (p->frames[map[f]].flags & PP_FRAME_IGNORED) {
