@@ -578,6 +578,27 @@ static int map_at_line(struct symb *y, struct script *s, struct smap_map *m,
 	return PPROF_OK;
 }
 
+/* @datadog/pprof writes no columns but names an anonymous function
+ * "(anonymous:L#LINE:C#COL)" (COL 1-based, as Line.column) or
+ * "(anonymous:L#LINE)": whether NAME is such a name for a function on
+ * generated line LINE; *COL receives COL, or 0. */
+static bool datadog_anon(const char *name, int64_t line, int64_t *col)
+{
+	long long l = 0, c = 0;
+	int n = 0;
+	*col = 0;
+	if (strncmp(name, "(anonymous:L#", 13) != 0)
+		return false;
+	if (sscanf(name, "(anonymous:L#%lld:C#%lld)%n", &l, &c, &n) == 2 && n > 0 &&
+	    !name[n] && l == line && c > 0 && c <= UINT32_MAX) {
+		*col = (int64_t)c;
+		return true;
+	}
+	n = 0;
+	return sscanf(name, "(anonymous:L#%lld)%n", &l, &n) == 1 && n > 0 && !name[n] &&
+	       l == line;
+}
+
 static int symbolicate_frame(struct symb *y, uint32_t fid, uint32_t *out, bool *nocolumn)
 {
 	struct pprof_profile *p = y->p;
@@ -603,9 +624,13 @@ static int symbolicate_frame(struct symb *y, uint32_t fid, uint32_t *out, bool *
 	uint32_t line = (uint32_t)(f->line - 1);
 	struct smap_mapping mp;
 	int r;
-	bool hascol = f->column > 0;
+	int64_t column = f->column, ddcol;
+	bool ddname = datadog_anon(pp_str(p, f->name), f->line, &ddcol);
+	if (column <= 0)
+		column = ddcol; /* the bundle's own position: not mapped before */
+	bool hascol = column > 0;
 	if (hascol) {
-		r = smap_lookup(m, line, (uint32_t)(f->column - 1), &mp);
+		r = smap_lookup(m, line, (uint32_t)(column - 1), &mp);
 	} else {
 		*nocolumn = true;
 		r = smap_lookup_line(m, line, &mp);
@@ -634,7 +659,7 @@ static int symbolicate_frame(struct symb *y, uint32_t fid, uint32_t *out, bool *
 	size_t namelen = 0;
 	if (hascol) {
 		const char *sn;
-		if (smap_lookup_function(m, line, (uint32_t)(f->column - 1), &sn) == SMAP_OK &&
+		if (smap_lookup_function(m, line, (uint32_t)(column - 1), &sn) == SMAP_OK &&
 		    sn) {
 			name = sn;
 			namelen = strlen(sn);
@@ -643,7 +668,7 @@ static int symbolicate_frame(struct symb *y, uint32_t fid, uint32_t *out, bool *
 			script_text(s);
 			size_t off;
 			if (s->text && text_offset(s->text, s->textlen, &s->textlines, line,
-						   (uint32_t)(f->column - 1), &off) &&
+						   (uint32_t)(column - 1), &off) &&
 			    s->text[off] == '(') {
 				name = mp.name;
 				namelen = strlen(name);
@@ -659,6 +684,12 @@ static int symbolicate_frame(struct symb *y, uint32_t fid, uint32_t *out, bool *
 				namelen = nl;
 			}
 		}
+	}
+	/* a generated position in a datadog name is no name for the original:
+	 * V8 names the function "" */
+	if (!name && ddname) {
+		name = "(anonymous)";
+		namelen = 11;
 	}
 	if (name && (st = pp_intern(p, name, namelen, &nf.name)) != PPROF_OK)
 		return st;
