@@ -761,7 +761,7 @@ static int rename_frame(struct applier *A, uint32_t old, struct renamed *out)
 			if (st)
 				return st;
 			if (!file)
-				fr.line = fr.column = 0;
+				fr.line = fr.column = fr.at_line = 0;
 		} else if (rn->group) {
 			file = 0;
 		}
@@ -773,7 +773,7 @@ static int rename_frame(struct applier *A, uint32_t old, struct renamed *out)
 			fr.flags |= PP_FRAME_NO_SYMBOL;
 		if (rn->group) {
 			group = true;
-			fr.line = fr.column = 0;
+			fr.line = fr.column = fr.at_line = 0;
 			fr.address = 0;
 			fr.flags &= ~(uint32_t)(PP_FRAME_INLINED | PP_FRAME_HAS_ADDRESS);
 		}

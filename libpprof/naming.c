@@ -113,7 +113,7 @@ bool pp_frame_name(const struct pprof_profile *p, uint32_t frame,
 	bool use_addr = g == PPROF_G_ADDRESSES && (f->flags & PP_FRAME_HAS_ADDRESS);
 	uint32_t name = use_name && !(f->flags & PP_FRAME_NO_SYMBOL) ? f->name : 0;
 	uint32_t file = use_file ? f->file : 0;
-	int64_t line = use_line ? f->line : 0; /* with no file: "NAME :LINE", as pprof */
+	int64_t line = use_line ? (f->at_line ? f->at_line : f->line) : 0; /* with no file: "NAME :LINE", as pprof */
 	bool first = true;
 	bool ok = true;
 

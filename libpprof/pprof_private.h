@@ -58,7 +58,10 @@ enum pp_frame_flags {
 };
 
 /* A frame.  Positions are 1-based; 0 means unknown (V8's 0-based
- * line/column are stored +1, pprof's as they are). */
+ * line/column are stored +1, pprof's as they are).  LINE and COLUMN are
+ * where the frame's function starts for V8 input, the Line's for pprof.
+ * AT_LINE is the line inside the function where the samples of a leaf fell
+ * (lines.h), printed and written in place of LINE; 0 = LINE. */
 struct pp_frame {
 	uint32_t name;    /* function name as printed, 0 = none (see NO_SYMBOL) */
 	uint32_t file;    /* source file or script URL, 0 = none */
@@ -67,6 +70,7 @@ struct pp_frame {
 	int64_t line;
 	int64_t column;
 	uint64_t address;
+	int64_t at_line;
 };
 
 /* ---- labels (pprof Sample.label) ---- */

@@ -409,7 +409,7 @@ static bool frame_eq(const struct pp_frame *a, const struct pp_frame *b)
 {
 	return a->name == b->name && a->file == b->file && a->mapping == b->mapping &&
 	       a->flags == b->flags && a->line == b->line && a->column == b->column &&
-	       a->address == b->address;
+	       a->address == b->address && a->at_line == b->at_line;
 }
 
 int pp_frame_intern(struct pprof_profile *p, const struct pp_frame *f, uint32_t *id)
@@ -423,6 +423,7 @@ int pp_frame_intern(struct pprof_profile *p, const struct pp_frame *f, uint32_t 
 	k.line = f->line;
 	k.column = f->column;
 	k.address = f->address;
+	k.at_line = f->at_line;
 	uint64_t h = pp_hash_bytes(&k, sizeof(k), 0x27d4eb2f ^ p->hseed);
 	struct pp_hash *t = p->framehash;
 	uint32_t i = hash_slot(h, t->cap);

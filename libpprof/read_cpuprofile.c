@@ -8,7 +8,9 @@
  * stable sort: deltas can be negative) and each stands for the gap to the
  * next one, the last for the gap to endTime (old format: to the extra
  * timestamp after the last sample, else 0).  Every sample is also kept in
- * time order for flame charts.
+ * time order for flame charts.  A node's positionTicks put its samples'
+ * leaf on the lines where they fell (lines.h); the time order keeps the
+ * node.
  */
 #include "config.h"
 
@@ -16,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lines.h"
 #include "v8.h"
 
 /* A number that may be written with a fraction (old startTime/endTime). */
@@ -343,12 +346,60 @@ static int samples_to_model(struct cpu *c, struct acc *acc)
 	return s;
 }
 
+/* The positionTicks of every node, grouped by node: node i's are
+ * t->lt[t->first[i] .. t->first[i + 1]). */
+struct ticks {
+	uint32_t *first;
+	struct pp_line_ticks *lt;
+};
+
+static int group_ticks(struct cpu *c, struct ticks *t)
+{
+	const struct pp_v8 *v = &c->v;
+	uint32_t *fill;
+
+	if (!v->nticks)
+		return PPROF_OK;
+	t->first = calloc((size_t)v->n + 2, sizeof(*t->first));
+	t->lt = malloc(v->nticks * sizeof(*t->lt));
+	fill = malloc(((size_t)v->n + 1) * sizeof(*fill));
+	if (!t->first || !t->lt || !fill) {
+		free(fill);
+		return pp_nomem(c->p);
+	}
+	for (size_t k = 0; k < v->nticks; k++)
+		t->first[v->ticks[k].node + 1]++;
+	for (uint32_t i = 0; i < v->n; i++)
+		t->first[i + 1] += t->first[i];
+	memcpy(fill, t->first, ((size_t)v->n + 1) * sizeof(*fill));
+	for (size_t k = 0; k < v->nticks; k++) {
+		const struct pp_v8_tick *x = &v->ticks[k];
+		t->lt[fill[x->node]++] = (struct pp_line_ticks){ x->line, x->ticks };
+	}
+	free(fill);
+	return PPROF_OK;
+}
+
+/* Node I's values, on the lines where its samples fell when it has
+ * positionTicks (lines.h).  A frame outside any script (a native, url "")
+ * has no lines to put them on. */
+static int add_node(struct cpu *c, struct ticks *t, uint32_t i, const int64_t *vals)
+{
+	const struct pp_v8_node *d = &c->v.nodes[i];
+
+	if (t->first && t->first[i + 1] > t->first[i] && d->url)
+		return pp_add_sample_lines(c->p, d->model, vals, t->lt + t->first[i],
+					   t->first[i + 1] - t->first[i], d->offset);
+	return pp_add_sample(c->p, d->model, 0, vals, d->offset);
+}
+
 static int cpu_read(struct pprof_profile *p, const unsigned char *buf, size_t len,
 		    const struct pprof_read_options *o)
 {
 	struct cpu c;
 	struct pp_sample_type types[2];
 	struct acc *acc = NULL;
+	struct ticks ticks = { NULL, NULL };
 	int s, default_type = 1;
 	uint32_t i;
 
@@ -402,6 +453,9 @@ static int cpu_read(struct pprof_profile *p, const unsigned char *buf, size_t le
 		for (i = 0; i < c.v.n; i++)
 			acc[i].count = c.v.nodes[i].hitcount;
 	}
+	s = group_ticks(&c, &ticks);
+	if (s != PPROF_OK)
+		goto out;
 	/* A sample at the (root) node itself has an empty stack: left out of
 	 * the tree (it stays in the time sequence). */
 	for (i = 0; i < c.v.n; i++) {
@@ -409,12 +463,14 @@ static int cpu_read(struct pprof_profile *p, const unsigned char *buf, size_t le
 
 		if (c.v.nodes[i].model == 0 || (vals[0] == 0 && vals[1] == 0))
 			continue;
-		s = pp_add_sample(p, c.v.nodes[i].model, 0, vals, c.v.nodes[i].offset);
+		s = add_node(&c, &ticks, i, vals);
 		if (s != PPROF_OK)
 			goto out;
 	}
 	s = PPROF_OK;
 out:
+	free(ticks.first);
+	free(ticks.lt);
 	free(acc);
 	free(c.samples);
 	free(c.deltas);

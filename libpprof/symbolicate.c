@@ -27,6 +27,12 @@ struct script {
 	char *text; /* the script's text, once read */
 	size_t textlen;
 	bool text_tried;
+	/* sampled lines (map_at_line()): 1 when one on a function's first
+	 * line did not map, 2 on another line; whether the mapped frames'
+	 * functions start on more than one generated line (else fn_line) */
+	unsigned lines_lost;
+	int64_t fn_line;
+	bool fn_lines;
 };
 
 struct symb {
@@ -371,6 +377,54 @@ static struct script *rules_script(struct symb *y, const char *url, int *status)
 	return s;
 }
 
+/* A leaf's sampled line (lines.h) has no column: it maps where its whole
+ * generated line maps to one line of the function's original source (a
+ * multi-line bundle).  On the line where the function starts, its code
+ * from there is what maps, to the function's own line; that is also what
+ * a leaf keeps when its line can't be mapped, which is said once per
+ * script (struct script's lines_lost) when it happens on another line, or
+ * on a script whose functions all start on one line (a one-line bundle). */
+static int map_at_line(struct symb *y, struct script *s, struct smap_map *m,
+		       const struct pp_frame *f, const struct smap_mapping *fn, struct pp_frame *nf)
+{
+	struct smap_mapping at;
+	int r = nf->at_line - 1 <= UINT32_MAX ? smap_lookup_line(m, (uint32_t)(nf->at_line - 1), &at)
+					      : SMAP_NONE;
+	if (r == SMAP_ENOMEM)
+		return pp_nomem(y->p);
+	if (r == SMAP_OK && at.source && at.source_index == fn->source_index) {
+		nf->at_line = (int64_t)at.line + 1;
+		return PPROF_OK;
+	}
+	if (f->at_line != f->line)
+		s->lines_lost |= 2;
+	else
+		s->lines_lost |= 1;
+	nf->at_line = 0;
+	return PPROF_OK;
+}
+
+/* @datadog/pprof writes no columns but names an anonymous function
+ * "(anonymous:L#LINE:C#COL)" (COL 1-based, as Line.column) or
+ * "(anonymous:L#LINE)": whether NAME is such a name for a function on
+ * generated line LINE; *COL receives COL, or 0. */
+static bool datadog_anon(const char *name, int64_t line, int64_t *col)
+{
+	long long l = 0, c = 0;
+	int n = 0;
+	*col = 0;
+	if (strncmp(name, "(anonymous:L#", 13) != 0)
+		return false;
+	if (sscanf(name, "(anonymous:L#%lld:C#%lld)%n", &l, &c, &n) == 2 && n > 0 &&
+	    !name[n] && l == line && c > 0 && c <= UINT32_MAX) {
+		*col = (int64_t)c;
+		return true;
+	}
+	n = 0;
+	return sscanf(name, "(anonymous:L#%lld)%n", &l, &n) == 1 && n > 0 && !name[n] &&
+	       l == line;
+}
+
 static int symbolicate_frame(struct symb *y, uint32_t fid, uint32_t *out, bool *nocolumn)
 {
 	struct pprof_profile *p = y->p;
@@ -396,9 +450,13 @@ static int symbolicate_frame(struct symb *y, uint32_t fid, uint32_t *out, bool *
 	uint32_t line = (uint32_t)(f->line - 1);
 	struct smap_mapping mp;
 	int r;
-	bool hascol = f->column > 0;
+	int64_t column = f->column, ddcol;
+	bool ddname = datadog_anon(pp_str(p, f->name), f->line, &ddcol);
+	if (column <= 0)
+		column = ddcol; /* the bundle's own position: not mapped before */
+	bool hascol = column > 0;
 	if (hascol) {
-		r = smap_lookup(m, line, (uint32_t)(f->column - 1), &mp);
+		r = smap_lookup(m, line, (uint32_t)(column - 1), &mp);
 	} else {
 		*nocolumn = true;
 		r = smap_lookup_line(m, line, &mp);
@@ -417,18 +475,30 @@ static int symbolicate_frame(struct symb *y, uint32_t fid, uint32_t *out, bool *
 		return st;
 	nf.line = (int64_t)mp.line + 1;
 	nf.column = hascol ? (int64_t)mp.column + 1 : 0;
+	if (!s->fn_line)
+		s->fn_line = f->line;
+	else if (s->fn_line != f->line)
+		s->fn_lines = true;
+	if (f->at_line > 0 && (st = map_at_line(y, s, m, f, &mp, &nf)) != PPROF_OK)
+		return st;
 	const char *name = NULL;
 	size_t namelen = 0;
 	const char *v8name = pp_str(p, f->name);
 	/* V8's own functions (<instance_members_initializer>) keep their name */
 	if (hascol && v8name[0] != '<') {
 		struct smap_function fn;
-		if (smap_function_at(m, line, (uint32_t)(f->column - 1), &fn) != SMAP_OK)
+		if (smap_function_at(m, line, (uint32_t)(column - 1), &fn) != SMAP_OK)
 			return pp_nomem(p);
 		if (fn.name) {
 			name = fn.name[0] ? fn.name : "(anonymous)";
 			namelen = strlen(name);
 		}
+	}
+	/* a generated position in a datadog name is no name for the original:
+	 * V8 names the function "" */
+	if (!name && ddname) {
+		name = "(anonymous)";
+		namelen = 11;
 	}
 	if (name && (st = pp_intern(p, name, namelen, &nf.name)) != PPROF_OK)
 		return st;
@@ -471,6 +541,11 @@ int pprof_symbolicate(struct pprof_profile *p, const struct pprof_symbolicate_op
 	if (nocolumn)
 		pp_warn(p, "the profile has no columns: frames of one-line bundles map only where "
 			   "a whole generated line agrees");
+	for (size_t i = 0; i < y.n; i++)
+		if ((y.s[i].lines_lost & 2) || (y.s[i].lines_lost && !y.s[i].fn_lines))
+			pp_warn(p, "%s: sampled lines map to several original lines (a one-line "
+				   "bundle?): those leaves keep their function's line",
+				y.s[i].map_path ? y.s[i].map_path : y.s[i].key);
 	if (o->hide_ignored) {
 		for (uint32_t f = 1; f < nframes; f++)
 			if (p->frames[map[f]].flags & PP_FRAME_IGNORED) {

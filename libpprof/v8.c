@@ -20,10 +20,12 @@ void pp_v8_release(struct pp_v8 *v)
 {
 	free(v->nodes);
 	free(v->kids);
+	free(v->ticks);
 	free(v->hkeys);
 	free(v->hvals);
 	v->nodes = NULL;
 	v->kids = NULL;
+	v->ticks = NULL;
 	v->hkeys = NULL;
 	v->hvals = NULL;
 }
@@ -207,6 +209,74 @@ static int read_call_frame(struct pp_v8 *v, uint32_t idx)
 	}
 }
 
+/* "positionTicks": [{line, ticks}, ...] of node IDX. */
+static int read_ticks(struct pp_v8 *v, uint32_t idx)
+{
+	struct json *j = v->j;
+	int t = json_next(j), s;
+
+	if (t == JSON_ERROR)
+		return pp_v8_json_error(v->p, j);
+	if (t != JSON_ARRAY_BEGIN)
+		return pp_error_at(v->p, PPROF_EINPUT, json_offset(j),
+				   "positionTicks is not an array");
+	for (;;) {
+		uint64_t at;
+		bool have_line = false, have_ticks = false;
+		struct pp_v8_tick k = { idx, 0, 0 };
+
+		t = json_next(j);
+		if (t == JSON_ARRAY_END)
+			return PPROF_OK;
+		if (t == JSON_ERROR)
+			return pp_v8_json_error(v->p, j);
+		if (t != JSON_OBJECT_BEGIN)
+			return pp_error_at(v->p, PPROF_EINPUT, json_offset(j),
+					   "a positionTicks entry is not an object");
+		at = json_offset(j);
+		for (;;) {
+			t = json_next(j);
+			if (t == JSON_OBJECT_END)
+				break;
+			if (t == JSON_ERROR)
+				return pp_v8_json_error(v->p, j);
+			if (KEY_IS(j, "line")) {
+				s = int_field(v, "positionTicks line", &k.line);
+				if (s == PPROF_OK && k.line < 1)
+					s = pp_error_at(v->p, PPROF_EINPUT, json_offset(j),
+							"positionTicks line %lld is not 1 or more",
+							(long long)k.line);
+				have_line = true;
+			} else if (KEY_IS(j, "ticks")) {
+				s = int_field(v, "positionTicks ticks", &k.ticks);
+				if (s == PPROF_OK && k.ticks < 0)
+					s = pp_error_at(v->p, PPROF_EINPUT, json_offset(j),
+							"negative positionTicks ticks %lld",
+							(long long)k.ticks);
+				have_ticks = true;
+			} else {
+				s = skip_value(v);
+			}
+			if (s != PPROF_OK)
+				return s;
+		}
+		if (!have_line || !have_ticks)
+			return pp_error_at(v->p, PPROF_EINPUT, at,
+					   "a positionTicks entry without %s",
+					   have_line ? "ticks" : "a line");
+		if (v->nticks == v->capticks) {
+			size_t c = v->capticks ? v->capticks * 2 : 256;
+			struct pp_v8_tick *b = realloc(v->ticks, c * sizeof(*b));
+
+			if (!b)
+				return pp_nomem(v->p);
+			v->ticks = b;
+			v->capticks = c;
+		}
+		v->ticks[v->nticks++] = k;
+	}
+}
+
 struct level {
 	uint32_t node;
 	bool in_children; /* inside the node's "children" array */
@@ -287,6 +357,8 @@ int pp_v8_read_node(struct pp_v8 *v)
 		} else if (KEY_IS(j, "parent")) {
 			s = int_field(v, "parent", &d->parent_id);
 			d->has_parent = true;
+		} else if (KEY_IS(j, "positionTicks")) {
+			s = read_ticks(v, cur);
 		} else if (KEY_IS(j, "hitCount")) {
 			s = int_field(v, "hitCount", &d->hitcount);
 		} else if (KEY_IS(j, "selfSize")) {

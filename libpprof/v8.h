@@ -43,6 +43,13 @@ struct pp_v8_node {
 	bool has_parent;
 };
 
+/* A "positionTicks" entry {line, ticks} of node NODE (an index): LINE is
+ * 1-based, TICKS >= 0 (lines.h says what they become). */
+struct pp_v8_tick {
+	uint32_t node;
+	int64_t line, ticks;
+};
+
 /* A child named by id: "children": [ID, ...] of node PARENT. */
 struct pp_v8_kid {
 	int64_t id;
@@ -57,6 +64,8 @@ struct pp_v8 {
 	uint32_t n, cap;
 	struct pp_v8_kid *kids;
 	size_t nkids, capkids;
+	struct pp_v8_tick *ticks; /* in file order */
+	size_t nticks, capticks;
 	/* id -> index + 1, open addressing */
 	int64_t *hkeys;
 	uint32_t *hvals;

@@ -444,8 +444,9 @@ static int write_locations(struct writer *w)
 				break;
 			Perftools__Profiles__Line ln = PERFTOOLS__PROFILES__LINE__INIT;
 			ln.function_id = fid;
-			ln.line = p->frames[f].line;
-			ln.column = p->frames[f].column;
+			/* a leaf's sampled line (lines.h) has no column */
+			ln.line = p->frames[f].at_line ? p->frames[f].at_line : p->frames[f].line;
+			ln.column = p->frames[f].at_line ? 0 : p->frames[f].column;
 			lines[n] = ln;
 			n++;
 		}

@@ -741,6 +741,81 @@ static void test_read_v8_heap_missing_node(void **state)
 	pprof_profile_free(p);
 }
 
+/* positionTicks put a node's own samples on the lines where they fell
+ * (lines.h): in proportion to the ticks, largest remainder (ties: the
+ * smaller line), a line repeated in several entries (workerd) summed;
+ * callers keep their function's line; "functions" output unchanged. */
+#define TICKS_PROFILE(TICKS)                                                                  \
+	"{\"nodes\":[{\"id\":1,\"callFrame\":{\"functionName\":\"(root)\",\"url\":\"\","      \
+	"\"lineNumber\":-1,\"columnNumber\":-1},\"children\":[2]},"                           \
+	"{\"id\":2,\"callFrame\":{\"functionName\":\"f\",\"url\":\"a.js\",\"lineNumber\":0,"  \
+	"\"columnNumber\":10},\"children\":[3],\"positionTicks\":[{\"line\":2,\"ticks\":1}]}," \
+	"{\"id\":3,\"callFrame\":{\"functionName\":\"g\",\"url\":\"a.js\",\"lineNumber\":9,"  \
+	"\"columnNumber\":0},\"positionTicks\":" TICKS "}],"                                   \
+	"\"startTime\":0,\"endTime\":7000,\"samples\":[3,3,3,3,3,3,2],"                       \
+	"\"timeDeltas\":[0,1000,1000,1000,1000,1000,1000]}"
+
+static void test_read_v8_cpu_position_ticks(void **state)
+{
+	(void)state;
+	/* g's 6 samples over ticks 1:2:2 on lines 13, 11, 12 (13 twice) */
+	static const char in[] = TICKS_PROFILE(
+		"[{\"line\":13,\"ticks\":1},{\"line\":11,\"ticks\":2},{\"line\":12,\"ticks\":2},"
+		"{\"line\":14,\"ticks\":0}]");
+	/* 6 * 1/5 = 1.2, 6 * 2/5 = 2.4 twice: 1, 2, 2 and the one left to the
+	 * largest remainder, 2.4's, the smaller line first: 11 */
+	expect_fold_g(in, "samples", PPROF_G_LINES,
+		      "f a.js:1;g a.js:11 3\nf a.js:1;g a.js:12 2\nf a.js:1;g a.js:13 1\nf a.js:2 1\n");
+	expect_fold_g(in, "wall", PPROF_G_LINES,
+		      "f a.js:1;g a.js:11 2400000\nf a.js:1;g a.js:12 2400000\n"
+		      "f a.js:1;g a.js:13 1200000\nf a.js:2 1000000\n");
+	expect_fold_g(in, "samples", PPROF_G_FUNCTIONS, "f 1\nf;g 6\n");
+	expect_fold_g(in, "samples", PPROF_G_FILEFUNCTIONS, "f a.js 1\nf a.js;g a.js 6\n");
+
+	/* workerd repeats a line: the entries of one line are summed */
+	static const char rep[] = TICKS_PROFILE(
+		"[{\"line\":11,\"ticks\":1},{\"line\":12,\"ticks\":1},{\"line\":11,\"ticks\":1}]");
+	expect_fold_g(rep, "samples", PPROF_G_LINES,
+		      "f a.js:1;g a.js:11 4\nf a.js:1;g a.js:12 2\nf a.js:2 1\n");
+
+	/* no ticks (or only zero ticks): the function's line */
+	static const char none[] = TICKS_PROFILE("[{\"line\":11,\"ticks\":0}]");
+	expect_fold_g(none, "samples", PPROF_G_LINES, "f a.js:1;g a.js:10 6\nf a.js:2 1\n");
+	static const char empty[] = TICKS_PROFILE("[]");
+	expect_fold_g(empty, "samples", PPROF_G_LINES, "f a.js:1;g a.js:10 6\nf a.js:2 1\n");
+
+	/* the time order keeps the function's node */
+	struct pprof_profile *p = read_ok(in);
+	assert_int_equal(p->nseq, 7);
+	for (size_t i = 0; i < p->nseq; i++)
+		assert_int_equal(p->frames[p->nodes[p->seq[i].node].frame].at_line, 0);
+	pprof_profile_free(p);
+}
+
+static void expect_ticks_error(const char *in, const char *what, const char *needle,
+			       size_t plus)
+{
+	char *want = at_plus(what, in, needle, 1, plus);
+
+	expect_cpu_error(in, want);
+	free(want);
+}
+
+static void test_read_v8_cpu_position_ticks_errors(void **state)
+{
+	(void)state;
+	expect_ticks_error(TICKS_PROFILE("[{\"line\":0,\"ticks\":1}]"),
+			   "positionTicks line 0 is not 1 or more", "\"line\":0", 7);
+	expect_ticks_error(TICKS_PROFILE("[{\"line\":3,\"ticks\":-1}]"),
+			   "negative positionTicks ticks -1", "\"ticks\":-1", 8);
+	expect_ticks_error(TICKS_PROFILE("[{\"line\":3}]"), "a positionTicks entry without ticks",
+			   "{\"line\":3}", 0);
+	expect_ticks_error(TICKS_PROFILE("{}"), "positionTicks is not an array", "{}}", 0);
+	expect_ticks_error(TICKS_PROFILE("[{\"line\":3,\"ticks\":9223372036854775807},"
+					 "{\"line\":4,\"ticks\":1}]"),
+			   "the positionTicks of a node leave the 64-bit range", "{\"id\":3", 0);
+}
+
 static void test_read_v8_heap_errors(void **state)
 {
 	static const char no_id[] =
@@ -936,6 +1011,8 @@ int main(void)
 		cmocka_unit_test(test_read_v8_cpu_deep_chain),
 		cmocka_unit_test(test_read_v8_heap_basic),
 		cmocka_unit_test(test_read_v8_heap_without_samples),
+		cmocka_unit_test(test_read_v8_cpu_position_ticks),
+		cmocka_unit_test(test_read_v8_cpu_position_ticks_errors),
 		cmocka_unit_test(test_read_v8_heap_missing_node),
 		cmocka_unit_test(test_read_v8_heap_errors),
 		cmocka_unit_test(test_read_v8_heap_deep_chain),
