@@ -111,6 +111,11 @@ int pprof_read_file(struct pprof_profile *p, const char *path,
 int pprof_read_buffer(struct pprof_profile *p, const void *buf, size_t len,
 		      const struct pprof_read_options *o);
 
+/* Whether an input carried source maps of its own (a Chrome trace saved
+ * with its scripts' source maps): pprof_symbolicate() then uses them, with
+ * or without maps given. */
+int pprof_profile_has_sourcemaps(const struct pprof_profile *p);
+
 /* The format of the last input read. */
 enum pprof_format pprof_profile_format(const struct pprof_profile *p);
 const char *pprof_format_name(enum pprof_format f);

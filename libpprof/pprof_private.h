@@ -159,6 +159,15 @@ struct pprof_profile {
 	 * (read.c); else NULL */
 	struct pp_hold *hold;
 
+	/* source maps an input carries (a Chrome trace's metadata.sourceMaps),
+	 * in the arena; pprof_symbolicate() uses them before any other */
+	struct pp_emap {
+		struct pp_emap *next;
+		uint32_t url; /* string id of the script's URL */
+		const char *text; /* the map's JSON */
+		size_t len;
+	} *emaps;
+
 	/* time-ordered samples (cpuprofile) */
 	struct pp_seq *seq;
 	size_t nseq, capseq;

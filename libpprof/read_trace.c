@@ -160,6 +160,7 @@ struct tr {
 	size_t nevents;   /* complete events read */
 	unsigned char *drop; /* the buffer, when the library owns it: pages behind the parser are let go */
 	size_t dropped;      /* bytes of it let go so far */
+	struct pp_emap **emap_tail; /* where the next embedded map goes */
 	size_t last_end;  /* byte after the last complete event */
 	bool have_profile_event;
 };
@@ -725,6 +726,100 @@ static int read_events(struct tr *t, bool *cut)
 	}
 }
 
+/* metadata.sourceMaps (DevTools' "Include script source maps"): a list of
+ * {url, sourceMapUrl, sourceMap}, the map as a JSON object.  Each map is
+ * kept, in the arena, for pprof_symbolicate(), keyed by its script's URL.
+ * Anything else in metadata is skipped; so is an entry without both. */
+static int read_metadata(struct tr *t)
+{
+	struct json *j = &t->j;
+	int k = json_next(j);
+
+	if (k != JSON_OBJECT_BEGIN)
+		return k == JSON_ERROR || json_skip(j, k) == JSON_ERROR ? jerr(t, j) : PPROF_OK;
+	for (;;) {
+		k = json_next(j);
+		if (k == JSON_OBJECT_END)
+			return PPROF_OK;
+		if (k == JSON_ERROR)
+			return jerr(t, j);
+		bool maps = KEY_IS(j, "sourceMaps");
+		k = json_next(j);
+		if (k == JSON_ERROR)
+			return jerr(t, j);
+		if (!maps || k != JSON_ARRAY_BEGIN) {
+			if (json_skip(j, k) == JSON_ERROR)
+				return jerr(t, j);
+			continue;
+		}
+		for (;;) {
+			k = json_next(j);
+			if (k == JSON_ARRAY_END)
+				break;
+			if (k == JSON_ERROR)
+				return jerr(t, j);
+			if (k != JSON_OBJECT_BEGIN) {
+				if (json_skip(j, k) == JSON_ERROR)
+					return jerr(t, j);
+				continue;
+			}
+			uint32_t url = 0;
+			bool has_url = false;
+			const char *text = NULL;
+			size_t len = 0;
+			for (;;) {
+				k = json_next(j);
+				if (k == JSON_OBJECT_END)
+					break;
+				if (k == JSON_ERROR)
+					return jerr(t, j);
+				bool is_url = KEY_IS(j, "url"), is_map = KEY_IS(j, "sourceMap");
+				k = json_next(j);
+				if (k == JSON_ERROR)
+					return jerr(t, j);
+				if (is_url && k == JSON_STRING) {
+					int s = pp_intern(t->p, j->str, j->len, &url);
+					if (s != PPROF_OK)
+						return s;
+					has_url = true;
+				} else if (is_map && (k == JSON_OBJECT_BEGIN || k == JSON_STRING)) {
+					size_t at = json_offset(j);
+					const char *src = j->str;
+					if (k == JSON_OBJECT_BEGIN) {
+						if (json_skip(j, k) == JSON_ERROR)
+							return jerr(t, j);
+						src = (const char *)t->buf + at;
+						len = json_offset(j) + 1 - at;
+					} else {
+						len = j->len;
+					}
+					char *c = pp_arena_alloc(&t->p->arena, len ? len : 1);
+					if (!c)
+						return pp_nomem(t->p);
+					memcpy(c, src, len);
+					text = c;
+				} else if (json_skip(j, k) == JSON_ERROR) {
+					return jerr(t, j);
+				}
+			}
+			if (has_url && text) {
+				struct pp_emap *e = pp_arena_alloc(&t->p->arena, sizeof(*e));
+				if (!e)
+					return pp_nomem(t->p);
+				*e = (struct pp_emap){ NULL, url, text, len };
+				/* in file order: appended */
+				if (!t->emap_tail) {
+					t->emap_tail = &t->p->emaps;
+					while (*t->emap_tail)
+						t->emap_tail = &(*t->emap_tail)->next;
+				}
+				*t->emap_tail = e;
+				t->emap_tail = &e->next;
+			}
+		}
+	}
+}
+
 static int read_top(struct tr *t, bool *cut)
 {
 	struct json *j = &t->j;
@@ -776,6 +871,17 @@ static int read_top(struct tr *t, bool *cut)
 			s = read_events(t, cut);
 			if (s != PPROF_OK || *cut)
 				return s;
+			continue;
+		}
+		if (KEY_IS(j, "metadata")) {
+			s = read_metadata(t);
+			if (s != PPROF_OK) {
+				if (seen && json_failed(j) && cut_short(t)) {
+					*cut = true;
+					return PPROF_OK;
+				}
+				return s;
+			}
 			continue;
 		}
 		k = json_next(j);

@@ -505,6 +505,11 @@ static int symbolicate_frame(struct symb *y, uint32_t fid, uint32_t *out, bool *
 	return pp_frame_intern(p, &nf, out);
 }
 
+int pprof_profile_has_sourcemaps(const struct pprof_profile *p)
+{
+	return p->emaps != NULL;
+}
+
 int pprof_symbolicate(struct pprof_profile *p, const struct pprof_symbolicate_options *o)
 {
 	struct symb y = {p, o->rules, NULL, 0, 0};
@@ -513,6 +518,23 @@ int pprof_symbolicate(struct pprof_profile *p, const struct pprof_symbolicate_op
 	if (status != PPROF_OK)
 		return status;
 	uint32_t *map = NULL;
+	/* The maps the input carried, keyed by their script's whole URL, come
+	 * first (the first of a URL wins). */
+	for (const struct pp_emap *e = p->emaps; e; e = e->next) {
+		struct script *s = add_script(&y, pp_str(p, e->url));
+		if (!s) {
+			status = pp_nomem(p);
+			goto out;
+		}
+		if (s->map_text)
+			continue;
+		if (!(s->map_text = malloc(e->len ? e->len : 1))) {
+			status = pp_nomem(p);
+			goto out;
+		}
+		memcpy(s->map_text, e->text, e->len);
+		s->map_len = e->len;
+	}
 	for (size_t i = 0; i < o->nmaps && status == PPROF_OK; i++) {
 		struct stat st;
 		if (stat(o->maps[i], &st) != 0) {

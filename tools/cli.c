@@ -392,7 +392,7 @@ struct pprof_profile *cli_load(struct cli *c, char **files, int n)
 	size_t nassoc = 0;
 	if (c->rules)
 		pprof_rules_sourcemaps(c->rules, &nassoc);
-	if (c->nmaps || c->hide_ignored || nassoc) {
+	if (c->nmaps || c->hide_ignored || nassoc || pprof_profile_has_sourcemaps(p)) {
 		struct pprof_symbolicate_options so = {c->maps, c->nmaps, c->hide_ignored,
 						       c->rules};
 		if (pprof_symbolicate(p, &so) != PPROF_OK) {

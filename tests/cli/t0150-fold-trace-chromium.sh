@@ -68,4 +68,11 @@ test_expect_success 'symbolicated: the frames of all three scripts are mapped' '
 	pprof-fold -m "$T/bundle" -g files "$T/trace.json.gz" 2>/dev/null >files &&
 	grep -q "src/frame.ts" files && grep -q "src/worker.ts" files && grep -q "src/main.ts" files
 '
+test_expect_success 'a trace carrying its source maps: symbolicated without -m' '
+	mkdir maps && cp "$T"/bundle/*.map maps/ &&
+	pprof-fold -g lines -m maps "$T/trace.json.gz" >expect 2>/dev/null &&
+	pprof-fold -g lines "$T/trace-maps.json.gz" >actual 2>/dev/null &&
+	test_cmp expect actual && grep -q "src/worker.ts" actual &&
+	pprof-fold -g lines "$T/trace.json.gz" >plain 2>/dev/null && ! grep -q "src/" plain
+'
 test_done
