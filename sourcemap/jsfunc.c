@@ -285,7 +285,8 @@ int pp_js_functions(const char *text, const struct pp_js_toks *v, struct pp_js_f
 			size_t p;
 			if (i == 0)
 				continue;
-			if (kind(&c, i - 1, PP_JS_IDENT) && !(i >= 2 && is(&c, i - 2, ":"))) {
+			if (kind(&c, i - 1, PP_JS_IDENT) &&
+			    !(i >= 3 && is(&c, i - 2, ":") && is(&c, i - 3, ")"))) {
 				p = i - 1;
 			} else if (is(&c, i - 1, ")") && c.t[i - 1].match != NIL) {
 				p = c.t[i - 1].match;
