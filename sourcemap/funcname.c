@@ -218,7 +218,8 @@ static const struct pp_js_func *heading(struct smap_map *m, const struct smap_ma
 		else
 			hi = mid;
 	}
-	for (size_t k = lo; k < fs->n && k < lo + 8; k++) {
+	const struct pp_js_func *best = NULL;
+	for (size_t k = lo >= 8 ? lo - 8 : 0; k < fs->n && k < lo + 8; k++) {
 		const struct pp_js_func *f = &fs->f[k];
 		uint32_t first = f->head;
 		if (f->chain != NIL && f->chain < first)
@@ -236,10 +237,15 @@ static const struct pp_js_func *heading(struct smap_map *m, const struct smap_ma
 					break;
 				}
 		}
-		if (first <= i && i <= f->start)
-			return f;
+		/* through the parameters: a map may point at one */
+		uint32_t end = f->start;
+		if (pp_js_tok_is(t->s, &t->toks.t[end], "(") && t->toks.t[end].match != NIL)
+			end = t->toks.t[end].match;
+		/* the innermost: the last, in start order, that holds it */
+		if (first <= i && i <= end)
+			best = f;
 	}
-	return NULL;
+	return best;
 }
 
 static const char *keep(struct smap_map *m, const char *s, size_t n)
