@@ -378,7 +378,8 @@ int pp_js_functions(const char *text, const struct pp_js_toks *v, struct pp_js_f
 			continue;
 		}
 	}
-	qsort(out->f, out->n, sizeof(*out->f), cmp_start);
+	if (out->n)
+		qsort(out->f, out->n, sizeof(*out->f), cmp_start);
 	/* parents and classes: both nest, so the innermost container is
 	 * the last one, in start order, that holds the token */
 	for (size_t i = 0; i < out->n; i++) {
