@@ -33,11 +33,20 @@ struct script {
 	unsigned lines_lost;
 	int64_t fn_line;
 	bool fn_lines;
+	bool checked, unfit; /* the map was checked against the profile */
+};
+
+/* A frame's position in a script, for the fit check. */
+struct fpos {
+	struct script *s;
+	uint32_t line, col; /* 0-based */
+	uint32_t name;      /* V8's name */
 };
 
 struct symb {
 	struct pprof_profile *p;
 	const struct pprof_rules *rules;
+	const struct pprof_symbolicate_options *o;
 	struct script *s;
 	size_t n, cap;
 };
@@ -425,6 +434,132 @@ static bool datadog_anon(const char *name, int64_t line, int64_t *col)
 	       l == line;
 }
 
+/* "no source map for URL": and where it was looked for. */
+static void warn_no_map(struct symb *y, const char *url)
+{
+	const char *path = strncmp(url, "file://", 7) == 0 ? url + 7 : url;
+	const char *b = base_name(path);
+	struct pp_buf w;
+	pp_buf_init(&w);
+	for (size_t i = 0; i < y->o->nmaps; i++)
+		pp_buf_addf(&w, "%s%s", i ? ", " : "", y->o->maps[i]);
+	if (y->o->nmaps)
+		pp_warn(y->p, "no source map for %s in %s (looked for %s with a sourceMappingURL "
+			      "and for %s.map)",
+			url, w.s ? w.s : "", b, b);
+	else
+		pp_warn(y->p, "no source map for %s", url);
+	pp_buf_release(&w);
+}
+
+static bool plain_ident(const char *s)
+{
+	if (!*s)
+		return false;
+	for (; *s; s++)
+		if (*s == '.' || *s == ' ' || *s == '(' || *s == '<' || *s == '[')
+			return false;
+	return true;
+}
+
+static int cmp_fpos(const void *a, const void *b)
+{
+	const struct fpos *x = a, *y = b;
+	if (x->s != y->s)
+		return x->s < y->s ? -1 : 1;
+	if (x->line != y->line)
+		return x->line < y->line ? -1 : 1;
+	return x->col < y->col ? -1 : x->col > y->col;
+}
+
+/*
+ * Whether each script's map fits what the profile says of the script: its
+ * V8 function positions [A, B) must be function starts in the generated
+ * script (or, without it, at the mapped place of sourcesContent), with the
+ * name V8 gave them, and lie within the map's lines.  A map fails when
+ * more than half of the positions that could be checked fail, or any lies
+ * past its last line: one warning, and the script's frames stay as they
+ * are.  V8's own functions (<instance_members_initializer>, a default
+ * constructor) are not function starts and are not counted.
+ */
+static int check_fit(struct symb *y, struct fpos *a, size_t n)
+{
+	struct pprof_profile *p = y->p;
+	for (size_t i = 0; i < n;) {
+		struct script *s = a[i].s;
+		size_t j = i;
+		while (j < n && a[j].s == s)
+			j++;
+		struct smap_map *m = s->tried || s->map_path || s->map_text ? script_map(y, s) : NULL;
+		s->checked = true;
+		if (!m) {
+			i = j;
+			continue;
+		}
+		const char *name = s->map_path ? s->map_path : s->key;
+		uint32_t nlines = smap_map_generated_lines(m);
+		unsigned checked = 0, bad = 0, badname = 0;
+		bool past = false;
+		uint32_t pl = 0, pc = 0;
+		for (size_t k = i; k < j; k++) {
+			if (k > i && a[k].line == a[k - 1].line && a[k].col == a[k - 1].col)
+				continue;
+			if (a[k].line >= nlines) {
+				past = true;
+				pl = a[k].line;
+				pc = a[k].col;
+				break;
+			}
+			const char *v8 = pp_str(p, a[k].name);
+			if (v8[0] == '<' || (a[k].line == 0 && a[k].col == 0))
+				continue; /* V8's own, and the script's top level */
+			struct smap_function fn;
+			if (smap_function_at(m, a[k].line, a[k].col, &fn) != SMAP_OK)
+				return pp_nomem(p);
+			if (fn.start < 0)
+				continue;
+			checked++;
+			if (fn.start == 0 || fn.mapped == 0)
+				bad++;
+			else if (fn.token && plain_ident(v8) && plain_ident(fn.token) &&
+				 strcmp(v8, fn.token) != 0) {
+				bad++;
+				badname++;
+			}
+		}
+		const char *file = smap_map_file(m);
+		char fnote[600] = "";
+		if (file && strcmp(base_name(file), base_name(s->key)) != 0)
+			snprintf(fnote, sizeof(fnote), "; its file is %s", file);
+		bool content = false;
+		for (size_t k = 0; k < smap_map_source_count(m) && !content; k++)
+			content = smap_map_source_content(m, k, NULL) != NULL;
+		if (!past && !checked && !content)
+			pp_warn(p, "%s: no sourcesContent and no script %s at hand: names are "
+				   "left as the profile has them", name, s->key);
+		if (past) {
+			pp_warn(p, "%s does not fit %s: position %u:%u is past its last generated line %u%s "
+				   "(a map of another build?); the script's frames are left unmapped",
+				name, s->key, pl + 1, pc + 1, nlines, fnote);
+			s->unfit = true;
+		} else if (checked && bad * 2 > checked) {
+			if (badname * 2 > bad)
+				pp_warn(p, "%s does not fit %s: %u of %u function positions do not start a "
+					   "function of the name the profile gives%s (a map of another "
+					   "build?); the script's frames are left unmapped",
+					name, s->key, bad, checked, fnote);
+			else
+				pp_warn(p, "%s does not fit %s: %u of %u function positions are not "
+					   "function starts in the script and its sources%s (a map of "
+					   "another build?); the script's frames are left unmapped",
+					name, s->key, bad, checked, fnote);
+			s->unfit = true;
+		}
+		i = j;
+	}
+	return PPROF_OK;
+}
+
 static int symbolicate_frame(struct symb *y, uint32_t fid, uint32_t *out, bool *nocolumn)
 {
 	struct pprof_profile *p = y->p;
@@ -441,9 +576,11 @@ static int symbolicate_frame(struct symb *y, uint32_t fid, uint32_t *out, bool *
 		s = find_script(y, url);
 	if (!s) {
 		if (strncmp(url, "node:", 5) != 0)
-			pp_warn(p, "no source map for %s", url);
+			warn_no_map(y, url);
 		return PPROF_OK;
 	}
+	if (s->unfit)
+		return PPROF_OK;
 	struct smap_map *m = script_map(y, s);
 	if (!m)
 		return PPROF_OK;
@@ -512,7 +649,7 @@ int pprof_profile_has_sourcemaps(const struct pprof_profile *p)
 
 int pprof_symbolicate(struct pprof_profile *p, const struct pprof_symbolicate_options *o)
 {
-	struct symb y = {p, o->rules, NULL, 0, 0};
+	struct symb y = {p, o->rules, o, NULL, 0, 0};
 	/* folded lines become frames of the tree first */
 	int status = pp_settle(p);
 	if (status != PPROF_OK)
@@ -552,6 +689,53 @@ int pprof_symbolicate(struct pprof_profile *p, const struct pprof_symbolicate_op
 		goto out;
 	}
 	map[0] = 0;
+	/* the positions of each script's frames, to check its map first */
+	{
+		struct fpos *fp = malloc((size_t)nframes * sizeof(*fp));
+		size_t nfp = 0;
+		if (!fp) {
+			status = pp_nomem(p);
+			goto out;
+		}
+		for (uint32_t f = 1; f < nframes && status == PPROF_OK; f++) {
+			const struct pp_frame *fr = &p->frames[f];
+			if (!fr->file || fr->line <= 0 || fr->column <= 0 ||
+			    (fr->flags & PP_FRAME_MAPPED))
+				continue;
+			const char *url = pp_str(p, fr->file);
+			struct script *s = rules_script(&y, url, &status);
+			if (!s)
+				s = find_script(&y, url);
+			if (s && fr->line - 1 <= UINT32_MAX && fr->column - 1 <= UINT32_MAX)
+				fp[nfp++] = (struct fpos){s, (uint32_t)(fr->line - 1),
+							  (uint32_t)(fr->column - 1), fr->name};
+		}
+		/* rules_script() may have moved the scripts: find them again */
+		if (status == PPROF_OK) {
+			nfp = 0;
+			for (uint32_t f = 1; f < nframes; f++) {
+				const struct pp_frame *fr = &p->frames[f];
+				if (!fr->file || fr->line <= 0 || fr->column <= 0 ||
+				    (fr->flags & PP_FRAME_MAPPED))
+					continue;
+				const char *url = pp_str(p, fr->file);
+				struct script *s = NULL;
+				for (size_t k = 0; k < y.n && !s; k++)
+					if (strcmp(y.s[k].key, url) == 0)
+						s = &y.s[k];
+				if (!s)
+					s = find_script(&y, url);
+				if (s && fr->line - 1 <= UINT32_MAX && fr->column - 1 <= UINT32_MAX)
+					fp[nfp++] = (struct fpos){s, (uint32_t)(fr->line - 1),
+								  (uint32_t)(fr->column - 1), fr->name};
+			}
+			qsort(fp, nfp, sizeof(*fp), cmp_fpos);
+			status = check_fit(&y, fp, nfp);
+		}
+		free(fp);
+		if (status != PPROF_OK)
+			goto out;
+	}
 	bool nocolumn = false, changed = false;
 	for (uint32_t f = 1; f < nframes && status == PPROF_OK; f++) {
 		status = symbolicate_frame(&y, f, &map[f], &nocolumn);

@@ -218,15 +218,34 @@ static const struct pp_js_func *heading(struct smap_map *m, const struct smap_ma
 		else
 			hi = mid;
 	}
-	for (size_t k = lo; k < fs->n && k < lo + 8; k++) {
+	const struct pp_js_func *best = NULL;
+	for (size_t k = lo >= 8 ? lo - 8 : 0; k < fs->n && k < lo + 8; k++) {
 		const struct pp_js_func *f = &fs->f[k];
 		uint32_t first = f->head;
 		if (f->chain != NIL && f->chain < first)
 			first = f->chain;
-		if (first <= i && i <= f->start)
-			return f;
+		/* export const f = , export default function, static m( */
+		static const char *const lead[] = {"export", "default", "async", "const", "let",
+						   "var", "static", "public", "private",
+						   "protected", "override", "readonly", NULL};
+		for (bool more = true; more && first > 0;) {
+			more = false;
+			for (const char *const *w = lead; *w; w++)
+				if (pp_js_tok_is(t->s, &t->toks.t[first - 1], *w)) {
+					first--;
+					more = true;
+					break;
+				}
+		}
+		/* through the parameters: a map may point at one */
+		uint32_t end = f->start;
+		if (pp_js_tok_is(t->s, &t->toks.t[end], "(") && t->toks.t[end].match != NIL)
+			end = t->toks.t[end].match;
+		/* the innermost: the last, in start order, that holds it */
+		if (first <= i && i <= end)
+			best = f;
 	}
-	return NULL;
+	return best;
 }
 
 static const char *keep(struct smap_map *m, const char *s, size_t n)
@@ -323,6 +342,7 @@ int smap_function_at(struct smap_map *m, uint32_t line, uint32_t column,
 	char buf[512], nbuf[512];
 	memset(out, 0, sizeof(*out));
 	out->start = -1;
+	out->mapped = -1;
 	struct pp_smap_names *n = names(m);
 	if (!n)
 		return pp_smap_fail(m, SMAP_ENOMEM, "out of memory");
@@ -346,6 +366,41 @@ int smap_function_at(struct smap_map *m, uint32_t line, uint32_t column,
 		if (gf) {
 			size_t k = pp_js_func_name(g->s, &g->toks, gf, buf, sizeof(buf));
 			out->token = keep(m, buf, k);
+			/* does the map agree that a function starts here? */
+			struct smap_mapping vm;
+			rc = smap_lookup(m, line, column, &vm);
+			if (rc == SMAP_ENOMEM)
+				return rc;
+			if (rc != SMAP_OK || !vm.source) {
+				out->mapped = 0;
+			} else {
+				struct text *ht;
+				const struct pp_js_func *hf = heading(m, &vm, &ht);
+				if (ht) {
+					out->mapped = hf ? 1 : 0;
+				} else {
+					/* a segment that starts in the function's head */
+					uint32_t first = gf->head;
+					if (gf->chain != NIL && gf->chain < first)
+						first = gf->chain;
+					size_t st;
+					out->mapped = vm.generated_line == line &&
+						      (g->line[first] < line ||
+						       vm.generated_column >= g->col[first]) &&
+						      tok_exact(g, vm.generated_line,
+								vm.generated_column, &st);
+					/* the naming token maps just before, in the
+					 * same source */
+					uint32_t nt = naming_tok(gf);
+					struct smap_mapping em;
+					if (out->mapped && nt != NIL &&
+					    exact(m, g->line[nt], g->col[nt], &em))
+						out->mapped = em.source_index == vm.source_index &&
+							      (em.line < vm.line ||
+							       (em.line == vm.line && em.column <= vm.column)) &&
+							      vm.line - em.line <= 2;
+				}
+			}
 		}
 	}
 	if (out->from)

@@ -125,7 +125,8 @@ static void binding(const struct ctx *c, size_t h, struct pp_js_func *f)
 		size_t q = p - 1;
 		/* const x: Type = ...: back over the type to "x :" */
 		if (!(kind(c, q, PP_JS_IDENT) || kind(c, q, PP_JS_PRIVATE)) ||
-		    (q > 0 && is(c, q - 1, ":"))) {
+		    (q > 0 && (is(c, q - 1, ":") || is(c, q - 1, "=>") || is(c, q - 1, "|") ||
+			       is(c, q - 1, "&")))) {
 			size_t k = q;
 			bool found = false;
 			for (size_t steps = 0; k > 0 && steps < 256; steps++) {
@@ -249,6 +250,7 @@ int pp_js_functions(const char *text, const struct pp_js_toks *v, struct pp_js_f
 			if (is(&c, j, "*"))
 				j++;
 			bool named = kind(&c, j, PP_JS_IDENT);
+			size_t name_at = j;
 			if (named)
 				j++;
 			if (is(&c, j, "<")) { /* type parameters */
@@ -274,7 +276,7 @@ int pp_js_functions(const char *text, const struct pp_js_toks *v, struct pp_js_f
 			f.open = (uint32_t)b;
 			f.close = c.t[b].match;
 			if (named)
-				f.name_tok = f.chain = (uint32_t)(j - 1);
+				f.name_tok = f.chain = (uint32_t)name_at;
 			else
 				binding(&c, f.head, &f);
 			if (add(out, &f))
@@ -285,7 +287,8 @@ int pp_js_functions(const char *text, const struct pp_js_toks *v, struct pp_js_f
 			size_t p;
 			if (i == 0)
 				continue;
-			if (kind(&c, i - 1, PP_JS_IDENT) && !(i >= 2 && is(&c, i - 2, ":"))) {
+			if (kind(&c, i - 1, PP_JS_IDENT) &&
+			    !(i >= 3 && is(&c, i - 2, ":") && is(&c, i - 3, ")"))) {
 				p = i - 1;
 			} else if (is(&c, i - 1, ")") && c.t[i - 1].match != NIL) {
 				p = c.t[i - 1].match;
@@ -352,7 +355,8 @@ int pp_js_functions(const char *text, const struct pp_js_toks *v, struct pp_js_f
 				 is_any(&c, k, not_keys))
 				continue;
 			if (key > 0 && (is(&c, key - 1, ".") || is(&c, key - 1, "?.") ||
-					is(&c, key - 1, "function")))
+					is(&c, key - 1, "function") ||
+					(key > 1 && is(&c, key - 1, "*") && is(&c, key - 2, "function"))))
 				continue;
 			size_t b = after_params(&c, c.t[i].match, false);
 			if (b == NIL || c.t[b].match == NIL)
@@ -374,7 +378,8 @@ int pp_js_functions(const char *text, const struct pp_js_toks *v, struct pp_js_f
 			continue;
 		}
 	}
-	qsort(out->f, out->n, sizeof(*out->f), cmp_start);
+	if (out->n)
+		qsort(out->f, out->n, sizeof(*out->f), cmp_start);
 	/* parents and classes: both nest, so the innermost container is
 	 * the last one, in start order, that holds the token */
 	for (size_t i = 0; i < out->n; i++) {

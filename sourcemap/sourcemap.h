@@ -192,6 +192,12 @@ struct smap_function {
 	 * when given, else at the mapped position of the original source: 1
 	 * yes, 0 no, -1 not known (neither text at hand). */
 	int start;
+	/* Whether the map agrees at a function start: the mapped position of
+	 * V8's position lies on the head of a function of the original source
+	 * (sourcesContent), or without it a segment starts exactly at the
+	 * position or at the token naming the function: 1 yes, 0 no, -1 not
+	 * known (no function start, or no text to judge by). */
+	int mapped;
 	/* With the script: the name the generated code gives the function
 	 * starting there ("P", "f.encodeAll", "get size"), "" for an
 	 * anonymous one; NULL when no function starts there. */

@@ -78,7 +78,7 @@ test_expect_success 'a URL with no map: one warning, the frames stay' '
 	pprof-fold -m empty-dir "$FIX/profiles/workerd-min.cpuprofile" >actual 2>err &&
 	pprof-fold "$FIX/profiles/workerd-min.cpuprofile" >expect &&
 	test_cmp expect actual &&
-	echo "pprof-fold: warning: no source map for worker.js" >expect.err &&
+	echo "pprof-fold: warning: no source map for worker.js in empty-dir (looked for worker.js with a sourceMappingURL and for worker.js.map)" >expect.err &&
 	test_cmp expect.err err
 '
 

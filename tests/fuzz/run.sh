@@ -42,7 +42,7 @@ if [ -z "$shared" ] && [ -d "$src/../shared/testdata" ]; then
 	shared=$(cd "$src/../shared" && pwd)
 fi
 
-harnesses=${*:-pprof input json cpuprofile heapprofile folded sourcemap rules flame convert trace}
+harnesses=${*:-pprof input json cpuprofile heapprofile folded sourcemap jstoken rules flame convert trace}
 work=$(mktemp -d "${TMPDIR:-/tmp}/pprof-fuzz.XXXXXX") || exit 1
 trap 'rm -rf "$work"' EXIT
 
@@ -101,6 +101,9 @@ seeds() {
 	sourcemap)
 		{ files '*.map' $roots; files '*.map' "$shared/conformance"
 		  files '*.json' "$shared/conformance"; } | copy_seeds "$s" ;;
+	jstoken)
+		{ files '*.js' $roots; files '*.ts' $roots; } |
+			copy_seeds "$s" ;;
 	rules) { files '*.yaml' "$src"; files '*.yml' "$src"; } | copy_seeds "$s" ;;
 	flame) files '*.folded' $roots | copy_seeds "$s" ;;
 	esac

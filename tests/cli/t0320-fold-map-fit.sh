@@ -1,0 +1,54 @@
+#!/bin/sh
+# A map that does not fit the profile is said once and not used: the
+# script's frames stay as V8 named them, never a wrong name.  And when no
+# map serves a script, the warning says where it was looked for.
+. "$(dirname "$0")/../lib.sh"
+
+W=$FIX/worker
+N=$FIX/names/esbuild
+
+test_expect_success "another build's map: one warning naming it, frames unmapped" '
+	pprof-fold -m "$W/plain/worker.js.map" "$FIX/profiles/workerd-min.cpuprofile" >actual 2>err &&
+	pprof-fold "$FIX/profiles/workerd-min.cpuprofile" >expect &&
+	test_cmp expect actual &&
+	echo "pprof-fold: warning: $W/plain/worker.js.map does not fit worker.js: 31 of 31 function positions are not function starts in the script and its sources (a map of another build?); the script'"'"'s frames are left unmapped" >expect.err &&
+	test_cmp expect.err err
+'
+
+test_expect_success 'a stale map beside the script (the previous revision): one warning' '
+	pprof-fold -m "$N/stale" "$N/min.cpuprofile" >actual 2>err &&
+	pprof-fold "$N/min.cpuprofile" >expect &&
+	test_cmp expect actual &&
+	test "$(wc -l <err)" = 1 &&
+	grep -q "^pprof-fold: warning: $N/stale/names.js.map does not fit names.js: [0-9]* of [0-9]* function positions are not function starts" err
+'
+
+test_expect_success 'a map without sourcesContent and no script: names left, said once' '
+	mkdir d && cp "$N/min-nosc/names.js.map" d/ &&
+	pprof-fold -g lines -m d "$N/min.cpuprofile" >actual 2>err &&
+	echo "pprof-fold: warning: d/names.js.map: no sourcesContent and no script names.js at hand: names are left as the profile has them" >expect.err &&
+	test_cmp expect.err err &&
+	pprof-fold "$N/min.cpuprofile" | sed "s/ [0-9]*\$//" | tr ";" "\n" | sort -u >v8 &&
+	sed "s/ [0-9]*\$//" actual | tr ";" "\n" | sed "s/ [^ ]*:[0-9]*\$//" | sort -u >names &&
+	comm -13 v8 names >renamed && test ! -s renamed
+'
+
+test_expect_success 'a directory without the script'"'"'s map: where it was looked for' '
+	mkdir other && cp "$FIX/names/tsc-terser/min/main.js" "$FIX/names/tsc-terser/min/main.js.map" other/ &&
+	pprof-fold -m other "$N/min.cpuprofile" >actual 2>err &&
+	pprof-fold "$N/min.cpuprofile" >expect &&
+	test_cmp expect actual &&
+	echo "pprof-fold: warning: no source map for names.js in other (looked for names.js with a sourceMappingURL and for names.js.map)" >expect.err &&
+	test_cmp expect.err err
+'
+
+test_expect_success 'the maps that fit give no warning' '
+	for b in esbuild tsc-terser rollup-terser webpack swc; do
+		[ -d "$FIX/names/$b" ] || continue
+		pprof-fold -m "$FIX/names/$b/min" "$FIX/names/$b/min.cpuprofile" >/dev/null 2>err &&
+		test ! -s err || { echo "$b:"; cat err; return 1; }
+	done &&
+	pprof-fold -m "$W" "$FIX/profiles/workerd-min.cpuprofile" >/dev/null 2>err && test ! -s err
+'
+
+test_done

@@ -1,0 +1,84 @@
+/* fuzz_jstoken.c: libFuzzer harness of the JavaScript/TypeScript tokenizer
+ * and function finder of libsourcemap (jstoken.c, jsfunc.c): any bytes
+ * tokenize or fail cleanly; tokens are in order, within the text, and
+ * matched brackets point at each other; every function's tokens are in
+ * range and its name fits.  The same bytes as a map's only source, looked
+ * up through smap_function_at() over a grid of positions.
+ * Seeds: the fixtures' scripts and TypeScript sources. */
+#include "config.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "jstoken.h"
+#include "sourcemap.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static void fail(const char *what)
+{
+	fprintf(stderr, "fuzz_jstoken: broken promise: %s\n", what);
+	abort();
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	const char *s = (const char *)data;
+	struct pp_js_toks v;
+	if (size > 1 << 20)
+		return 0;
+	if (pp_js_tokenize(s, size, &v) == 0) {
+		for (size_t i = 0; i < v.n; i++) {
+			const struct pp_js_tok *t = &v.t[i];
+			if ((size_t)t->off + t->len > size || t->len == 0)
+				fail("token outside the text");
+			if (i && t->off < v.t[i - 1].off + v.t[i - 1].len)
+				fail("tokens overlap");
+			if (t->match != UINT32_MAX &&
+			    (t->match >= v.n || v.t[t->match].match != i))
+				fail("brackets do not match");
+		}
+		struct pp_js_funcs fs;
+		if (pp_js_functions(s, &v, &fs) == 0) {
+			for (size_t i = 0; i < fs.n; i++) {
+				const struct pp_js_func *f = &fs.f[i];
+				char buf[64];
+				if (f->start >= v.n || f->head >= v.n || f->open >= v.n ||
+				    f->close >= v.n || f->open > f->close)
+					fail("function tokens out of range");
+				size_t n = pp_js_func_name(s, &v, f, buf, sizeof(buf));
+				if (strlen(buf) != (n < sizeof(buf) ? n : sizeof(buf) - 1))
+					fail("name length");
+				if (pp_js_func_starting(&fs, f->start) == NULL)
+					fail("a function is not found at its start");
+				(void)pp_js_func_holding(&fs, f->open + 1);
+			}
+			pp_js_funcs_release(&fs);
+		}
+		pp_js_toks_release(&v);
+	}
+
+	/* as the script of a map, and as its source */
+	static const char map[] = "{\"version\":3,\"sources\":[\"a.ts\"],\"names\":[\"n\"],"
+				  "\"sourcesContent\":[\"function f(a){return a}\"],"
+				  "\"mappings\":\"AAAA,SAASA,EAAE;AACA\"}";
+	struct smap_map *m = smap_map_new();
+	if (!m)
+		return 0;
+	if (smap_map_parse(m, map, sizeof(map) - 1, 0) == SMAP_OK &&
+	    smap_map_set_script(m, data, size) == SMAP_OK) {
+		for (uint32_t l = 0; l < 3; l++)
+			for (uint32_t c = 0; c < 64; c += 3) {
+				struct smap_function fn;
+				if (smap_function_at(m, l, c, &fn) != SMAP_OK)
+					break;
+				if (fn.start < -1 || fn.start > 1)
+					fail("start is not -1, 0 or 1");
+			}
+		(void)smap_map_generated_lines(m);
+	}
+	smap_map_free(m);
+	return 0;
+}

@@ -1,0 +1,195 @@
+/*
+ * test_jstoken.c: libsourcemap's JavaScript/TypeScript tokenizer and
+ * function finder: the name V8 gives each style of function, where V8
+ * puts it, what the tokenizer refuses; and smap_function_at() on a small
+ * minified script and its map.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "jstoken.h"
+#include "smap_private.h"
+#include "sourcemap.h"
+
+/* The names of SRC's functions, in order of their V8 position, each
+ * followed by '@' and the text at that position's first byte: "f@( g@x". */
+static void names_of(const char *src, char *out, size_t cap)
+{
+	struct pp_js_toks v;
+	struct pp_js_funcs fs;
+	size_t at = 0;
+
+	assert_int_equal(pp_js_tokenize(src, strlen(src), &v), 0);
+	assert_int_equal(pp_js_functions(src, &v, &fs), 0);
+	out[0] = '\0';
+	for (size_t i = 0; i < fs.n; i++) {
+		char nb[128];
+		pp_js_func_name(src, &v, &fs.f[i], nb, sizeof(nb));
+		at += (size_t)snprintf(out + at, cap - at, "%s%s@%c", i ? " " : "",
+				       nb[0] ? nb : "-", src[v.t[fs.f[i].start].off]);
+		assert_true(at < cap);
+	}
+	pp_js_funcs_release(&fs);
+	pp_js_toks_release(&v);
+}
+
+#define NAMES(src, want)                                                                \
+	do {                                                                            \
+		char got_[1024];                                                        \
+		names_of(src, got_, sizeof(got_));                                      \
+		assert_string_equal(got_, want);                                        \
+	} while (0)
+
+static void test_jstoken_declarations(void **state)
+{
+	(void)state;
+	NAMES("function mix(n: number): number { return n }", "mix@(");
+	NAMES("export async function load(a) { await a }", "load@(");
+	NAMES("function* countUp(n) { yield n }", "countUp@(");
+	NAMES("export default function defaultExported(n) {}", "defaultExported@(");
+	NAMES("export default function (n) {}", "default@(");
+	NAMES("function f<T>(a: T): T { return a }", "f@(");
+	/* an overload signature has no body */
+	NAMES("function f(a: string): void;\nfunction f(a) {}", "f@(");
+}
+
+static void test_jstoken_expressions(void **state)
+{
+	(void)state;
+	NAMES("const busyLoop = (ms: number): number => { return ms }", "busyLoop@(");
+	NAMES("let rle = function (s) {}", "rle@(");
+	NAMES("const h = function named(n) {}", "named@(");
+	NAMES("export const check = async (n: number): Promise<number> => n", "check@a");
+	NAMES("P=i=>i*2", "P@i");
+	NAMES("var f: (n: number) => number = (n) => n", "-@( f@(");
+	NAMES("x.map((y) => y).reduce(function (a, b) { return a })", "-@( -@(");
+	NAMES("arr.forEach(e => { go(e) })", "-@e");
+	NAMES("return function scaled(n) {}", "scaled@(");
+}
+
+static void test_jstoken_objects(void **state)
+{
+	(void)state;
+	NAMES("const o = { m() {}, p: () => 1, q: function () {}, 'r s'(x) {} }",
+	      "m@( p@( q@( r s@(");
+	NAMES("registry.encodeAll = function (n) {}", "registry.encodeAll@(");
+	NAMES("a.b.c = () => {}", "a.b.c@(");
+	NAMES("x = c ? () => 1 : () => 2", "-@( -@(");
+}
+
+static void test_jstoken_classes(void **state)
+{
+	(void)state;
+	NAMES("class Matrix { constructor(n) { this.n = n } multiply(r) {} static identity(n) {}"
+	      " #secret(r) {} get size() { return 1 } set size(v) {} }",
+	      "Matrix@( multiply@( identity@( #secret@( get size@( set size@(");
+	NAMES("class Counter { tick = (n) => n; constructor() { this.reset = function () {} } }",
+	      "tick@( Counter@( Counter.reset@(");
+	NAMES("var m=class{constructor(e){}}", "m@(");
+	NAMES("class A { @dec() measure(n: number): number { return n } }", "measure@(");
+	NAMES("class B { async *gen() {} public async load<T>(a: T): Promise<T> { return a } }",
+	      "gen@( load@(");
+}
+
+static void test_jstoken_lexing(void **state)
+{
+	struct pp_js_toks v;
+	(void)state;
+	/* strings, templates, regexes and comments hide their brackets */
+	NAMES("const s = \"(\" + '{' + `${ f(() => 1) }` ; /* ( */ // {\n"
+	      "const r = /[(]{/g; function g() {}",
+	      "-@( g@(");
+	NAMES("a = b / c / d; function f() {}", "f@(");
+	NAMES("if (x) return /=>/.test(y); function h() {}", "h@(");
+	/* what is not understood gives nothing */
+	assert_int_equal(pp_js_tokenize("f(\"unterminated", 15, &v), -1);
+	assert_int_equal(pp_js_tokenize("/* never ends", 13, &v), -1);
+	assert_int_equal(pp_js_tokenize("f(a]", 4, &v), -1);
+	assert_int_equal(pp_js_tokenize("`${a", 4, &v), -1);
+	assert_int_equal(pp_js_tokenize("{", 1, &v), -1);
+	assert_int_equal(pp_js_tokenize("a\x01", 2, &v), -1);
+	assert_int_equal(pp_js_tokenize("#!/usr/bin/env node\nf()", 23, &v), 0);
+	assert_int_equal(v.n, 3);
+	pp_js_toks_release(&v);
+}
+
+static char *slurp(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	assert_non_null(f);
+	assert_int_equal(fseek(f, 0, SEEK_END), 0);
+	long n = ftell(f);
+	assert_true(n >= 0);
+	rewind(f);
+	char *b = malloc((size_t)n + 1);
+	assert_non_null(b);
+	assert_int_equal(fread(b, 1, (size_t)n, f), (size_t)n);
+	fclose(f);
+	b[n] = '\0';
+	*len = (size_t)n;
+	return b;
+}
+
+/* The names fixture's esbuild bundle (one line) and its map: V8's
+ * positions of its functions, as node --cpu-prof recorded them. */
+static void test_jstoken_function_at(void **state)
+{
+	(void)state;
+	size_t len;
+	struct smap_map *m = smap_map_new();
+	assert_non_null(m);
+	assert_int_equal(smap_map_load_file(m, SRCDIR "/fixtures/names/esbuild/min/names.js.map", 0),
+			 SMAP_OK);
+	char *gen = slurp(SRCDIR "/fixtures/names/esbuild/min/names.js", &len);
+	assert_int_equal(smap_map_set_script(m, gen, len), SMAP_OK);
+	free(gen);
+	static const struct {
+		uint32_t col;
+		const char *token, *name;
+	} want[] = {
+		{569, "P", "asyncChecksum"},      /* P=async n=>  */
+		{2215, "", ""},                   /* e.map(u=>... an inline callback */
+		{910, "m", "Matrix"},             /* var m=class{constructor(e) */
+		{1349, "get size", "get size"},
+		{1252, "#e", "#transposeSecret"},
+		{2060, "f.encodeAll", "registry.encodeAll"},
+		{2706, "r.value", "memoized"},    /* descriptor.value = function memoized */
+		{820, "", "scaled"},              /* return function scaled, made anonymous */
+		{2404, "S", "norm"},              /* the second file's norm */
+	};
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		struct smap_function f;
+		assert_int_equal(smap_function_at(m, 0, want[i].col, &f), SMAP_OK);
+		assert_int_equal(f.start, 1);
+		assert_int_equal(f.mapped, 1);
+		assert_non_null(f.token);
+		assert_string_equal(f.token, want[i].token);
+		assert_non_null(f.name);
+		assert_string_equal(f.name, want[i].name);
+	}
+	struct smap_function f;
+	assert_int_equal(smap_function_at(m, 0, 571, &f), SMAP_OK); /* not a start */
+	assert_int_equal(f.start, 0);
+	assert_int_equal(smap_map_generated_lines(m), 1);
+	smap_map_free(m);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_jstoken_declarations),
+		cmocka_unit_test(test_jstoken_expressions),
+		cmocka_unit_test(test_jstoken_objects),
+		cmocka_unit_test(test_jstoken_classes),
+		cmocka_unit_test(test_jstoken_lexing),
+		cmocka_unit_test(test_jstoken_function_at),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
