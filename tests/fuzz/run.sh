@@ -42,7 +42,7 @@ if [ -z "$shared" ] && [ -d "$src/../shared/testdata" ]; then
 	shared=$(cd "$src/../shared" && pwd)
 fi
 
-harnesses=${*:-pprof input json cpuprofile heapprofile folded sourcemap rules flame convert}
+harnesses=${*:-pprof input json cpuprofile heapprofile heapsnapshot folded sourcemap rules flame convert}
 work=$(mktemp -d "${TMPDIR:-/tmp}/pprof-fuzz.XXXXXX") || exit 1
 trap 'rm -rf "$work"' EXIT
 
@@ -90,6 +90,9 @@ seeds() {
 		  files '*.map' $roots; files '*.json' "$shared/conformance"; } | copy_seeds "$s" ;;
 	cpuprofile) files '*.cpuprofile' $roots | copy_seeds "$s" ;;
 	heapprofile) files '*.heapprofile' $roots | copy_seeds "$s" ;;
+	heapsnapshot)
+		{ files '*.heapsnapshot' $roots; files '*.heapsnapshot.gz' $roots; } |
+			GUNZIP=1 copy_seeds "$s" ;;
 	folded)
 		{ files '*.folded' $roots; files '*.txt' "$shared/testdata/speedscope"; } |
 			copy_seeds "$s" ;;
