@@ -6,6 +6,14 @@
  * call.  Plain runs of string bytes are found 16 at a time with SSE2 where
  * the compiler offers it, else through a table; strings without escapes are
  * returned in place.
+ *
+ * Chunked mode runs the same code over a window that holds the input from
+ * where the current token (and the white space before it) starts: a token
+ * that meets the end of the window before the end of the input (the places
+ * that fail with short_input() or set shortin, and a number that ends with
+ * the window) is read again once the window holds more, at least twice as
+ * much, so that a long token costs linear time.  The whole-buffer mode pays
+ * one branch per token for it.
  */
 #include "json.h"
 
@@ -88,20 +96,92 @@ void json_release(struct json *j)
 {
 	free(j->stack);
 	free(j->scratch);
+	free(j->win);
 	j->stack = NULL;
 	j->scratch = NULL;
+	j->win = NULL;
 	j->stackcap = 0;
 	j->scratchcap = 0;
+	j->wincap = 0;
 }
 
 static int fail(struct json *j, const char *msg, size_t pos)
 {
 	j->err = msg;
-	j->errpos = pos;
+	j->errpos = j->base + pos;
 	j->state = ST_ERROR;
 	j->str = "";
 	j->len = 0;
 	return JSON_ERROR;
+}
+
+/* A failure at the end of the window: in chunked mode, more input may
+ * make it a token. */
+static int short_input(struct json *j, const char *msg, size_t pos)
+{
+	j->shortin = true;
+	return fail(j, msg, pos);
+}
+
+bool json_read_failed(const struct json *j)
+{
+	return j->readerr && j->state == ST_ERROR;
+}
+
+/* Moves the window to start at j->pos and pulls pieces until it holds at
+ * least twice what it held from there (or the input ends).  False when
+ * MORE failed or memory ran out (the error set). */
+static bool refill(struct json *j)
+{
+	size_t keep = j->size - j->pos, want = keep ? keep * 2 : 1;
+	if (j->pos) {
+		memmove(j->win, j->win + j->pos, keep);
+		j->base += j->pos;
+		j->size = keep;
+		j->pos = 0;
+	}
+	while (!j->eof && j->size < want) {
+		const void *c;
+		size_t n;
+		if (!j->more(j->ctx, &c, &n)) {
+			j->readerr = true;
+			fail(j, "read error", j->size);
+			return false;
+		}
+		if (n == 0) {
+			j->eof = true;
+			break;
+		}
+		if (j->size + n > j->wincap) {
+			size_t cap = j->wincap ? j->wincap : 4096;
+			while (cap < j->size + n) {
+				if (cap > SIZE_MAX / 2) {
+					fail(j, "out of memory", j->size);
+					return false;
+				}
+				cap *= 2;
+			}
+			unsigned char *w = realloc(j->win, cap);
+			if (!w) {
+				fail(j, "out of memory", j->size);
+				return false;
+			}
+			j->win = w;
+			j->wincap = cap;
+		}
+		memcpy(j->win + j->size, c, n);
+		j->size += n;
+	}
+	j->buf = j->win;
+	return true;
+}
+
+void json_init_chunked(struct json *j, bool (*more)(void *ctx, const void **buf, size_t *len),
+		       void *ctx, uint32_t max_depth)
+{
+	json_init(j, NULL, 0, max_depth);
+	j->more = more;
+	j->ctx = ctx;
 }
 
 const char *json_error(const struct json *j)
@@ -116,7 +196,17 @@ size_t json_error_offset(const struct json *j)
 
 size_t json_offset(const struct json *j)
 {
-	return j->tokpos;
+	return j->base + j->tokpos;
+}
+
+bool json_failed(const struct json *j)
+{
+	return j->state == ST_ERROR;
+}
+
+void json_set_base(struct json *j, size_t base)
+{
+	j->base = base;
 }
 
 bool json_is(const struct json *j, const char *s)
@@ -280,7 +370,7 @@ static bool parse_string(struct json *j, const unsigned char **pp, bool decode)
 
 		q = scan_plain(q, end);
 		if (q >= end) {
-			fail(j, "unterminated string", (size_t)(start - 1 - base));
+			short_input(j, "unterminated string", (size_t)(start - 1 - base));
 			return false;
 		}
 		if (*q == '"')
@@ -289,6 +379,8 @@ static bool parse_string(struct json *j, const unsigned char **pp, bool decode)
 			size_t n = utf8_len(q, end);
 
 			if (!n) {
+				if (end - q < 4)
+					j->shortin = true;
 				fail(j, "invalid UTF-8 in string", (size_t)(q - base));
 				return false;
 			}
@@ -313,7 +405,7 @@ static bool parse_string(struct json *j, const unsigned char **pp, bool decode)
 		}
 		escaped = true;
 		if (end - q < 2) {
-			fail(j, "unterminated string", (size_t)(start - 1 - base));
+			short_input(j, "unterminated string", (size_t)(start - 1 - base));
 			return false;
 		}
 		switch (q[1]) {
@@ -337,6 +429,8 @@ static bool parse_string(struct json *j, const unsigned char **pp, bool decode)
 			continue;
 		}
 		if (end - q < 6 || hex4(q + 2) < 0) {
+			if (end - q < 6)
+				j->shortin = true;
 			fail(j, "invalid \\u escape in string", (size_t)(q - base));
 			return false;
 		}
@@ -351,6 +445,8 @@ static bool parse_string(struct json *j, const unsigned char **pp, bool decode)
 			if (end - q >= 12 && q[6] == '\\' && q[7] == 'u')
 				lo = hex4(q + 8);
 			if (lo < 0xdc00 || lo > 0xdfff) {
+				if (end - q < 12)
+					j->shortin = true;
 				fail(j, "lone surrogate in \\u escape", (size_t)(q - base));
 				return false;
 			}
@@ -460,6 +556,7 @@ static bool parse_number(struct json *j, const unsigned char **pp)
 	if (*p == '-')
 		p++;
 	if (p >= end || !(cls[*p] & C_DIGIT)) {
+		j->shortin = p >= end;
 		fail(j, "expected a digit in number", (size_t)(p - base));
 		return false;
 	}
@@ -475,6 +572,7 @@ static bool parse_number(struct json *j, const unsigned char **pp)
 	if (p < end && *p == '.') {
 		p++;
 		if (p >= end || !(cls[*p] & C_DIGIT)) {
+			j->shortin = p >= end;
 			fail(j, "expected a digit after '.' in number", (size_t)(p - base));
 			return false;
 		}
@@ -486,6 +584,7 @@ static bool parse_number(struct json *j, const unsigned char **pp)
 		if (p < end && (*p == '+' || *p == '-'))
 			p++;
 		if (p >= end || !(cls[*p] & C_DIGIT)) {
+			j->shortin = p >= end;
 			fail(j, "expected a digit in exponent", (size_t)(p - base));
 			return false;
 		}
@@ -504,6 +603,7 @@ static int literal(struct json *j, const unsigned char **pp, const char *word,
 	const unsigned char *p = *pp;
 
 	if ((size_t)(j->buf + j->size - p) < n || memcmp(p, word, n) != 0) {
+		j->shortin = (size_t)(j->buf + j->size - p) < n;
 		fail(j, "invalid literal", (size_t)(p - j->buf));
 		return JSON_ERROR;
 	}
@@ -547,10 +647,12 @@ static int next_token(struct json *j, bool decode)
 		/* RFC 8259 lets a parser ignore a byte order mark. */
 		if (j->size >= 3 && base[0] == 0xef && base[1] == 0xbb && base[2] == 0xbf)
 			p += 3;
+		else if (j->size < 3 && (!j->size || memcmp(base, "\xef\xbb\xbf", j->size) == 0))
+			j->shortin = true; /* the start of a mark, or nothing yet */
 		p = skip_ws(p, end);
 		if (p >= end)
-			return fail(j, j->size ? "expected a value" : "empty input",
-				    (size_t)(p - base));
+			return short_input(j, j->size ? "expected a value" : "empty input",
+					   (size_t)(p - base));
 		goto value;
 	case ST_AFTER:
 		p = skip_ws(p, end);
@@ -560,12 +662,13 @@ static int next_token(struct json *j, bool decode)
 					    (size_t)(p - base));
 			j->state = ST_END;
 			j->pos = j->tokpos = j->size;
+			j->shortin = true; /* the end only at the end of the input */
 			j->str = "";
 			j->len = 0;
 			return JSON_END;
 		}
 		if (p >= end)
-			return fail(j, "unexpected end of input", (size_t)(p - base));
+			return short_input(j, "unexpected end of input", (size_t)(p - base));
 		if (in_object(j)) {
 			if (*p == ',') {
 				p = skip_ws(p + 1, end);
@@ -599,7 +702,7 @@ static int next_token(struct json *j, bool decode)
 	case ST_COLON:
 		p = skip_ws(p, end);
 		if (p >= end)
-			return fail(j, "unexpected end of input", (size_t)(p - base));
+			return short_input(j, "unexpected end of input", (size_t)(p - base));
 		if (*p != ':')
 			return fail(j, "expected ':' after object key", (size_t)(p - base));
 		p = skip_ws(p + 1, end);
@@ -612,7 +715,7 @@ static int next_token(struct json *j, bool decode)
 
 key:
 	if (p >= end)
-		return fail(j, "unexpected end of input", (size_t)(p - base));
+		return short_input(j, "unexpected end of input", (size_t)(p - base));
 	if (*p != '"') {
 		if (after_comma && *p == '}')
 			return fail(j, "trailing comma in object", (size_t)(p - base));
@@ -627,7 +730,7 @@ key:
 
 value:
 	if (p >= end)
-		return fail(j, "unexpected end of input", (size_t)(p - base));
+		return short_input(j, "unexpected end of input", (size_t)(p - base));
 	j->tokpos = (size_t)(p - base);
 	switch (*p) {
 	case '"':
@@ -680,8 +783,30 @@ value:
 	return tok;
 }
 
+/* next_token() in chunked mode: again with more input while the token
+ * met the end of the window before the end of the input. */
+static __attribute__((noinline)) int next_chunked(struct json *j, bool decode)
+{
+	for (;;) {
+		size_t pos = j->pos;
+		int state = j->state;
+		j->shortin = false;
+		int t = next_token(j, decode);
+		if (j->eof || (!j->shortin && !(t == JSON_NUMBER && j->pos == j->size)))
+			return t;
+		j->pos = pos;
+		j->state = state;
+		j->err = "";
+		j->errpos = 0;
+		if (!refill(j))
+			return JSON_ERROR;
+	}
+}
+
 int json_next(struct json *j)
 {
+	if (j->more)
+		return next_chunked(j, true);
 	return next_token(j, true);
 }
 
@@ -695,7 +820,7 @@ int json_skip(struct json *j, int t)
 		return JSON_ERROR;
 	depth = j->depth - 1;
 	for (;;) {
-		int k = next_token(j, false);
+		int k = j->more ? next_chunked(j, false) : next_token(j, false);
 
 		if (k == JSON_ERROR)
 			return JSON_ERROR;
@@ -711,7 +836,7 @@ int json_skip(struct json *j, int t)
 static bool conv_fail(struct json *j, const char *msg)
 {
 	j->err = msg;
-	j->errpos = j->tokpos;
+	j->errpos = j->base + j->tokpos;
 	return false;
 }
 
@@ -907,4 +1032,42 @@ bool json_double(struct json *j, double *out)
 		free(s);
 	*out = d;
 	return true;
+}
+
+/* ---- a look at the first bytes ---- */
+
+struct once {
+	const void *buf;
+	size_t len;
+	bool given;
+};
+
+static bool give_once(void *ctx, const void **buf, size_t *len)
+{
+	struct once *o = ctx;
+	if (o->given)
+		return false;
+	o->given = true;
+	*buf = o->buf;
+	*len = o->len;
+	return true;
+}
+
+bool json_is_prefix(const void *buf, size_t len, size_t *erroff)
+{
+	struct once o = {buf, len, false};
+	struct json j;
+	bool ok;
+	json_init_chunked(&j, give_once, &o, 0);
+	for (;;) {
+		int t = json_next(&j);
+		if (t == JSON_END || t == JSON_ERROR) {
+			ok = t == JSON_END || json_read_failed(&j);
+			if (!ok && erroff)
+				*erroff = json_error_offset(&j);
+			break;
+		}
+	}
+	json_release(&j);
+	return ok;
 }

@@ -15,9 +15,33 @@
  *	}
  *	json_release(&j);
  *
+ * Chunked mode: the parser pulls its input from a callback, piece by piece,
+ * so a big document need not be in memory at once.  Tokens (a string, a
+ * number) may span pieces; offsets (json_offset(), json_error_offset()) are
+ * from the start of the whole input; the grammar, the bit stack and the
+ * depth limit are those of the whole-buffer mode, and so are the tokens and
+ * the errors (message and offset) on the same bytes:
+ *
+ *	static bool more(void *ctx, const void **buf, size_t *len)
+ *	{
+ *		// the next piece into *buf / *len (0: the end of the input),
+ *		// valid until the next call; false: reading failed
+ *		...
+ *	}
+ *	struct json j;
+ *	json_init_chunked(&j, more, ctx, 0);
+ *	... json_next(&j) as above ...
+ *	json_release(&j);
+ *
+ * The parser copies the pieces into a window of its own, which holds the
+ * token being read (it grows to the longest token, not to the document).
+ * When MORE fails the parser fails with "read error" (json_read_failed()
+ * tells it apart), at the offset reached.
+ *
  * After JSON_KEY or JSON_STRING, j.str / j.len hold the decoded string
  * (UTF-8, escapes resolved; j.str points into the input when the string had
- * no escapes, else into a scratch buffer valid until the next call).  The
+ * no escapes, else into a scratch buffer valid until the next call; in
+ * chunked mode it is always valid only until the next call).  The
  * string is not NUL-terminated.  After JSON_NUMBER, j.str / j.len hold the
  * number's text; json_int64() and json_double() convert it.
  */
@@ -50,8 +74,9 @@ struct json {
 	uint32_t depth; /* current nesting depth (0 at top level) */
 
 	/* private */
-	const unsigned char *buf;
+	const unsigned char *buf; /* the input, or the window in chunked mode */
 	size_t size, pos, tokpos;
+	size_t base; /* offset of buf[0] in the input */
 	uint32_t max_depth;
 	uint64_t *stack; /* bit per level: 1 = object, 0 = array */
 	size_t stackcap; /* in 64-bit words */
@@ -60,11 +85,31 @@ struct json {
 	size_t scratchcap;
 	const char *err;
 	size_t errpos;
+	/* chunked mode */
+	bool (*more)(void *ctx, const void **buf, size_t *len);
+	void *ctx;
+	unsigned char *win;
+	size_t wincap;
+	bool eof, shortin, readerr;
 };
 
 /* MAX_DEPTH 0 means the default, 1,000,000 levels. */
 void json_init(struct json *j, const void *buf, size_t len, uint32_t max_depth);
+/* Chunked mode: the input comes from MORE(CTX, ...) (see above). */
+void json_init_chunked(struct json *j, bool (*more)(void *ctx, const void **buf, size_t *len),
+		       void *ctx, uint32_t max_depth);
 void json_release(struct json *j);
+/* The last error is MORE's failure ("read error"), not the input's. */
+bool json_read_failed(const struct json *j);
+/* BUF[0 .. LEN) is a JSON text, or the start of one: no error but the end
+ * of the bytes (for a bid on the first bytes of an input).  When not,
+ * *ERROFF (if not NULL) receives the offset of the error. */
+bool json_is_prefix(const void *buf, size_t len, size_t *erroff);
+
+/* Offsets reported from now on (json_offset(), json_error_offset()) are
+ * BASE plus the position in the buffer: for a parser over a slice of a
+ * larger input, whose offsets the messages name. */
+void json_set_base(struct json *j, size_t base);
 
 /* The next token.  JSON_ERROR is sticky. */
 int json_next(struct json *j);
@@ -82,6 +127,9 @@ bool json_double(struct json *j, double *out);
 
 /* The current key or string equals the C string S. */
 bool json_is(const struct json *j, const char *s);
+
+/* Whether the parser has failed (JSON_ERROR was returned; it is sticky). */
+bool json_failed(const struct json *j);
 
 /* The error message ("expected ':' after object key") and its byte offset. */
 const char *json_error(const struct json *j);

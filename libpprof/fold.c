@@ -381,38 +381,91 @@ void pprof_folded_free(struct pprof_folded *f)
 	free(f);
 }
 
-static int write_line(FILE *out, const char *stack, size_t len, int64_t value)
+/* Folded lines go out through a buffer of their own, 1 MiB at a time: one
+ * fwrite() per line (two with its value) cost as much as the walk on a
+ * profile that folds to gigabytes of text. */
+#define WBUF_SIZE ((size_t)1 << 20)
+
+struct writer {
+	struct pprof_profile *p;
+	FILE *out;
+	char *buf;
+	size_t len;
+};
+
+static int writer_flush(struct writer *w)
 {
-	char num[24];
-	int n = snprintf(num, sizeof(num), " %lld\n", (long long)value);
-	if (fwrite(stack, 1, len, out) != len || fwrite(num, 1, (size_t)n, out) != (size_t)n)
+	if (w->len && fwrite(w->buf, 1, w->len, w->out) != w->len)
 		return PPROF_EIO;
+	w->len = 0;
+	return PPROF_OK;
+}
+
+/* " VALUE\n" into D (at least 22 bytes); its length. */
+static size_t format_value(char *d, int64_t value)
+{
+	char t[24];
+	size_t n = 0;
+	uint64_t u = value < 0 ? 0 - (uint64_t)value : (uint64_t)value;
+	do {
+		t[n++] = (char)('0' + u % 10);
+		u /= 10;
+	} while (u);
+	size_t k = 0;
+	d[k++] = ' ';
+	if (value < 0)
+		d[k++] = '-';
+	while (n)
+		d[k++] = t[--n];
+	d[k++] = '\n';
+	return k;
+}
+
+static int write_line(struct writer *w, const char *stack, size_t len, int64_t value)
+{
+	if (w->len + len + 24 > WBUF_SIZE) {
+		if (writer_flush(w) != PPROF_OK)
+			return PPROF_EIO;
+		if (len + 24 > WBUF_SIZE) { /* a stack longer than the buffer */
+			if (fwrite(stack, 1, len, w->out) != len)
+				return PPROF_EIO;
+			len = 0;
+		}
+	}
+	memcpy(w->buf + w->len, stack, len);
+	w->len += len;
+	w->len += format_value(w->buf + w->len, value);
 	return PPROF_OK;
 }
 
 int pprof_folded_write(const struct pprof_folded *f, FILE *out)
 {
-	for (size_t i = 0; i < f->n; i++)
-		if (write_line(out, f->lines[i].stack, f->lines[i].len, f->lines[i].value))
+	for (size_t i = 0; i < f->n; i++) {
+		char num[24];
+		size_t n = format_value(num, f->lines[i].value);
+		if (fwrite(f->lines[i].stack, 1, f->lines[i].len, out) != f->lines[i].len ||
+		    fwrite(num, 1, n, out) != n)
 			return PPROF_EIO;
+	}
 	return PPROF_OK;
 }
-
-struct writer {
-	struct pprof_profile *p;
-	FILE *out;
-};
 
 static int write_emit(void *ctx, const char *stack, size_t len, int64_t value)
 {
 	struct writer *w = ctx;
-	if (write_line(w->out, stack, len, value) != PPROF_OK)
+	if (write_line(w, stack, len, value) != PPROF_OK)
 		return pp_error(w->p, PPROF_EIO, "write error: %s", strerror(errno));
 	return PPROF_OK;
 }
 
 int pprof_fold_write(struct pprof_profile *p, const struct pprof_fold_options *o, FILE *out)
 {
-	struct writer w = {p, out};
-	return pprof_fold_each(p, o, write_emit, &w);
+	struct writer w = {p, out, malloc(WBUF_SIZE), 0};
+	if (!w.buf)
+		return pp_nomem(p);
+	int s = pprof_fold_each(p, o, write_emit, &w);
+	if (s == PPROF_OK && writer_flush(&w) != PPROF_OK)
+		s = pp_error(p, PPROF_EIO, "write error: %s", strerror(errno));
+	free(w.buf);
+	return s;
 }

@@ -44,6 +44,7 @@ enum pprof_format {
 	PPROF_FMT_CPUPROFILE,
 	PPROF_FMT_HEAPPROFILE,
 	PPROF_FMT_FOLDED,
+	PPROF_FMT_TRACE, /* Chrome trace (Trace Event Format JSON) */
 	PPROF_FMT_HEAPSNAPSHOT,
 };
 
@@ -85,6 +86,14 @@ struct pprof_read_options {
 	 * any other use of the profile builds the same tree first, at the cost
 	 * it would have had.  The input is validated in full either way. */
 	int defer_tree;
+	/* Chrome traces: leave out DevTools' repair of lone (program)
+	 * samples (fixMissingSamples, doc/trace-format.md). */
+	int trace_keep_missing;
+	/* Chrome traces: a regex (PCRE2, unanchored, as --tagfocus) on the
+	 * thread names: only the threads it matches are read.  The time-ordered
+	 * samples of a flame chart are those of the thread with the most
+	 * samples, among these.  NULL: every thread. */
+	const char *trace_thread;
 };
 
 /* Reads the whole of FILE (a path, or NULL or "-" for standard input),
@@ -105,8 +114,9 @@ const char *pprof_format_name(enum pprof_format f);
 size_t pprof_sample_type_count(const struct pprof_profile *p);
 const char *pprof_sample_type_name(const struct pprof_profile *p, size_t i);
 const char *pprof_sample_type_unit(const struct pprof_profile *p, size_t i);
-/* The index chosen by a -i argument (a name, an inuse_-less name as pprof
- * matches it, or a decimal index), or by default (NULL or ""):
+/* The index chosen by a -i argument (a name, or a name with an inuse_
+ * prefix standing for the name without it, as pprof matches them; or a
+ * decimal index), or by default (NULL or ""):
  * default_sample_type, else the last type.  Returns -1, with the message on
  * the profile, when it names no type. */
 int pprof_sample_type_select(struct pprof_profile *p, const char *arg);

@@ -21,6 +21,7 @@
 #include <stdint.h>
 
 #include "pprof.h"
+#include "read_private.h"
 
 /* ---- arena: many small objects freed at once ---- */
 struct pp_arena_block;
@@ -248,17 +249,6 @@ void pp_locwalk_release(struct pp_locwalk *w);
 int pp_steps_exceeded(struct pprof_profile *p, uint64_t offset, uint64_t maxsteps,
 		      size_t inlen);
 
-/* An input's buffer that the pprof reader may keep (read.c): PTR, LEN
- * bytes, is freed (or unmapped, when MAPPED) by whoever has it; the reader
- * takes it by copying it and setting PTR to NULL. */
-struct pp_hold {
-	void *ptr;
-	size_t len;
-	bool mapped;
-};
-/* Frees or unmaps H's buffer (if any) and sets its PTR to NULL. */
-void pp_hold_release(struct pp_hold *h);
-
 /* Samples kept out of the tree (pprof_read_options.defer_tree): each is a
  * list of location indexes, leaf first, over the locations of all deferred
  * inputs.  A sample whose locations are one packed field of ids 1 .. n in
@@ -328,34 +318,6 @@ int pp_seq_push(struct pprof_profile *p, uint32_t node, int64_t time, int64_t wa
 /* Interns a C string, for readers' fixed names. */
 int pp_intern_cstr(struct pprof_profile *p, const char *s, uint32_t *id);
 /* Adds a sample type by C strings to a caller's array. */
-
-/* ---- readers: a bid on the first bytes, and the reader ----
- * The bid: 0 = no, higher wins; -1 = not decided on these bytes, more
- * may decide (the folded bid on an unfinished first line: input.c reads
- * on while a pipe's first line is valid text). */
-struct pp_reader {
-	enum pprof_format format;
-	const char *name;
-	int (*bid)(const unsigned char *buf, size_t len);
-	int (*read)(struct pprof_profile *p, const unsigned char *buf, size_t len,
-		    const struct pprof_read_options *o);
-};
-extern const struct pp_reader pp_reader_pprof;
-extern const struct pp_reader pp_reader_cpuprofile;
-extern const struct pp_reader pp_reader_heapprofile;
-extern const struct pp_reader pp_reader_heapsnapshot;
-extern const struct pp_reader pp_reader_folded;
-
-/* ---- input ---- */
-/* Loads PATH (NULL or "-": stdin), inflating gzip members; *BUF is malloc'd
- * (free it), or mmapped when *MAPPED is set (munmap it with *LEN). */
-int pp_input_load(struct pprof_profile *p, const char *path,
-		  const struct pprof_read_options *o, unsigned char **buf,
-		  size_t *len, bool *mapped);
-/* Inflates a gzip buffer (one or more members) into a malloc'd buffer. */
-int pp_gunzip(struct pprof_profile *p, const unsigned char *in, size_t inlen,
-	      const struct pprof_read_options *o, unsigned char **out, size_t *outlen);
-bool pp_is_gzip(const unsigned char *buf, size_t len);
 
 /* A 64-bit hash of N bytes. */
 uint64_t pp_hash_bytes(const void *p, size_t n, uint64_t seed);

@@ -897,6 +897,8 @@ const char *pprof_format_name(enum pprof_format f)
 		return "heapprofile";
 	case PPROF_FMT_FOLDED:
 		return "folded";
+	case PPROF_FMT_TRACE:
+		return "trace";
 	case PPROF_FMT_HEAPSNAPSHOT:
 		return "heapsnapshot";
 	default:
@@ -940,13 +942,13 @@ int pprof_sample_type_select(struct pprof_profile *p, const char *arg)
 			 arg, p->ntypes);
 		return -1;
 	}
-	/* As pprof: an exact name first, then a name without its inuse_ prefix. */
-	for (uint32_t i = 0; i < p->ntypes; i++)
-		if (strcmp(pp_str(p, p->types[i].type), arg) == 0)
-			return (int)i;
+	/* As pprof's SampleIndexByName: the first type named ARG, or ARG
+	 * without an inuse_ prefix ("inuse_space" picks "space" of a V8 heap
+	 * profile; "space" does not pick "inuse_space"). */
+	const char *bare = strncmp(arg, "inuse_", 6) == 0 ? arg + 6 : arg;
 	for (uint32_t i = 0; i < p->ntypes; i++) {
 		const char *n = pp_str(p, p->types[i].type);
-		if (strncmp(n, "inuse_", 6) == 0 && strcmp(n + 6, arg) == 0)
+		if (strcmp(n, arg) == 0 || strcmp(n, bare) == 0)
 			return (int)i;
 	}
 	struct pp_buf b;

@@ -301,8 +301,8 @@ out:
 }
 
 const struct pp_reader pp_reader_folded = {
-	PPROF_FMT_FOLDED,
-	"folded",
-	bid_folded,
-	read_folded,
+	.format = PPROF_FMT_FOLDED,
+	.name = "folded",
+	.bid = bid_folded,
+	.read = read_folded,
 };

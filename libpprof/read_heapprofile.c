@@ -5,7 +5,8 @@
  *
  * Sample types: objects/count (the node's entries in samples, 0 where there
  * are none) and space/bytes (the node's selfSize, as DevTools shows it),
- * default space.
+ * default space.  A sample naming a node that is not in the tree counts
+ * nowhere, with one warning giving their number.
  */
 #include "config.h"
 
@@ -146,7 +147,7 @@ static int heap_read(struct pprof_profile *p, const unsigned char *buf, size_t l
 	struct pp_sample_type types[2];
 	int64_t *objects = NULL;
 	uint32_t max_depth = o ? o->max_depth : 0, i;
-	size_t k;
+	size_t k, missing = 0;
 	int s;
 
 	memset(&h, 0, sizeof(h));
@@ -176,18 +177,20 @@ static int heap_read(struct pprof_profile *p, const unsigned char *buf, size_t l
 		s = pp_nomem(p);
 		goto out;
 	}
+	/* Node 20's --heap-prof writes samples whose node is not in the tree
+	 * (in every capture tried); DevTools counts them nowhere, and so do
+	 * we, saying how many. */
 	for (k = 0; k < h.nids; k++) {
 		uint32_t n = pp_v8_find(&h.v, h.ids[k]);
 
-		if (n == PP_V8_NONE) {
-			s = pp_error_at(p, PPROF_EINPUT,
-					pp_v8_element_offset(buf, len, max_depth, "samples", k),
-					"sample %zu: node %lld does not exist", k,
-					(long long)h.ids[k]);
-			goto out;
-		}
-		objects[n]++;
+		if (n == PP_V8_NONE)
+			missing++;
+		else
+			objects[n]++;
 	}
+	if (missing)
+		pp_warn(p, "%zu of %zu samples name a node that is not in the tree: counted nowhere",
+			missing, h.nids);
 	/* The (root) node's own bytes have an empty stack: left out. */
 	for (i = 0; i < h.v.n; i++) {
 		int64_t vals[2] = { objects[i], h.v.nodes[i].selfsize };

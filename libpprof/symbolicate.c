@@ -2,11 +2,9 @@
  * source through source maps, one look-up per unique frame.
  *
  * A frame's position is its function's start (V8) or a Line's line and
- * column (pprof).  The original file and line come from the map; the name,
- * in order of trust: the map's scopes (exact), the segment's name where the
- * generated character is '(' (the rule DevTools uses, when the script is at
- * hand), the declaration around the original position in sourcesContent,
- * and last V8's own name. */
+ * column (pprof).  The original file and line come from the map; the name
+ * from libsourcemap's smap_function_at() (scopes, the generated script's
+ * naming token, the original source's tokens), else V8's own name. */
 #include "config.h"
 
 #include <dirent.h>
@@ -17,13 +15,6 @@
 
 #include "pprof_private.h"
 #include "sourcemap.h"
-
-/* Where the lines of a text start, built on first use. */
-struct lines {
-	size_t *start;
-	size_t n;
-	bool built;
-};
 
 struct script {
 	char *key;         /* the script's name as frames may carry it (basename) */
@@ -36,9 +27,6 @@ struct script {
 	char *text; /* the script's text, once read */
 	size_t textlen;
 	bool text_tried;
-	struct lines textlines;   /* of text */
-	struct lines *srclines;   /* of each source's sourcesContent */
-	size_t nsrclines;
 };
 
 struct symb {
@@ -301,6 +289,15 @@ static int scan_dir(struct symb *y, const char *dir)
 	return status;
 }
 
+static void script_text(struct script *s)
+{
+	if (s->text_tried)
+		return;
+	s->text_tried = true;
+	if (s->script_path)
+		s->text = read_file(s->script_path, &s->textlen);
+}
+
 static struct smap_map *script_map(struct symb *y, struct script *s)
 {
 	if (s->tried)
@@ -318,16 +315,14 @@ static struct smap_map *script_map(struct symb *y, struct script *s)
 		return NULL;
 	}
 	s->map = m;
+	/* the generated script, for the names at its tokens */
+	script_text(s);
+	if (s->text && smap_map_set_script(m, s->text, s->textlen) != SMAP_OK) {
+		s->map = NULL;
+		smap_map_free(m);
+		return NULL;
+	}
 	return m;
-}
-
-static void script_text(struct script *s)
-{
-	if (s->text_tried)
-		return;
-	s->text_tried = true;
-	if (s->script_path)
-		s->text = read_file(s->script_path, &s->textlen);
 }
 
 /* The script a frame's URL names: the URL itself, its path without
@@ -344,175 +339,6 @@ static struct script *find_script(struct symb *y, const char *url)
 		if (strcmp(y->s[i].key, url) == 0 || strcmp(y->s[i].key, b) == 0)
 			return &y->s[i];
 	return NULL;
-}
-
-/* Byte offset of 0-based LINE, UTF-16 COLUMN in TEXT; false when past it.
- * IDX caches where TEXT's lines start, built on first use, so that the
- * frames of a long multi-line script don't each scan it from the top. */
-static bool text_offset(const char *text, size_t len, struct lines *idx, uint32_t line,
-			uint32_t col, size_t *off)
-{
-	if (!idx->built) {
-		idx->built = true;
-		size_t n = 1;
-		for (const char *c = text; (c = memchr(c, '\n', len - (size_t)(c - text))); c++)
-			n++;
-		if ((idx->start = malloc(n * sizeof(*idx->start)))) {
-			idx->n = 0;
-			idx->start[idx->n++] = 0;
-			for (const char *c = text; (c = memchr(c, '\n', len - (size_t)(c - text))); c++)
-				idx->start[idx->n++] = (size_t)(c - text) + 1;
-		}
-	}
-	if (!idx->start || line >= idx->n)
-		return false;
-	size_t pos = idx->start[line];
-	uint32_t units = 0;
-	while (units < col && pos < len && text[pos] != '\n') {
-		unsigned char c = (unsigned char)text[pos];
-		size_t n = c < 0x80 ? 1 : c < 0xe0 ? 2 : c < 0xf0 ? 3 : 4;
-		units += n == 4 ? 2 : 1;
-		pos += n;
-	}
-	if (units != col || pos >= len)
-		return false;
-	*off = pos;
-	return true;
-}
-
-/* The line index of source I of S's map, NULL when out of memory. */
-static struct lines *source_lines(struct script *s, size_t i)
-{
-	size_t n = smap_map_source_count(s->map);
-	if (i >= n)
-		return NULL;
-	if (!s->srclines && !(s->srclines = calloc(n, sizeof(*s->srclines))))
-		return NULL;
-	s->nsrclines = n;
-	return &s->srclines[i];
-}
-
-static bool ident_char(unsigned char c)
-{
-	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-	       c == '_' || c == '$' || c == '#' || c >= 0x80;
-}
-
-/* Skips white space backwards from *I (exclusive); false at the start. */
-static bool back_space(const char *t, size_t *i)
-{
-	while (*i > 0 && (t[*i - 1] == ' ' || t[*i - 1] == '\t' || t[*i - 1] == '\n' ||
-			  t[*i - 1] == '\r'))
-		(*i)--;
-	return *i > 0;
-}
-
-/* The identifier that ends at *I, moving *I to its start. */
-static bool back_ident(const char *t, size_t *i, size_t *start, size_t *len)
-{
-	size_t e = *i;
-	while (*i > 0 && ident_char((unsigned char)t[*i - 1]))
-		(*i)--;
-	*start = *i;
-	*len = e - *i;
-	return *len > 0;
-}
-
-static bool is_word(const char *t, size_t s, size_t n, const char *w)
-{
-	return strlen(w) == n && memcmp(t + s, w, n) == 0;
-}
-
-/* The name of the function declared at original offset OFF: the identifier
- * before its '(' (function and method declarations), or the one a function
- * expression or arrow function is assigned to. */
-static bool decl_name(const char *t, size_t len, size_t off, size_t *ns, size_t *nl)
-{
-	static const char *const keywords[] = {"if", "for", "while", "switch", "catch",
-					       "return", "typeof", "new", "await", "in",
-					       "of", "do", "else", "yield", "void"};
-	size_t i = off;
-	if (t[off] == '(') {
-		if (!back_space(t, &i))
-			return false;
-		if (t[i - 1] == '>') { /* type parameters: name<T>( */
-			int depth = 0;
-			while (i > 0) {
-				char c = t[--i];
-				if (c == '>')
-					depth++;
-				else if (c == '<' && --depth == 0)
-					break;
-			}
-			if (!back_space(t, &i))
-				return false;
-		}
-	} else if (!ident_char((unsigned char)t[off])) {
-		return false;
-	} else {
-		/* At a name followed by its parameters: a function or method
-		 * declaration whose name the map's segment points at. */
-		size_t e = off;
-		while (e < len && ident_char((unsigned char)t[e]))
-			e++;
-		size_t k = e;
-		while (k < len && (t[k] == ' ' || t[k] == '\t'))
-			k++;
-		if (k < len && (t[k] == '(' || t[k] == '<')) {
-			bool kw = false;
-			for (size_t w = 0; w < sizeof(keywords) / sizeof(keywords[0]); w++)
-				kw |= is_word(t, off, e - off, keywords[w]);
-			if (kw || is_word(t, off, e - off, "function") || is_word(t, off, e - off, "async"))
-				return false;
-			*ns = off;
-			*nl = e - off;
-			return true;
-		}
-	}
-	/* i is just after the token before the parameters. */
-	size_t s, n;
-	size_t j = i;
-	if (t[off] == '(' && back_ident(t, &j, &s, &n)) {
-		bool kw = false;
-		for (size_t k = 0; k < sizeof(keywords) / sizeof(keywords[0]); k++)
-			kw |= is_word(t, s, n, keywords[k]);
-		if (kw)
-			return false;
-		if (!is_word(t, s, n, "function") && !is_word(t, s, n, "async")) {
-			*ns = s;
-			*nl = n;
-			return true;
-		}
-		i = j; /* "function (" or "async (": look for what it is assigned to */
-		if (!back_space(t, &i))
-			return false;
-		j = i;
-		if (back_ident(t, &j, &s, &n) && is_word(t, s, n, "async")) {
-			i = j;
-			if (!back_space(t, &i))
-				return false;
-		}
-	}
-	/* = NAME, NAME: (and not =>, ==, !=) */
-	if (!back_space(t, &i))
-		return false;
-	char c = t[i - 1];
-	if (c == '=' && i >= 2 && (t[i - 2] == '=' || t[i - 2] == '!' || t[i - 2] == '<' ||
-				   t[i - 2] == '>'))
-		return false;
-	if (c != '=' && c != ':')
-		return false;
-	i--;
-	if (!back_space(t, &i))
-		return false;
-	if (t[i - 1] == '?') /* optional property: name?: */
-		i--;
-	j = i;
-	if (!back_ident(t, &j, &s, &n))
-		return false;
-	*ns = s;
-	*nl = n;
-	return true;
 }
 
 /* The map a rules file associates with URL, as a script keyed by the whole
@@ -593,32 +419,15 @@ static int symbolicate_frame(struct symb *y, uint32_t fid, uint32_t *out, bool *
 	nf.column = hascol ? (int64_t)mp.column + 1 : 0;
 	const char *name = NULL;
 	size_t namelen = 0;
-	if (hascol) {
-		const char *sn;
-		if (smap_lookup_function(m, line, (uint32_t)(f->column - 1), &sn) == SMAP_OK &&
-		    sn) {
-			name = sn;
-			namelen = strlen(sn);
-		}
-		if (!name && mp.name) {
-			script_text(s);
-			size_t off;
-			if (s->text && text_offset(s->text, s->textlen, &s->textlines, line,
-						   (uint32_t)(f->column - 1), &off) &&
-			    s->text[off] == '(') {
-				name = mp.name;
-				namelen = strlen(name);
-			}
-		}
-		if (!name) {
-			size_t clen, off, ns, nl;
-			const char *c = smap_map_source_content(m, mp.source_index, &clen);
-			struct lines *idx = c ? source_lines(s, mp.source_index) : NULL;
-			if (idx && text_offset(c, clen, idx, mp.line, mp.column, &off) &&
-			    decl_name(c, clen, off, &ns, &nl)) {
-				name = c + ns;
-				namelen = nl;
-			}
+	const char *v8name = pp_str(p, f->name);
+	/* V8's own functions (<instance_members_initializer>) keep their name */
+	if (hascol && v8name[0] != '<') {
+		struct smap_function fn;
+		if (smap_function_at(m, line, (uint32_t)(f->column - 1), &fn) != SMAP_OK)
+			return pp_nomem(p);
+		if (fn.name) {
+			name = fn.name[0] ? fn.name : "(anonymous)";
+			namelen = strlen(name);
 		}
 	}
 	if (name && (st = pp_intern(p, name, namelen, &nf.name)) != PPROF_OK)
@@ -677,10 +486,6 @@ out:
 		free(y.s[i].map_path);
 		free(y.s[i].map_text);
 		free(y.s[i].text);
-		free(y.s[i].textlines.start);
-		for (size_t k = 0; k < y.s[i].nsrclines; k++)
-			free(y.s[i].srclines[k].start);
-		free(y.s[i].srclines);
 	}
 	free(y.s);
 	return status;

@@ -80,7 +80,8 @@ static int new_node(struct pp_v8 *v, uint32_t parent, uint32_t *idx)
 	struct pp_v8_node *d;
 
 	if (v->n == v->cap) {
-		uint32_t c = v->cap ? v->cap * 2 : 256;
+		/* From 1: a Chrome trace may hold a million profiles. */
+		uint32_t c = v->cap ? v->cap * 2 : 1;
 		struct pp_v8_node *b;
 
 		if (v->cap >= UINT32_MAX / 4)
@@ -283,6 +284,9 @@ int pp_v8_read_node(struct pp_v8 *v)
 		} else if (KEY_IS(j, "id")) {
 			s = int_field(v, "node id", &d->id);
 			d->has_id = true;
+		} else if (KEY_IS(j, "parent")) {
+			s = int_field(v, "parent", &d->parent_id);
+			d->has_parent = true;
 		} else if (KEY_IS(j, "hitCount")) {
 			s = int_field(v, "hitCount", &d->hitcount);
 		} else if (KEY_IS(j, "selfSize")) {
@@ -448,6 +452,26 @@ int pp_v8_build(struct pp_v8 *v)
 					   "node %lld has more than one parent",
 					   (long long)kid->id);
 		v->nodes[c].parent = kid->parent;
+	}
+	for (i = 0; i < v->n; i++) {
+		struct pp_v8_node *d = &v->nodes[i];
+		uint32_t par;
+
+		if (!d->has_parent)
+			continue;
+		par = pp_v8_find(v, d->parent_id);
+		if (par == PP_V8_NONE) {
+			if (d->has_id)
+				return pp_error_at(v->p, PPROF_EINPUT, d->offset,
+						   "node %lld: parent %lld does not exist",
+						   (long long)d->id, (long long)d->parent_id);
+			return pp_error_at(v->p, PPROF_EINPUT, d->offset,
+					   "parent %lld does not exist", (long long)d->parent_id);
+		}
+		if (d->parent != PP_V8_NONE && d->parent != par)
+			return pp_error_at(v->p, PPROF_EINPUT, d->offset,
+					   "node %lld has more than one parent", (long long)d->id);
+		d->parent = par;
 	}
 
 	/* Children grouped by parent (counting sort on the parent, stable),

@@ -34,11 +34,13 @@ struct pp_v8_node {
 	int64_t column;    /* columnNumber, 0-based; -1 when none */
 	int64_t hitcount;  /* hitCount, 0 when absent */
 	int64_t selfsize;  /* selfSize, 0 when absent */
+	int64_t parent_id; /* "parent": the parent's id (traces), valid when has_parent */
 	uint32_t name;     /* string id of functionName ("" when absent) */
 	uint32_t url;      /* string id of url ("" when absent) */
 	uint32_t parent;   /* index of the parent node, or PP_V8_NONE */
 	uint32_t model;    /* the model's node, set by pp_v8_build() */
 	bool has_id;
+	bool has_parent;
 };
 
 /* A child named by id: "children": [ID, ...] of node PARENT. */
@@ -71,8 +73,9 @@ void pp_v8_release(struct pp_v8 *v);
  * the node was the last token read.  The node has no parent. */
 int pp_v8_read_node(struct pp_v8 *v);
 
-/* Links children to their parents, checks for missing children, second
- * parents and cycles, and creates the model's nodes: a parentless node
+/* Links children to their parents (listed by id in a parent's "children",
+ * or named by a child's "parent" as in Chrome traces), checks for missing
+ * children and parents, second parents and cycles, and creates the model's nodes: a parentless node
  * named "(root)" is the model's root, any other node a frame under its
  * parent's model node. */
 int pp_v8_build(struct pp_v8 *v);

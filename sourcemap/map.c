@@ -120,6 +120,7 @@ void smap_map_free(struct smap_map *m)
 	free(m->src);
 	free(m->warn_first);
 	free(m->warn_text);
+	pp_smap_names_free(m->names);
 	pp_smap_arena_release(&m->arena);
 	free(m);
 }

@@ -148,6 +148,8 @@ struct smap_map {
 	char *warn_first; /* malloc'd */
 	size_t nwarn;
 	char *warn_text;  /* malloc'd, rebuilt by smap_map_warning() */
+
+	struct pp_smap_names *names; /* funcname.c: texts tokenized for names */
 };
 
 /* Sets the map's error message; returns CODE. */
@@ -180,6 +182,10 @@ const struct pp_smap_seg *pp_smap_find_seg(struct smap_map *m,
 					   struct pp_smap_section *s,
 					   uint32_t l, uint32_t c, bool below,
 					   int *rc);
+
+/* funcname.c */
+struct pp_smap_names;
+void pp_smap_names_free(struct pp_smap_names *n);
 
 /* scopes.c */
 int pp_smap_decode_scopes(struct smap_map *m, struct pp_smap_section *s);

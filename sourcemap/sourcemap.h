@@ -158,6 +158,57 @@ int smap_lookup_function(struct smap_map *m, uint32_t line, uint32_t column,
 bool smap_map_has_scopes(struct smap_map *m);
 
 /*
+ * The original function a generated position is in (funcname.c).
+ *
+ * Give the generated script with smap_map_set_script() when it is at hand:
+ * then the function starting at the position is found in it, and the
+ * original function its body maps into; its name is the map's name at the
+ * generated naming token (as DevTools does) when that token maps to the
+ * original function's own naming token, else the name the original
+ * source's tokens give it (sourcesContent).  Without the script, the
+ * original function whose head holds the mapped position.  The map's
+ * "scopes" come first.  Each text is tokenized once, when first needed, by
+ * a strict tokenizer: a text it does not understand gives no names.
+ */
+
+/* Copies TEXT as the generated script the map belongs to. */
+int smap_map_set_script(struct smap_map *m, const void *text, size_t len);
+
+enum smap_name_from {
+	SMAP_FROM_NONE = 0, /* nothing known: keep the name the profile has */
+	SMAP_FROM_SCOPES,   /* the map's "scopes" */
+	SMAP_FROM_SCRIPT,   /* the mapping's name at the generated naming token */
+	SMAP_FROM_SOURCE,   /* the original source's tokens */
+};
+
+struct smap_function {
+	/* The function's name as V8 names it in an unminified build
+	 * ("busyLoop", "get size", "registry.encodeAll", "Matrix" for a
+	 * constructor), "" for an anonymous function, NULL when not known.
+	 * Owned by the map. */
+	const char *name;
+	int from; /* enum smap_name_from */
+	/* Whether V8's position is a function start: in the generated script
+	 * when given, else at the mapped position of the original source: 1
+	 * yes, 0 no, -1 not known (neither text at hand). */
+	int start;
+	/* With the script: the name the generated code gives the function
+	 * starting there ("P", "f.encodeAll", "get size"), "" for an
+	 * anonymous one; NULL when no function starts there. */
+	const char *token;
+};
+
+/* The function that starts at generated LINE:COLUMN, V8's position of a
+ * function (0-based; the column in UTF-16 units).  SMAP_OK with *OUT
+ * filled (possibly with nothing known), or SMAP_ENOMEM. */
+int smap_function_at(struct smap_map *m, uint32_t line, uint32_t column,
+		     struct smap_function *out);
+
+/* The number of generated lines the map has segments for: a position at
+ * or past it cannot be of the script the map was made for. */
+uint32_t smap_map_generated_lines(struct smap_map *m);
+
+/*
  * Finding a map for a script.
  */
 

@@ -79,6 +79,34 @@ test_fails() {
 	fi
 }
 
+# test_usage PROGRAM ARGS...: a usage error (DESIGN.md): exit 2, empty
+# stdout, and two lines on stderr: "PROGRAM: what is wrong" and
+# "Try 'PROGRAM --help' for more information." (the program as named,
+# never a build path).  The first line is left in usage_msg.
+test_usage() {
+	_t_prog=$1
+	"$@" >out 2>err
+	_t_got=$?
+	if [ "$_t_got" != 2 ]; then
+		echo "exit status $_t_got, expected 2"
+		cat err
+		return 1
+	fi
+	if [ -s out ]; then
+		echo "stdout not empty:"
+		head -5 out
+		return 1
+	fi
+	usage_msg=$(head -1 err)
+	if [ "$(wc -l <err)" != 2 ] ||
+		[ "$(sed -n 2p err)" != "Try '$_t_prog --help' for more information." ] ||
+		[ "${usage_msg#"$_t_prog: "}" = "$usage_msg" ]; then
+		echo "not a two-line usage error:"
+		cat err
+		return 1
+	fi
+}
+
 test_done() {
 	echo "1..$test_count"
 	[ "$test_failed" = 0 ]

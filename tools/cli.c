@@ -45,6 +45,9 @@ void cli_release(struct cli *c)
 	pprof_rules_free(c->rules);
 	free(c->maps);
 	free(c->tmppath);
+	for (size_t i = 0; i < c->nwords; i++)
+		free(c->words[i]);
+	free(c->words);
 }
 
 static void vmsg(const struct cli *c, const char *fmt, va_list ap)
@@ -80,9 +83,131 @@ void cli_usage_error(const struct cli *c, const char *fmt, ...)
 	va_start(ap, fmt);
 	vmsg(c, fmt, ap);
 	va_end(ap);
-	if (c->usage)
-		c->usage(stderr);
+	fprintf(stderr, "Try '%s --help' for more information.\n", c->prog);
 	exit(CLI_USAGE);
+}
+
+/* ---- pprof's habits: -nodecount=5, -sample_index samples ---- */
+
+/* The long option that NAME (N bytes, '_' read as '-') names exactly. */
+static const struct option *long_named(const struct option *lo, const char *name, size_t n)
+{
+	for (; lo->name; lo++) {
+		size_t i;
+		if (strlen(lo->name) != n)
+			continue;
+		for (i = 0; i < n; i++) {
+			char ch = name[i] == '_' ? '-' : name[i];
+			if (ch != lo->name[i])
+				break;
+		}
+		if (i == n)
+			return lo;
+	}
+	return NULL;
+}
+
+/* Does short option CH take an argument in SHORTOPTS? */
+static bool short_takes_arg(const char *shortopts, char ch)
+{
+	const char *p = ch != ':' ? strchr(shortopts, ch) : NULL;
+	return p && p[1] == ':';
+}
+
+/* Rewrites, in ARGV, each one-dash word whose text before '=' names one
+ * of LONGOPTS exactly (with '_' read as '-') as that long option, so that
+ * getopt_long takes -nodecount=5 as --nodecount=5 and -focus x as
+ * --focus x.  Any other one-dash word stays short options.  Words that
+ * are the argument of the option before them, and all after "--", stay
+ * as they are. */
+static void pprof_words(struct cli *c, int argc, char **argv, const char *shortopts,
+			const struct option *longopts)
+{
+	for (int i = 1; i < argc; i++) {
+		const char *w = argv[i];
+		if (strcmp(w, "--") == 0)
+			return;
+		if (w[0] != '-' || w[1] == '\0')
+			continue; /* an operand (GNU getopt permutes them) */
+		if (w[1] == '-') {
+			/* --name VALUE: skip the value */
+			const char *eq = strchr(w + 2, '=');
+			const struct option *lo =
+				eq ? NULL : long_named(longopts, w + 2, strlen(w + 2));
+			if (lo && lo->has_arg == required_argument)
+				i++;
+			continue;
+		}
+		const char *eq = strchr(w + 1, '=');
+		size_t n = eq ? (size_t)(eq - (w + 1)) : strlen(w + 1);
+		const struct option *lo = n > 1 ? long_named(longopts, w + 1, n) : NULL;
+		if (lo) {
+			size_t len = strlen(lo->name) + (eq ? strlen(eq) : 0) + 3;
+			char *nw = malloc(len), **kept;
+			if (!nw || !(kept = realloc(c->words, (c->nwords + 1) * sizeof(*kept)))) {
+				free(nw);
+				cli_error(c, "out of memory");
+				exit(CLI_FAIL);
+			}
+			snprintf(nw, len, "--%s%s", lo->name, eq ? eq : "");
+			c->words = kept;
+			c->words[c->nwords++] = nw;
+			argv[i] = nw;
+			if (!eq && lo->has_arg == required_argument)
+				i++;
+			continue;
+		}
+		/* short options: the last one may take the next word */
+		for (const char *s = w + 1; *s; s++) {
+			if (short_takes_arg(shortopts, *s)) {
+				if (s[1] == '\0')
+					i++;
+				break;
+			}
+		}
+	}
+}
+
+int cli_getopt(struct cli *c, int argc, char **argv, const char *shortopts,
+	       const struct option *longopts)
+{
+	if (!c->words_done) {
+		c->words_done = true;
+		pprof_words(c, argc, argv, shortopts, longopts);
+	}
+	char spec[128];
+	/* ':' first: a missing argument is told from an unknown option */
+	if (snprintf(spec, sizeof(spec), ":%s", shortopts) >= (int)sizeof(spec))
+		abort(); /* the tools' own strings are short */
+	opterr = 0;
+	int prev = optind;
+	int opt = getopt_long(argc, argv, spec, longopts, NULL);
+	if (opt == '?' || opt == ':') {
+		/* the word getopt stopped at: optind moved past it, unless it
+		 * is in the middle of a word of short options */
+		const char *w = argv[optind > prev ? optind - 1 : prev];
+		if (w[0] != '-' || w[1] != '-') {
+			if (opt == '?')
+				cli_usage_error(c, "invalid option -- '%c'", optopt);
+			cli_usage_error(c, "option requires an argument -- '%c'", optopt);
+		}
+		const char *eq = strchr(w, '=');
+		if (opt == ':')
+			cli_usage_error(c, "option '%s' requires an argument", w);
+		if (eq) {
+			const struct option *lo = long_named(longopts, w + 2, (size_t)(eq - w - 2));
+			if (lo && lo->has_arg == no_argument)
+				cli_usage_error(c, "option '%.*s' takes no argument",
+						(int)(eq - w), w);
+		}
+		size_t n = eq ? (size_t)(eq - w - 2) : strlen(w + 2), hits = 0;
+		for (const struct option *lo = longopts; lo->name; lo++)
+			hits += strncmp(lo->name, w + 2, n) == 0;
+		if (hits > 1)
+			cli_usage_error(c, "option '%.*s' is ambiguous", (int)(n + 2), w);
+		cli_usage_error(c, "unrecognized option '%s'", w);
+	}
+	return opt;
 }
 
 bool cli_parse_size(const char *s, uint64_t *out)
@@ -159,6 +284,26 @@ int cli_option(struct cli *c, int opt, const char *arg)
 	case CLI_OPT_HIDE_IGNORED:
 		c->hide_ignored = true;
 		return 1;
+	case CLI_OPT_THREAD: {
+		/* The regex is checked as --tagfocus checks its own. */
+		struct pprof_filter *f = pprof_filter_new();
+		char *v = malloc(strlen(arg) + sizeof("thread="));
+		if (!f || !v) {
+			cli_error(c, "out of memory");
+			exit(CLI_FAIL);
+		}
+		strcpy(v, "thread=");
+		strcat(v, arg);
+		if (pprof_filter_add(f, PPROF_FILTER_TAGFOCUS, v) != PPROF_OK)
+			cli_usage_error(c, "%s", pprof_filter_error(f));
+		pprof_filter_free(f);
+		free(v);
+		c->read.trace_thread = arg;
+		return 1;
+	}
+	case CLI_OPT_NO_FIX_SAMPLES:
+		c->read.trace_keep_missing = 1;
+		return 1;
 	case CLI_OPT_HELP:
 		c->usage(stdout);
 		exit(fflush(stdout) == 0 ? CLI_OK : CLI_FAIL);
@@ -167,6 +312,10 @@ int cli_option(struct cli *c, int opt, const char *arg)
 		exit(fflush(stdout) == 0 ? CLI_OK : CLI_FAIL);
 	default:
 		break;
+	}
+	if (opt >= CLI_OPT_GRANULARITY && opt < CLI_OPT_GRANULARITY_END) {
+		c->granularity = opt - CLI_OPT_GRANULARITY;
+		return 1;
 	}
 	if (opt >= CLI_OPT_FILTER && opt < CLI_OPT_FILTER_END) {
 		/* Compiled now: a bad regex is a usage error before any input. */
@@ -179,15 +328,7 @@ int cli_option(struct cli *c, int opt, const char *arg)
 			cli_usage_error(c, "%s", pprof_filter_error(c->filter));
 		return 1;
 	}
-	switch (opt) {
-	case '?':
-		/* getopt_long has said what is wrong */
-		if (c->usage)
-			c->usage(stderr);
-		exit(CLI_USAGE);
-	default:
-		return 0;
-	}
+	return 0;
 }
 
 void cli_flush_warnings(struct cli *c, const struct pprof_profile *p)

@@ -29,6 +29,10 @@ enum {
 	CLI_OPT_HELP,
 	CLI_OPT_VERSION,
 	CLI_OPT_PROGRESS,
+	CLI_OPT_THREAD,
+	CLI_OPT_NO_FIX_SAMPLES,
+	CLI_OPT_GRANULARITY, /* CLI_OPT_GRANULARITY + enum pprof_granularity: pprof's -lines */
+	CLI_OPT_GRANULARITY_END = CLI_OPT_GRANULARITY + PPROF_G_ADDRESSES + 1,
 	CLI_OPT_FIRST_TOOL = 0x200, /* tools number their own long options from here */
 };
 
@@ -47,7 +51,19 @@ enum {
 		CLI_FILTER_LONGOPTS,                                              \
 		{"help", no_argument, NULL, CLI_OPT_HELP},                        \
 		{"version", no_argument, NULL, CLI_OPT_VERSION},                  \
-		{"progress", no_argument, NULL, CLI_OPT_PROGRESS}
+		{"progress", no_argument, NULL, CLI_OPT_PROGRESS},                \
+		{"thread", required_argument, NULL, CLI_OPT_THREAD},              \
+		{"no-fix-samples", no_argument, NULL, CLI_OPT_NO_FIX_SAMPLES},    \
+		CLI_GRANULARITY_LONGOPTS
+
+/* pprof's granularity flags (-lines, -files ...) as synonyms of -g. */
+#define CLI_GRANULARITY_LONGOPTS                                                        \
+	{"functions", no_argument, NULL, CLI_OPT_GRANULARITY + PPROF_G_FUNCTIONS},         \
+		{"filefunctions", no_argument, NULL,                                       \
+		 CLI_OPT_GRANULARITY + PPROF_G_FILEFUNCTIONS},                             \
+		{"lines", no_argument, NULL, CLI_OPT_GRANULARITY + PPROF_G_LINES},         \
+		{"files", no_argument, NULL, CLI_OPT_GRANULARITY + PPROF_G_FILES},         \
+		{"addresses", no_argument, NULL, CLI_OPT_GRANULARITY + PPROF_G_ADDRESSES}
 
 /* The filters (pprof_filter_option order), and pprof's spellings of two. */
 #define CLI_FILTER_LONGOPTS                                                              \
@@ -86,7 +102,9 @@ enum {
 	"      --tagleaf=KEY[,KEY]    label values as leaf frames\n"                  \
 	"      --collapse-recursion   a function calling itself directly: once\n"      \
 	"      --drop-idle            drop (idle) and (program) samples\n"            \
-	"      --rules=FILE.yaml      rename rules, default filters, source maps\n"
+	"      --rules=FILE.yaml      rename rules, default filters, source maps\n"     \
+	"      --thread=REGEX         Chrome traces: only the threads whose name matches\n" \
+	"      --no-fix-samples       Chrome traces: no DevTools repair of (program) samples\n"
 
 struct cli {
 	const char *prog;
@@ -112,6 +130,11 @@ struct cli {
 	const struct pprof_profile *loaded;
 	const char *loaded_name;
 
+	/* words cli_getopt() rewrote (freed by cli_release()) */
+	char **words;
+	size_t nwords;
+	bool words_done;
+
 	/* output state */
 	FILE *out;
 	char *tmppath;
@@ -124,10 +147,22 @@ void cli_release(struct cli *c);
  * shared option, and exits (0 for --help/--version, 2 for a bad value). */
 int cli_option(struct cli *c, int opt, const char *arg);
 
+/* getopt_long() with pprof's habits and the project's messages:
+ * - a one-dash word whose text before '=' (with '_' read as '-') exactly
+ *   names one of LONGOPTS is that long option (-nodecount=5,
+ *   -sample_index=samples, -focus REGEX, as Go's flag package allows);
+ *   any other one-dash word is short options, as usual;
+ * - an unknown option or a missing argument is a usage error
+ *   (cli_usage_error(), naming the program, never a build path).
+ * Returns the option as getopt_long() does, -1 at the end. */
+int cli_getopt(struct cli *c, int argc, char **argv, const char *shortopts,
+	       const struct option *longopts);
+
 /* "prog: message" on stderr. */
 void cli_error(const struct cli *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void cli_warn(const struct cli *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-/* Usage error: the message, the usage on stderr, exit 2. */
+/* Usage error: two lines on stderr, "prog: MESSAGE" and "Try 'prog --help'
+ * for more information.", then exit 2 (DESIGN.md). */
 void cli_usage_error(const struct cli *c, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3), noreturn));
 

@@ -37,7 +37,7 @@ int main(int argc, char **argv)
 	cli_init(&c, "pprof-convert", usage);
 	static const struct option longopts[] = {CLI_LONGOPTS, {NULL, 0, NULL, 0}};
 	int opt;
-	while ((opt = getopt_long(argc, argv, CLI_SHORTOPTS, longopts, NULL)) != -1) {
+	while ((opt = cli_getopt(&c, argc, argv, CLI_SHORTOPTS, longopts)) != -1) {
 		if (!cli_option(&c, opt, optarg))
 			cli_usage_error(&c, "unknown option");
 	}

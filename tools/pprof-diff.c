@@ -140,7 +140,7 @@ int main(int argc, char **argv)
 	int format = PPROF_TABLE_TEXT;
 	double fail_over = 0;
 	int opt;
-	while ((opt = getopt_long(argc, argv, CLI_SHORTOPTS "ns", longopts, NULL)) != -1) {
+	while ((opt = cli_getopt(&c, argc, argv, CLI_SHORTOPTS "ns", longopts)) != -1) {
 		char *end;
 		switch (opt) {
 		case 'n':

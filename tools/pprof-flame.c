@@ -207,7 +207,7 @@ int main(int argc, char **argv)
 	pprof_flame_options_init(&fo);
 	bool countname_set = false;
 	int opt;
-	while ((opt = getopt_long(argc, argv, CLI_SHORTOPTS, longopts, NULL)) != -1) {
+	while ((opt = cli_getopt(&c, argc, argv, CLI_SHORTOPTS, longopts)) != -1) {
 		switch (opt) {
 		case OPT_TITLE: fo.title = optarg; break;
 		case OPT_SUBTITLE: fo.subtitle = optarg; break;

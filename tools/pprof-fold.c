@@ -12,10 +12,10 @@ static void usage(FILE *out)
 	      "                  [--rules file] [filter options] [--hide-ignored]\n"
 	      "                  [--max-input size] [--progress] [--quiet] [file ...]\n"
 	      "\n"
-	      "Reads pprof (.pb, .pb.gz), V8 .cpuprofile and .heapprofile, or folded\n"
-	      "stacks, gzipped or not, and writes folded stacks \"root;...;leaf VALUE\",\n"
-	      "bytewise sorted.  Several files are summed.  Standard input when no file\n"
-	      "is named or the file is -.\n"
+	      "Reads pprof (.pb, .pb.gz), V8 .cpuprofile and .heapprofile, Chrome traces,\n"
+	      "or folded stacks, gzipped or not, and writes folded stacks\n"
+	      "\"root;...;leaf VALUE\", bytewise sorted.  Several files are summed.\n"
+	      "Standard input when no file is named or the file is -.\n"
 	      "\n"
 	      "  -i, --sample-index=NAME|N  value to fold (default: the profile's default)\n"
 	      "  -g, --granularity=G        functions, filefunctions, lines, files, addresses\n"
@@ -36,7 +36,7 @@ int main(int argc, char **argv)
 	cli_init(&c, "pprof-fold", usage);
 	static const struct option longopts[] = {CLI_LONGOPTS, {NULL, 0, NULL, 0}};
 	int opt;
-	while ((opt = getopt_long(argc, argv, CLI_SHORTOPTS, longopts, NULL)) != -1) {
+	while ((opt = cli_getopt(&c, argc, argv, CLI_SHORTOPTS, longopts)) != -1) {
 		if (!cli_option(&c, opt, optarg))
 			cli_usage_error(&c, "unknown option");
 	}

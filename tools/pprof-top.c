@@ -53,7 +53,7 @@ int main(int argc, char **argv)
 	struct pprof_top_options to = {0};
 	int format = PPROF_TABLE_TEXT;
 	int opt;
-	while ((opt = getopt_long(argc, argv, CLI_SHORTOPTS "n:", longopts, NULL)) != -1) {
+	while ((opt = cli_getopt(&c, argc, argv, CLI_SHORTOPTS "n:", longopts)) != -1) {
 		switch (opt) {
 		case 'n': {
 			char *end;

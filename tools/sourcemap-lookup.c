@@ -1,6 +1,7 @@
 /* sourcemap-lookup: original positions and names for generated positions. */
 #include "config.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -10,11 +11,14 @@
 enum {
 	OPT_ZERO = CLI_OPT_FIRST_TOOL,
 	OPT_VALIDATE,
+	OPT_FUNCTION,
+	OPT_SCRIPT,
 };
 
 static void usage(FILE *out)
 {
-	fputs("usage: sourcemap-lookup [--zero-based] [--validate] [-o file] [--quiet]\n"
+	fputs("usage: sourcemap-lookup [--zero-based] [--validate] [--function]\n"
+	      "                        [--script=file] [-o file] [--quiet]\n"
 	      "                        map [line:col ...]\n"
 	      "\n"
 	      "Prints \"SOURCE:LINE:COL NAME\" for each generated position, one line\n"
@@ -22,13 +26,21 @@ static void usage(FILE *out)
 	      "null source; NAME is left out when the map has none).  Positions come\n"
 	      "from the arguments, or from standard input one per line (blank lines\n"
 	      "skipped).  A position is LINE:COL, or LINE alone (then only when all\n"
-	      "segments of the line agree); anything before them (\"worker.js:1:48212\")\n"
-	      "is ignored.  Lines and columns are 1-based, as stack traces print them.\n"
+	      "segments of the line agree); anything before them is ignored, and so\n"
+	      "is a \")\" after them: a stack trace's \"at f (worker.js:1:48212)\" or\n"
+	      "\"f@worker.js:1:48212\" is a position.  A bad position prints \"-\", is\n"
+	      "named on standard error, and makes the exit status 1 once all are done.\n"
+	      "Lines and columns are 1-based, as stack traces print them.\n"
 	      "\n"
 	      "      --zero-based  lines and columns are 0-based (V8 profiles, the format)\n"
 	      "      --validate    check the map strictly against ECMA-426 first: exit 1\n"
 	      "                    with the reason when it is invalid; without positions\n"
 	      "                    on the command line, only check\n"
+	      "      --function    NAME is the original function that starts at the\n"
+	      "                    position (a profile's call frame), as pprof-fold -m\n"
+	      "                    names it, not the segment's name\n"
+	      "      --script=FILE the generated script (default: the map's name\n"
+	      "                    without .map, when it exists), for --function\n"
 	      "  -o, --output=FILE write FILE atomically instead of standard output\n"
 	      "      --quiet       no warnings about skipped parts of the map\n"
 	      "      --help, --version\n",
@@ -53,12 +65,20 @@ static bool parse_u32(const char *s, size_t n, uint32_t *out)
 	return true;
 }
 
-/* "[anything:]LINE[:COL]", trimmed.  *HAS_COL false for LINE alone. */
+/* "[anything:]LINE[:COL]", trimmed, as stack traces print it: a
+ * trailing ")" is dropped, so "at f (worker.js:1:2100)", Firefox's
+ * "f@worker.js:1:2100" and "worker.js:1:2100" all give 1:2100.  *HAS_COL
+ * false for LINE alone. */
 static bool parse_pos(const char *s, size_t n, bool zero, uint32_t *line,
 		      uint32_t *col, bool *has_col)
 {
 	const char *c1, *c2 = NULL;
 	size_t i;
+
+	while (n > 0 && (s[n - 1] == ' ' || s[n - 1] == '\t' || s[n - 1] == '\r'))
+		n--;
+	if (n > 0 && s[n - 1] == ')')
+		n--;
 
 	c1 = NULL;
 	for (i = n; i > 0; i--) {
@@ -119,7 +139,7 @@ static void put_num(FILE *out, char sep, uint64_t v)
 }
 
 static void print_result(FILE *out, struct smap_map *m, const char *s,
-			 size_t n, bool zero, bool *bad, struct cli *c)
+			 size_t n, bool zero, bool func, bool *bad, struct cli *c)
 {
 	struct smap_mapping r;
 	uint32_t line, col;
@@ -147,6 +167,17 @@ static void print_result(FILE *out, struct smap_map *m, const char *s,
 		return;
 	}
 	/* by hand: a hundred thousand positions make printf show */
+	if (func) {
+		struct smap_function f;
+
+		r.name = NULL;
+		if (has_col && smap_function_at(m, line, col, &f) != SMAP_OK) {
+			cli_error(c, "%s", smap_map_error(m));
+			*bad = true;
+		} else if (has_col && f.name) {
+			r.name = f.name[0] ? f.name : "(anonymous)";
+		}
+	}
 	fputs(r.source ? r.source : "?", out);
 	put_num(out, ':', (uint64_t)r.line + add);
 	put_num(out, ':', (uint64_t)r.column + add);
@@ -157,11 +188,76 @@ static void print_result(FILE *out, struct smap_map *m, const char *s,
 	fputc('\n', out);
 }
 
+/* The generated script for --function: FILE, else the map's name without
+ * ".map" when it exists.  False after an error. */
+static bool load_script(struct cli *c, struct smap_map *m, const char *map,
+			const char *file)
+{
+	char *def = NULL;
+	FILE *f;
+	size_t n = strlen(map);
+	bool ok = false;
+
+	if (!file) {
+		if (n <= 4 || strcmp(map + n - 4, ".map") != 0)
+			return true;
+		if (!(def = strdup(map)))
+			goto nomem;
+		def[n - 4] = '\0';
+		file = def;
+	}
+	f = fopen(file, "rb");
+	if (!f) {
+		bool given = !def;
+
+		if (given)
+			cli_error(c, "%s: %s", file, strerror(errno));
+		free(def);
+		return !given; /* the default script may be absent */
+	}
+	{
+		char *buf = NULL, *nb;
+		size_t len = 0, cap = 0, got;
+
+		for (;;) {
+			if (len == cap) {
+				cap = cap ? cap * 2 : 65536;
+				if (!(nb = realloc(buf, cap))) {
+					free(buf);
+					fclose(f);
+					free(def);
+					goto nomem;
+				}
+				buf = nb;
+			}
+			got = fread(buf + len, 1, cap - len, f);
+			len += got;
+			if (got == 0)
+				break;
+		}
+		if (ferror(f))
+			cli_error(c, "%s: read error", file);
+		else if (smap_map_set_script(m, buf, len) != SMAP_OK)
+			cli_error(c, "%s", smap_map_error(m));
+		else
+			ok = true;
+		free(buf);
+	}
+	fclose(f);
+	free(def);
+	return ok;
+nomem:
+	cli_error(c, "out of memory");
+	return false;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "zero-based", no_argument, NULL, OPT_ZERO },
 		{ "validate", no_argument, NULL, OPT_VALIDATE },
+		{ "function", no_argument, NULL, OPT_FUNCTION },
+		{ "script", required_argument, NULL, OPT_SCRIPT },
 		{ "output", required_argument, NULL, 'o' },
 		{ "quiet", no_argument, NULL, CLI_OPT_QUIET },
 		{ "help", no_argument, NULL, CLI_OPT_HELP },
@@ -170,19 +266,25 @@ int main(int argc, char **argv)
 	};
 	struct cli c;
 	struct smap_map *m = NULL;
-	bool zero = false, validate = false, bad = false;
-	const char *path, *w;
+	bool zero = false, validate = false, func = false, bad = false;
+	const char *path, *w, *script = NULL;
 	int opt, status = CLI_FAIL, i;
 	FILE *out;
 
 	cli_init(&c, "sourcemap-lookup", usage);
-	while ((opt = getopt_long(argc, argv, "o:", longopts, NULL)) != -1) {
+	while ((opt = cli_getopt(&c, argc, argv, "o:", longopts)) != -1) {
 		switch (opt) {
 		case OPT_ZERO:
 			zero = true;
 			break;
 		case OPT_VALIDATE:
 			validate = true;
+			break;
+		case OPT_FUNCTION:
+			func = true;
+			break;
+		case OPT_SCRIPT:
+			script = optarg;
 			break;
 		default:
 			if (!cli_option(&c, opt, optarg))
@@ -192,17 +294,6 @@ int main(int argc, char **argv)
 	if (optind >= argc)
 		cli_usage_error(&c, "no map named");
 	path = argv[optind++];
-	/* positions on the command line are checked before anything runs */
-	for (i = optind; i < argc; i++) {
-		uint32_t l, col;
-		bool hc;
-
-		if (!parse_pos(argv[i], strlen(argv[i]), zero, &l, &col, &hc))
-			cli_usage_error(&c, "bad position '%s' (expected %s)",
-					argv[i],
-					zero ? "LINE:COL, 0-based" :
-					       "LINE:COL, 1-based");
-	}
 	m = smap_map_new();
 	if (!m) {
 		cli_error(&c, "out of memory");
@@ -216,13 +307,15 @@ int main(int argc, char **argv)
 		status = CLI_OK;
 		goto done;
 	}
+	if (func && !load_script(&c, m, path, script))
+		goto done;
 	out = cli_open_output(&c);
 	if (!out)
 		goto done;
 	if (optind < argc) {
 		for (i = optind; i < argc; i++)
-			print_result(out, m, argv[i], strlen(argv[i]), zero, &bad,
-				     &c);
+			print_result(out, m, argv[i], strlen(argv[i]), zero, func,
+				     &bad, &c);
 	} else {
 		char *line = NULL;
 		size_t cap = 0;
@@ -240,7 +333,7 @@ int main(int argc, char **argv)
 			}
 			if (n == 0)
 				continue;
-			print_result(out, m, s, (size_t)n, zero, &bad, &c);
+			print_result(out, m, s, (size_t)n, zero, func, &bad, &c);
 		}
 		free(line);
 		if (ferror(stdin)) {

@@ -17,8 +17,8 @@ test_expect_success '--version names the program' '
 '
 
 test_expect_success 'an unknown option is a usage error: exit 2' '
-	pprof-fold --no-such-option "$IN1" >out 2>err
-	test $? = 2 && ! test -s out && grep -q "^usage:" err
+	test_usage pprof-fold --no-such-option "$IN1" &&
+	test "$usage_msg" = "pprof-fold: unrecognized option '"'"'--no-such-option'"'"'"
 '
 
 test_expect_success 'a bad granularity is a usage error' '
@@ -89,6 +89,19 @@ test_expect_success 'fractional counts are rounded with one warning' '
 	pprof-fold frac >actual 2>err && test_cmp expect actual &&
 	test "$(grep -c "fractional counts rounded" err)" = 1 &&
 	pprof-fold --quiet frac >actual 2>err && ! test -s err
+'
+
+test_expect_success '-i inuse_space picks space of a .heapprofile, as pprof matches it' '
+	H=$FIX/profiles/workerd-min.alloc.heapprofile &&
+	pprof-fold -i inuse_space "$H" >actual &&
+	test_cmp "$FIX/expected/workerd-min.alloc.folded" actual &&
+	pprof-fold -i inuse_objects "$H" >actual &&
+	test_cmp "$FIX/expected/workerd-min.alloc.objects.folded" actual
+'
+
+test_expect_success '-i space does not pick inuse_space (pprof strips inuse_ from the asked name only)' '
+	test_fails 1 pprof-fold -i space "$FIX/pprof/workerd-min.alloc.heap.pb.gz" &&
+	grep -q "sample type space not found" err
 '
 
 test_done

@@ -45,4 +45,13 @@ check_dir() {
 check_dir "$FIX/edge" "$FIX/edge"
 check_dir "$FIX/profiles" "$FIX/expected"
 
+# Node 20's --heap-prof names nodes that are not in the tree: those
+# samples count nowhere, and one warning says how many.
+test_expect_success 'a real Node --heap-prof capture: one warning for the samples naming no node' '
+	pprof-fold -i objects "$FIX/profiles/node-heap.heapprofile" >actual 2>err &&
+	test_cmp "$FIX/expected/node-heap.objects.folded" actual &&
+	echo "pprof-fold: warning: 19 of 100 samples name a node that is not in the tree: counted nowhere" >expect &&
+	test_cmp expect err
+'
+
 test_done

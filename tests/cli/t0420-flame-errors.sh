@@ -15,7 +15,7 @@ usage_error() {
 	[ "$st" = 2 ] || { echo "exit status $st"; cat err; return 1; }
 	[ ! -s out ] || { echo "stdout not empty"; return 1; }
 	[ "$(head -1 err)" = "pprof-flame: $msg" ] || { echo "got: $(head -1 err)"; return 1; }
-	grep -q "^usage: pprof-flame" err
+	[ "$(sed -n 2p err)" = "Try 'pprof-flame --help' for more information." ]
 }
 
 test_expect_success 'unknown palette' 'usage_error "--colors: unknown palette '"'"'chain'"'"'" --colors chain'

@@ -80,16 +80,37 @@ test_expect_success 'a bad position on standard input: "-", a message, exit 1' '
 	test "$(wc -l <err)" = 2
 '
 
-test_expect_success 'a bad position argument is a usage error' '
+test_expect_success 'a bad position argument: "-", a message, the others still printed, exit 1' '
 	write_map &&
-	expect_code 2 sourcemap-lookup m.map 1:1 1:x >out 2>err &&
-	test ! -s out && grep -q "bad position .1:x." err
+	expect_code 1 sourcemap-lookup m.map 1:1 1:x 1:5 >actual 2>err &&
+	printf "src/a.ts:1:1\n-\nsrc/a.ts:2:3 run\n" >expect &&
+	test_cmp expect actual &&
+	echo "sourcemap-lookup: bad position '"'"'1:x'"'"' (expected LINE:COL, 1-based)" >expect &&
+	test_cmp expect err
+'
+
+test_expect_success 'positions inside stack-trace lines, as arguments and on standard input' '
+	write_map &&
+	cat >in <<-\EOF &&
+	    at run (https://example.com/m.js:1:5)
+	    at https://example.com/m.js:1:1
+	run@https://example.com/m.js:1:5
+	m.js:1:1
+	    at broken (m.js:1:x)
+	EOF
+	expect_code 1 sourcemap-lookup m.map <in >actual 2>err &&
+	printf "src/a.ts:2:3 run\nsrc/a.ts:1:1\nsrc/a.ts:2:3 run\nsrc/a.ts:1:1\n-\n" >expect &&
+	test_cmp expect actual &&
+	test "$(wc -l <err)" = 1 &&
+	sourcemap-lookup m.map "at run (m.js:1:5)" "run@m.js:1:5" >actual &&
+	printf "src/a.ts:2:3 run\nsrc/a.ts:2:3 run\n" >expect &&
+	test_cmp expect actual
 '
 
 test_expect_success 'usage errors, --help and --version' '
 	expect_code 2 sourcemap-lookup >out 2>err && test ! -s out &&
 	grep -q "^sourcemap-lookup: no map named$" err &&
-	expect_code 2 sourcemap-lookup --bogus m.map >out 2>err &&
+	test_usage sourcemap-lookup --bogus m.map &&
 	sourcemap-lookup --help >out && grep -q "^usage: sourcemap-lookup" out &&
 	sourcemap-lookup --version >out && grep -q "^sourcemap-lookup (pprof-tools) " out
 '
@@ -128,6 +149,37 @@ test_expect_success '-o writes the file' '
 	write_map &&
 	sourcemap-lookup -o out.txt m.map 1:5 && echo "src/a.ts:2:3 run" >expect &&
 	test_cmp expect out.txt
+'
+
+# The name of the function that starts at a frame's position: the default
+# output keeps the segment's name; --function the function's, from the
+# script beside the map, or the one --script names, or without a script
+# from sourcesContent alone.
+test_expect_success '--function names the function a position starts' '
+	sourcemap-lookup "$FIX/worker/worker.js.map" 1:3390 1:3999 >actual &&
+	printf "%s\n" "src/cache.ts:32:3" "src/cache.ts:70:17 buildRecord" >expect &&
+	test_cmp expect actual &&
+	sourcemap-lookup --function "$FIX/worker/worker.js.map" 1:3390 1:3999 >actual &&
+	printf "%s\n" "src/cache.ts:32:3 get" "src/cache.ts:70:17 buildRecord" >expect &&
+	test_cmp expect actual &&
+	cp "$FIX/worker/worker.js.map" w.map &&
+	sourcemap-lookup --function --script="$FIX/worker/worker.js" w.map 1:3390 >actual &&
+	echo "src/cache.ts:32:3 get" >expect && test_cmp expect actual &&
+	sourcemap-lookup --function w.map 1:3390 >actual &&
+	test_cmp expect actual
+'
+
+test_expect_success '--function: an inline callback is (anonymous), a constructor its class' '
+	N=$FIX/names/esbuild/min &&
+	sourcemap-lookup --zero-based --function "$N/names.js.map" 0:2215 0:910 0:569 >actual &&
+	printf "%s\n" "src/phases.ts:42:19 (anonymous)" "src/shapes.ts:5:1 Matrix" \
+		"src/work.ts:41:29 asyncChecksum" >expect &&
+	test_cmp expect actual
+'
+
+test_expect_success '--script that cannot be read is an error' '
+	test_fails 1 sourcemap-lookup --function --script=nope.js "$FIX/worker/worker.js.map" 1:1 &&
+	grep -q "nope.js: No such file" err
 '
 
 if [ -n "$SHARED" ] && [ -f "$SHARED/real/bundle/worker.js.map" ]; then

@@ -81,4 +81,29 @@ if [ -n "$SHARED" ] && [ -f "$SHARED/testdata/edge/corner.pb.gz" ]; then
 		done
 	'
 fi
+# go_inuse FILE NAME: the type go tool pprof -sample_index=inuse_NAME picks
+# on FILE, and its folded stacks in NAME's column.
+go_inuse() {
+	go tool pprof -symbolize=none -sample_index="inuse_$2" -top "$1" 2>go.err |
+		sed -n "s/^Type: //p" >go.type &&
+	echo "$2" >type.expect && test_cmp type.expect go.type &&
+	go tool pprof -symbolize=none -sample_index="inuse_$2" -raw "$1" >go.raw 2>go.err &&
+	go tool pprof -symbolize=none -sample_index="inuse_$2" -traces "$1" >go.traces 2>>go.err &&
+	traces_to_folded go.raw go.traces "$2"
+}
+
+for f in "$FIX"/profiles/*.heapprofile ${SHARED:+"$SHARED"/testdata/speedscope/heap/*.heapprofile}; do
+	[ -f "$f" ] || continue
+	test_expect_success "-i inuse_space on ${f#"$SRC"/} (objects, space) picks space, as go tool pprof -sample_index" '
+		pprof-convert --quiet -o c.pb.gz "$f" &&
+		for t in space objects; do
+			go_inuse c.pb.gz $t >expect &&
+			pprof-fold --quiet -i inuse_$t "$f" >actual &&
+			test_cmp expect actual &&
+			pprof-fold --quiet -i $t "$f" >plain &&
+			test_cmp plain actual || return 1
+		done
+	'
+done
+
 test_done

@@ -5,6 +5,9 @@
  * conversions agree with strtoll() and strtod()); then with json_skip() over
  * the whole value, which must agree on success or failure; then with a depth
  * bound of 16, which must fail exactly when the first pass went deeper.
+ * Then in chunked mode, in pieces of one byte, of two halves, and of sizes
+ * taken from the input: the same tokens and the same end (error message and
+ * offset) as the whole parse, with the default depth bound and with 16.
  * Seeds: every JSON file of the fixtures and the shared test data. */
 #include "config.h"
 
@@ -16,6 +19,7 @@
 #include <string.h>
 
 #include "json.h"
+#include "../json_chunks.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -157,5 +161,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		fail(ok ? "json_skip refuses valid JSON" : "json_skip accepts invalid JSON", "", 0);
 	if (ok && skipped(data, size, 16) != (maxdepth <= 16))
 		fail("depth bound 16 not kept exactly", "", 0);
+	size_t one = 1, halves[2] = {size / 2 ? size / 2 : 1, size}, mixed[4] = {
+		size > 0 ? data[0] % 7 + 1 : 1, size > 1 ? data[1] % 61 + 1 : 3, 1, 4096};
+	char why[256];
+	const char *bad = jc_compare(data, size, &one, 1, 0, why, sizeof(why));
+	if (!bad)
+		bad = jc_compare(data, size, halves, 2, 0, why, sizeof(why));
+	if (!bad)
+		bad = jc_compare(data, size, mixed, 4, 0, why, sizeof(why));
+	if (!bad)
+		bad = jc_compare(data, size, mixed, 4, 16, why, sizeof(why));
+	if (bad)
+		fail("chunked and whole parses differ", bad, strlen(bad));
 	return 0;
 }

@@ -42,7 +42,7 @@ if [ -z "$shared" ] && [ -d "$src/../shared/testdata" ]; then
 	shared=$(cd "$src/../shared" && pwd)
 fi
 
-harnesses=${*:-pprof input json cpuprofile heapprofile heapsnapshot folded sourcemap rules flame convert}
+harnesses=${*:-pprof input json cpuprofile heapprofile heapsnapshot folded sourcemap rules flame convert trace}
 work=$(mktemp -d "${TMPDIR:-/tmp}/pprof-fuzz.XXXXXX") || exit 1
 trap 'rm -rf "$work"' EXIT
 
@@ -89,6 +89,11 @@ seeds() {
 		{ files '*.cpuprofile' $roots; files '*.heapprofile' $roots; files '*.json' $roots
 		  files '*.map' $roots; files '*.json' "$shared/conformance"; } | copy_seeds "$s" ;;
 	cpuprofile) files '*.cpuprofile' $roots | copy_seeds "$s" ;;
+	trace)
+		files '*.json' "$src/fixtures/trace/edge" | copy_seeds "$s"
+		# the start of a real trace, cut: its first events and a chunk
+		[ -f "$src/fixtures/trace/trace-array.json" ] &&
+			head -c 60000 "$src/fixtures/trace/trace-array.json" >"$s/chromium-head.json" ;;
 	heapprofile) files '*.heapprofile' $roots | copy_seeds "$s" ;;
 	heapsnapshot)
 		{ files '*.heapsnapshot' $roots; files '*.heapsnapshot.gz' $roots; } |

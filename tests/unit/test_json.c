@@ -10,6 +10,7 @@
 #include <cmocka.h>
 
 #include "json.h"
+#include "../json_chunks.h"
 
 /* Parses IN to the end; returns the last token (JSON_END or JSON_ERROR). */
 static int run(const char *in, size_t len, uint32_t max_depth, struct json *j)
@@ -669,6 +670,124 @@ static void test_json_release_twice(void **state)
 	json_release(&j);
 }
 
+/* Small documents, valid and not, cut at every byte into two pieces, and
+ * fed a byte at a time: the chunked parser agrees with the whole one. */
+static const char *const chunk_docs[] = {
+	"{\"a\": [1, -2.5e3, true, false, null], \"b\\u00e9\\ud83d\\ude00\": \"x\\ny\"}",
+	"\xef\xbb\xbf [\"\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80\", 12345678901234567890, 0]",
+	"  123  ",
+	"[1,2,]",
+	"{\"a\":1,}",
+	"[\"unterminated",
+	"[1.]",
+	"[tru]",
+	"[\"\\ud800\"]",
+	"[\"\xe2\x82\"]",
+	"{\"k\" 1}",
+	"[1] x",
+	"[-]",
+	"",
+	"   ",
+	"[[[[[[[[[[]]]]]]]]]]",
+	"[1e+]",
+	"\"\\u12\"",
+	"{\"a\":{\"b\":[{},[],\"\"]}}",
+};
+
+static void test_json_chunked_every_split(void **state)
+{
+	(void)state;
+	char why[256];
+	for (size_t d = 0; d < sizeof(chunk_docs) / sizeof(chunk_docs[0]); d++) {
+		const char *doc = chunk_docs[d];
+		size_t n = strlen(doc);
+		for (size_t cut = 0; cut <= n; cut++) {
+			size_t sizes[2] = {cut, n};
+			/* a first piece of 0 bytes would say "the end" */
+			const char *bad = cut ? jc_compare(doc, n, sizes, 2, 0, why, sizeof(why))
+					      : jc_compare(doc, n, sizes + 1, 1, 0, why, sizeof(why));
+			if (bad)
+				fail_msg("%s cut at %zu: %s", doc, cut, bad);
+		}
+		size_t one = 1;
+		const char *bad = jc_compare(doc, n, &one, 1, 0, why, sizeof(why));
+		if (bad)
+			fail_msg("%s a byte at a time: %s", doc, bad);
+		/* the depth limit, as in the whole mode */
+		if ((bad = jc_compare(doc, n, &one, 1, 3, why, sizeof(why))))
+			fail_msg("%s depth 3: %s", doc, bad);
+	}
+}
+
+/* A string of 1 MiB in pieces of 7 bytes: one token, and its offsets and
+ * those after it are the input's. */
+static void test_json_chunked_long_token(void **state)
+{
+	(void)state;
+	size_t n = (1u << 20) + 20;
+	char *doc = malloc(n + 1);
+	assert_non_null(doc);
+	memcpy(doc, "[\"", 2);
+	memset(doc + 2, 'x', 1u << 20);
+	strcpy(doc + 2 + (1u << 20), "\", 42, \"y\" ]");
+	n = strlen(doc);
+	size_t seven = 7;
+	char why[256];
+	const char *bad = jc_compare(doc, n, &seven, 1, 0, why, sizeof(why));
+	if (bad)
+		fail_msg("%s", bad);
+	/* the error offset of a bad byte far into the input */
+	doc[n - 2] = '?';
+	bad = jc_compare(doc, n, &seven, 1, 0, why, sizeof(why));
+	if (bad)
+		fail_msg("%s", bad);
+	free(doc);
+}
+
+static bool failing_more(void *ctx, const void **buf, size_t *len)
+{
+	int *calls = ctx;
+	if ((*calls)++)
+		return false;
+	*buf = "[1, 2";
+	*len = 5;
+	return true;
+}
+
+static void test_json_chunked_read_error(void **state)
+{
+	(void)state;
+	struct json j;
+	int calls = 0;
+	json_init_chunked(&j, failing_more, &calls, 0);
+	assert_int_equal(json_next(&j), JSON_ARRAY_BEGIN);
+	assert_int_equal(json_next(&j), JSON_NUMBER);
+	assert_false(json_read_failed(&j));
+	/* "2" may go on: more is asked for, and that fails */
+	assert_int_equal(json_next(&j), JSON_ERROR);
+	assert_true(json_read_failed(&j));
+	assert_string_equal(json_error(&j), "read error");
+	assert_int_equal(json_error_offset(&j), 5);
+	assert_int_equal(json_next(&j), JSON_ERROR);
+	json_release(&j);
+}
+
+static void test_json_is_prefix(void **state)
+{
+	(void)state;
+	assert_true(json_is_prefix("[", 1, NULL));
+	assert_true(json_is_prefix("{\"traceEvents\": [{\"na", 21, NULL));
+	assert_true(json_is_prefix("[1, 2]", 6, NULL));
+	assert_true(json_is_prefix("  ", 2, NULL));
+	assert_false(json_is_prefix("[unknown];foo 1\n", 16, NULL));
+	assert_false(json_is_prefix("[kernel.kallsyms];x 3\n", 22, NULL));
+	assert_false(json_is_prefix("{a", 2, NULL));
+	assert_false(json_is_prefix("[1] 2", 5, NULL));
+	size_t off = 0;
+	assert_false(json_is_prefix("[1,\n 2,\n x]", 11, &off));
+	assert_int_equal(off, 9);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -691,6 +810,10 @@ int main(void)
 		cmocka_unit_test(test_json_depth_limit),
 		cmocka_unit_test(test_json_skip),
 		cmocka_unit_test(test_json_release_twice),
+		cmocka_unit_test(test_json_chunked_every_split),
+		cmocka_unit_test(test_json_chunked_long_token),
+		cmocka_unit_test(test_json_chunked_read_error),
+		cmocka_unit_test(test_json_is_prefix),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -128,7 +128,10 @@ static void test_model_sample_type_select(void **state)
 	t[1].unit = t[2].unit = t[0].unit;
 	assert_int_equal(pp_begin_input(p, t, 3, -1), PPROF_OK);
 	assert_int_equal(pprof_sample_type_select(p, NULL), 2);
-	assert_int_equal(pprof_sample_type_select(p, "space"), 1);
+	/* pprof strips inuse_ from the asked name, not from the types' */
+	assert_int_equal(pprof_sample_type_select(p, "space"), -1);
+	assert_int_equal(pprof_sample_type_select(p, "inuse_space"), 1);
+	assert_int_equal(pprof_sample_type_select(p, "inuse_alloc_space"), 2);
 	assert_int_equal(pprof_sample_type_select(p, "alloc_space"), 2);
 	assert_int_equal(pprof_sample_type_select(p, "0"), 0);
 	assert_int_equal(pprof_sample_type_select(p, "3"), -1);

@@ -444,7 +444,8 @@ static void test_read_pprof_multiple_types_default(void **state)
 	struct pprof_profile *p = read_ok(pb_finish(&b));
 	assert_int_equal(p->default_type, 1);
 	assert_int_equal(pprof_sample_type_select(p, NULL), 1);
-	assert_int_equal(pprof_sample_type_select(p, "space"), 2);
+	assert_int_equal(pprof_sample_type_select(p, "inuse_space"), 2);
+	assert_int_equal(pprof_sample_type_select(p, "space"), -1);
 	char *got = fold_str(p, -1, PPROF_G_FUNCTIONS);
 	assert_string_equal(got, "main 100\n");
 	free(got);

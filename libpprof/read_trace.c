@@ -1,0 +1,1280 @@
+/*
+ * read_trace.c: Chrome trace files (the Trace Event Format, as the
+ * Performance panel of DevTools saves them, and as Tracing.start of the
+ * DevTools protocol delivers them), for the CPU profiles V8 writes into
+ * them.  doc/trace-format.md says what is read and why; the semantics are
+ * DevTools' own (SamplesHandler.ts, CPUProfileDataModel.ts).
+ *
+ * A trace is a bare array of events or an object whose "traceEvents" is
+ * that array.  Events are read one by one, front to back; only four kinds
+ * matter (M thread_name, M process_name, P Profile, P ProfileChunk) and
+ * every other event is skipped without building anything.  An event's
+ * "args" usually comes first (Chrome writes keys sorted), before its kind
+ * is known: it is skipped, and parsed from its byte range only when the
+ * event turns out to matter.
+ *
+ * A profile is keyed by (pid, id); its thread is the tid of its Profile
+ * event.  Chunks append nodes (linked by "parent"), samples and
+ * timeDeltas.  At the end each thread's last profile becomes samples with
+ * the labels pid, tid, process and thread.
+ */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/random.h>
+#include <unistd.h>
+
+#include "filter_private.h"
+#include "v8.h"
+
+/* ---- a small open-addressing map from (int64, int64) to uint32 ---- */
+
+struct kvmap {
+	struct kvslot {
+		int64_t a, b;
+		uint32_t val; /* value + 1; 0 = empty */
+	} *slots;
+	uint32_t cap, n;
+	uint64_t seed;
+};
+
+static uint32_t kv_slot(const struct kvmap *m, int64_t a, int64_t b)
+{
+	uint64_t h = ((uint64_t)a ^ m->seed) * UINT64_C(0x9e3779b97f4a7c15);
+
+	h ^= (uint64_t)b * UINT64_C(0xc2b2ae3d27d4eb4f);
+	h ^= h >> 29;
+	h *= UINT64_C(0xbf58476d1ce4e5b9);
+	return (uint32_t)(h >> 32) & (m->cap - 1);
+}
+
+/* The value of (A, B), or UINT32_MAX. */
+static uint32_t kv_get(const struct kvmap *m, int64_t a, int64_t b)
+{
+	if (!m->cap)
+		return UINT32_MAX;
+	for (uint32_t k = kv_slot(m, a, b); m->slots[k].val; k = (k + 1) & (m->cap - 1))
+		if (m->slots[k].a == a && m->slots[k].b == b)
+			return m->slots[k].val - 1;
+	return UINT32_MAX;
+}
+
+static bool kv_put(struct kvmap *m, int64_t a, int64_t b, uint32_t val)
+{
+	if (m->n + 1 > m->cap / 2) {
+		uint32_t cap = m->cap ? m->cap * 2 : 64;
+		struct kvslot *old = m->slots;
+		uint32_t oldcap = m->cap;
+
+		if (cap > (1u << 30))
+			return false;
+		m->slots = calloc(cap, sizeof(*m->slots));
+		if (!m->slots) {
+			m->slots = old;
+			return false;
+		}
+		if (!oldcap) {
+			uint64_t r = (uint64_t)(uintptr_t)m->slots;
+
+			if (getrandom(&m->seed, sizeof(m->seed), GRND_NONBLOCK) !=
+			    (ssize_t)sizeof(m->seed))
+				m->seed = r * 0x9e3779b97f4a7c15ull;
+		}
+		m->cap = cap;
+		m->n = 0;
+		for (uint32_t i = 0; i < oldcap; i++)
+			if (old[i].val)
+				kv_put(m, old[i].a, old[i].b, old[i].val - 1);
+		free(old);
+	}
+	uint32_t k = kv_slot(m, a, b);
+
+	while (m->slots[k].val) {
+		if (m->slots[k].a == a && m->slots[k].b == b) {
+			m->slots[k].val = val + 1;
+			return true;
+		}
+		k = (k + 1) & (m->cap - 1);
+	}
+	m->slots[k] = (struct kvslot){ a, b, val + 1 };
+	m->n++;
+	return true;
+}
+
+/* ---- profiles ---- */
+
+/* pp_grow() from a capacity of 1: a trace may hold a million profiles of
+ * one chunk each (only those with a Profile event count, at the end). */
+static bool grow(void **a, size_t *cap, size_t need, size_t size)
+{
+	if (need <= *cap)
+		return true;
+	if (*cap == 0) {
+		void *n = malloc(size);
+		if (!n)
+			return false;
+		*a = n;
+		*cap = 1;
+	}
+	return pp_grow(a, cap, need, size);
+}
+
+struct chunkmark {
+	size_t first;    /* index of the chunk's first sample */
+	uint64_t offset; /* the chunk event's byte offset */
+};
+
+struct tprof {
+	int64_t pid;
+	uint32_t id;     /* string id of the profile id ("0x1") */
+	int64_t tid;
+	bool has_tid;    /* a Profile event was seen */
+	int64_t start;   /* args.data.startTime, µs */
+	bool has_start;
+	uint64_t offset; /* the Profile event's byte offset (or the first chunk's) */
+	struct pp_v8 v;
+	uint32_t *samples; /* node ids as written */
+	int64_t *stamps;   /* running sums of timeDeltas, µs from startTime */
+	size_t nsamples, capsamples, nstamps, capstamps;
+	int64_t cum;
+	struct chunkmark *marks;
+	size_t nmarks, capmarks;
+};
+
+struct tr {
+	struct pprof_profile *p;
+	const struct pprof_read_options *o;
+	const unsigned char *buf;
+	size_t len;
+	uint32_t max_depth;
+	struct json j;
+	struct tprof *profs;
+	uint32_t nprofs, capprofs;
+	struct kvmap profmap;    /* (pid, id string) -> profile */
+	struct kvmap threadname; /* (pid, tid) -> string id */
+	struct kvmap procname;   /* (pid, 0) -> string id */
+	char *idbuf;
+	size_t idlen, idcap;
+	size_t nevents;   /* complete events read */
+	unsigned char *drop; /* the buffer, when the library owns it: pages behind the parser are let go */
+	size_t dropped;      /* bytes of it let go so far */
+	size_t last_end;  /* byte after the last complete event */
+	bool have_profile_event;
+};
+
+enum evkind { EV_OTHER, EV_THREAD_NAME, EV_PROCESS_NAME, EV_PROFILE, EV_CHUNK };
+
+static int jerr(struct tr *t, const struct json *j)
+{
+	return pp_v8_json_error(t->p, j);
+}
+
+static int get_prof(struct tr *t, int64_t pid, uint32_t id, uint64_t offset, struct tprof **out)
+{
+	uint32_t k = kv_get(&t->profmap, pid, id);
+
+	if (k == UINT32_MAX) {
+		if (t->nprofs == t->capprofs) {
+			uint32_t c = t->capprofs ? t->capprofs * 2 : 8;
+			struct tprof *b;
+
+			if (t->capprofs >= UINT32_MAX / 4)
+				return pp_nomem(t->p);
+			b = realloc(t->profs, (size_t)c * sizeof(*b));
+			if (!b)
+				return pp_nomem(t->p);
+			t->profs = b;
+			t->capprofs = c;
+		}
+		k = t->nprofs;
+		if (!kv_put(&t->profmap, pid, id, k))
+			return pp_nomem(t->p);
+		t->nprofs++;
+		struct tprof *f = &t->profs[k];
+		memset(f, 0, sizeof(*f));
+		f->pid = pid;
+		f->id = id;
+		f->offset = offset;
+		pp_v8_init(&f->v, t->p, NULL);
+	}
+	*out = &t->profs[k];
+	return PPROF_OK;
+}
+
+static void prof_release(struct tprof *f)
+{
+	pp_v8_release(&f->v);
+	free(f->samples);
+	free(f->stamps);
+	free(f->marks);
+}
+
+/* ---- args ---- */
+
+/* Positions the parser J (over an args object, whose OBJECT_BEGIN is the
+ * next token) inside the object at args.data: true when found (the
+ * OBJECT_BEGIN of data was the last token), false when absent or not an
+ * object (then nothing is to be read), with *S set on a parse error. */
+static bool enter_data(struct tr *t, struct json *j, int *s)
+{
+	int k = json_next(j);
+
+	*s = PPROF_OK;
+	if (k != JSON_OBJECT_BEGIN) {
+		if (k == JSON_ERROR)
+			*s = jerr(t, j);
+		return false;
+	}
+	for (;;) {
+		k = json_next(j);
+		if (k == JSON_OBJECT_END)
+			return false;
+		if (k == JSON_ERROR) {
+			*s = jerr(t, j);
+			return false;
+		}
+		bool is_data = KEY_IS(j, "data");
+		k = json_next(j);
+		if (k == JSON_ERROR) {
+			*s = jerr(t, j);
+			return false;
+		}
+		if (is_data && k == JSON_OBJECT_BEGIN)
+			return true;
+		if (json_skip(j, k) == JSON_ERROR) {
+			*s = jerr(t, j);
+			return false;
+		}
+	}
+}
+
+/* Skips the rest of the object the parser is in. */
+static int skip_rest(struct tr *t, struct json *j)
+{
+	if (json_skip(j, JSON_OBJECT_BEGIN) == JSON_ERROR)
+		return jerr(t, j);
+	return PPROF_OK;
+}
+
+/* M thread_name / process_name: args.name. */
+static int read_name_args(struct tr *t, struct json *j, uint32_t *name, bool *found)
+{
+	int k = json_next(j), s;
+
+	*found = false;
+	if (k == JSON_ERROR)
+		return jerr(t, j);
+	if (k != JSON_OBJECT_BEGIN)
+		return PPROF_OK;
+	for (;;) {
+		k = json_next(j);
+		if (k == JSON_OBJECT_END)
+			return PPROF_OK;
+		if (k == JSON_ERROR)
+			return jerr(t, j);
+		if (KEY_IS(j, "name")) {
+			k = json_next(j);
+			if (k == JSON_STRING) {
+				s = pp_intern(t->p, j->str, j->len, name);
+				if (s != PPROF_OK)
+					return s;
+				*found = true;
+				continue;
+			}
+		} else {
+			k = json_next(j);
+		}
+		if (k == JSON_ERROR || json_skip(j, k) == JSON_ERROR)
+			return jerr(t, j);
+	}
+}
+
+static int read_profile_args(struct tr *t, struct json *j, struct tprof *f)
+{
+	int s;
+
+	if (!enter_data(t, j, &s))
+		return s;
+	for (;;) {
+		int k = json_next(j);
+
+		if (k == JSON_OBJECT_END)
+			return PPROF_OK;
+		if (k == JSON_ERROR)
+			return jerr(t, j);
+		bool start = KEY_IS(j, "startTime");
+		k = json_next(j);
+		if (k == JSON_ERROR)
+			return jerr(t, j);
+		if (start && k == JSON_NUMBER) {
+			double d;
+
+			if (json_int64(j, &f->start)) {
+				f->has_start = true;
+			} else if (json_double(j, &d) && d > -9e18 && d < 9e18) {
+				f->start = (int64_t)d - ((double)(int64_t)d > d);
+				f->has_start = true;
+			}
+			continue;
+		}
+		if (json_skip(j, k) == JSON_ERROR)
+			return jerr(t, j);
+	}
+}
+
+static int read_samples(struct tr *t, struct json *j, int k, struct tprof *f)
+{
+	if (k != JSON_ARRAY_BEGIN)
+		return pp_error_at(t->p, PPROF_EINPUT, json_offset(j), "samples is not an array");
+	for (;;) {
+		int64_t v;
+
+		k = json_next(j);
+		if (k == JSON_ARRAY_END)
+			return PPROF_OK;
+		if (k == JSON_ERROR)
+			return jerr(t, j);
+		if (k != JSON_NUMBER)
+			return pp_error_at(t->p, PPROF_EINPUT, json_offset(j),
+					   "samples holds something other than a number");
+		if (!json_int64(j, &v) || v < 0 || v >= UINT32_MAX)
+			return pp_error_at(t->p, PPROF_EINPUT, json_offset(j),
+					   "sample node id out of range");
+		if (f->nsamples == f->capsamples &&
+		    !grow((void **)&f->samples, &f->capsamples, f->nsamples + 1,
+			     sizeof(*f->samples)))
+			return pp_nomem(t->p);
+		f->samples[f->nsamples++] = (uint32_t)v;
+	}
+}
+
+static int read_deltas(struct tr *t, struct json *j, int k, struct tprof *f)
+{
+	if (k != JSON_ARRAY_BEGIN)
+		return pp_error_at(t->p, PPROF_EINPUT, json_offset(j),
+				   "timeDeltas is not an array");
+	for (;;) {
+		int64_t v;
+
+		k = json_next(j);
+		if (k == JSON_ARRAY_END)
+			return PPROF_OK;
+		if (k == JSON_ERROR)
+			return jerr(t, j);
+		if (k != JSON_NUMBER)
+			return pp_error_at(t->p, PPROF_EINPUT, json_offset(j),
+					   "timeDeltas holds something other than a number");
+		if (!json_int64(j, &v))
+			return pp_error_at(t->p, PPROF_EINPUT, json_offset(j),
+					   "timeDeltas holds a number that is not a 64-bit integer");
+		if (__builtin_add_overflow(f->cum, v, &f->cum))
+			return pp_error_at(t->p, PPROF_EINPUT, json_offset(j),
+					   "timestamp leaves the 64-bit range");
+		if (f->nstamps == f->capstamps &&
+		    !grow((void **)&f->stamps, &f->capstamps, f->nstamps + 1,
+			     sizeof(*f->stamps)))
+			return pp_nomem(t->p);
+		f->stamps[f->nstamps++] = f->cum;
+	}
+}
+
+static int read_cpu_profile(struct tr *t, struct json *j, int k, struct tprof *f)
+{
+	if (k != JSON_OBJECT_BEGIN)
+		return json_skip(j, k) == JSON_ERROR ? jerr(t, j) : PPROF_OK;
+	for (;;) {
+		int s = PPROF_OK;
+
+		k = json_next(j);
+		if (k == JSON_OBJECT_END)
+			return PPROF_OK;
+		if (k == JSON_ERROR)
+			return jerr(t, j);
+		if (KEY_IS(j, "nodes")) {
+			k = json_next(j);
+			if (k == JSON_ERROR)
+				return jerr(t, j);
+			if (k != JSON_ARRAY_BEGIN)
+				return pp_error_at(t->p, PPROF_EINPUT, json_offset(j),
+						   "nodes is not an array");
+			for (;;) {
+				k = json_next(j);
+				if (k == JSON_ARRAY_END)
+					break;
+				if (k == JSON_ERROR)
+					return jerr(t, j);
+				if (k != JSON_OBJECT_BEGIN)
+					return pp_error_at(t->p, PPROF_EINPUT, json_offset(j),
+							   "a node is not an object");
+				f->v.j = j;
+				s = pp_v8_read_node(&f->v);
+				f->v.j = NULL;
+				if (s != PPROF_OK)
+					return s;
+			}
+		} else if (KEY_IS(j, "samples")) {
+			k = json_next(j);
+			if (k == JSON_ERROR)
+				return jerr(t, j);
+			s = read_samples(t, j, k, f);
+		} else {
+			k = json_next(j);
+			if (k == JSON_ERROR || json_skip(j, k) == JSON_ERROR)
+				return jerr(t, j);
+		}
+		if (s != PPROF_OK)
+			return s;
+	}
+}
+
+static int read_chunk_args(struct tr *t, struct json *j, struct tprof *f, uint64_t evoff)
+{
+	size_t n0 = f->nsamples, d0 = f->nstamps;
+	int s;
+
+	if (!enter_data(t, j, &s))
+		return s;
+	for (;;) {
+		int k = json_next(j);
+
+		s = PPROF_OK;
+		if (k == JSON_OBJECT_END)
+			break;
+		if (k == JSON_ERROR)
+			return jerr(t, j);
+		if (KEY_IS(j, "cpuProfile")) {
+			k = json_next(j);
+			if (k == JSON_ERROR)
+				return jerr(t, j);
+			s = read_cpu_profile(t, j, k, f);
+		} else if (KEY_IS(j, "timeDeltas")) {
+			k = json_next(j);
+			if (k == JSON_ERROR)
+				return jerr(t, j);
+			s = read_deltas(t, j, k, f);
+		} else {
+			k = json_next(j);
+			if (k == JSON_ERROR || json_skip(j, k) == JSON_ERROR)
+				return jerr(t, j);
+		}
+		if (s != PPROF_OK)
+			return s;
+	}
+	if (f->nsamples - n0 != f->nstamps - d0)
+		return pp_error_at(t->p, PPROF_EINPUT, evoff,
+				   "ProfileChunk has %zu samples but %zu timeDeltas",
+				   f->nsamples - n0, f->nstamps - d0);
+	if (f->nsamples > n0) {
+		if (f->nmarks == f->capmarks &&
+		    !grow((void **)&f->marks, &f->capmarks, f->nmarks + 1, sizeof(*f->marks)))
+			return pp_nomem(t->p);
+		f->marks[f->nmarks++] = (struct chunkmark){ n0, evoff };
+	}
+	return PPROF_OK;
+}
+
+/* ---- events ---- */
+
+static enum evkind event_kind(const struct json *j)
+{
+	if (KEY_IS(j, "ProfileChunk"))
+		return EV_CHUNK;
+	if (KEY_IS(j, "Profile"))
+		return EV_PROFILE;
+	if (KEY_IS(j, "thread_name"))
+		return EV_THREAD_NAME;
+	if (KEY_IS(j, "process_name"))
+		return EV_PROCESS_NAME;
+	return EV_OTHER;
+}
+
+/* An integer field (pid, tid): a number, or a string of digits as some
+ * exporters write them; *OK false otherwise. */
+static int int_value(struct tr *t, struct json *j, int64_t *out, bool *ok)
+{
+	int k = json_next(j);
+
+	*ok = false;
+	if (k == JSON_NUMBER) {
+		*ok = json_int64(j, out);
+		return PPROF_OK;
+	}
+	if (k == JSON_ERROR || json_skip(j, k) == JSON_ERROR)
+		return jerr(t, j);
+	return PPROF_OK;
+}
+
+/* Parses the args of an event that matters from its byte range. */
+static int event_args(struct tr *t, enum evkind kind, size_t at, size_t end, int64_t pid,
+		      int64_t tid, uint32_t id, uint64_t evoff)
+{
+	struct json j;
+	struct tprof *f = NULL;
+	uint32_t name = 0;
+	bool found = false;
+	int s;
+
+	json_init(&j, t->buf + at, end - at, t->max_depth > 2 ? t->max_depth - 2 : 1);
+	json_set_base(&j, at);
+	switch (kind) {
+	case EV_THREAD_NAME:
+	case EV_PROCESS_NAME:
+		s = read_name_args(t, &j, &name, &found);
+		if (s == PPROF_OK && found &&
+		    !kv_put(kind == EV_THREAD_NAME ? &t->threadname : &t->procname, pid,
+			    kind == EV_THREAD_NAME ? tid : 0, name))
+			s = pp_nomem(t->p);
+		break;
+	case EV_PROFILE:
+		s = get_prof(t, pid, id, evoff, &f);
+		if (s == PPROF_OK) {
+			f->tid = tid;
+			f->has_tid = true;
+			f->offset = evoff;
+			s = read_profile_args(t, &j, f);
+		}
+		break;
+	default:
+		s = get_prof(t, pid, id, evoff, &f);
+		if (s == PPROF_OK)
+			s = read_chunk_args(t, &j, f, evoff);
+		break;
+	}
+	json_release(&j);
+	return s;
+}
+
+/* One event, whose OBJECT_BEGIN was the last token. */
+static int read_event(struct tr *t)
+{
+	struct json *j = &t->j;
+	uint64_t evoff = json_offset(j);
+	enum evkind kind = EV_OTHER;
+	bool have_name = false, have_ph = false, has_pid = false, has_tid = false, has_id = false;
+	char ph = 0;
+	int64_t pid = 0, tid = 0;
+	size_t args_at = 0, args_end = 0;
+	int k, s;
+
+	for (;;) {
+		k = json_next(j);
+		if (k == JSON_OBJECT_END)
+			break;
+		if (k == JSON_ERROR)
+			return jerr(t, j);
+		if (KEY_IS(j, "ph")) {
+			k = json_next(j);
+			if (k == JSON_ERROR)
+				return jerr(t, j);
+			if (k != JSON_STRING || j->len != 1 || (j->str[0] != 'M' && j->str[0] != 'P'))
+				return json_skip(j, k) == JSON_ERROR ? jerr(t, j) : skip_rest(t, j);
+			ph = j->str[0];
+			have_ph = true;
+		} else if (KEY_IS(j, "name")) {
+			k = json_next(j);
+			if (k == JSON_ERROR)
+				return jerr(t, j);
+			if (k != JSON_STRING || (kind = event_kind(j)) == EV_OTHER)
+				return json_skip(j, k) == JSON_ERROR ? jerr(t, j) : skip_rest(t, j);
+			have_name = true;
+		} else if (KEY_IS(j, "pid")) {
+			s = int_value(t, j, &pid, &has_pid);
+			if (s != PPROF_OK)
+				return s;
+		} else if (KEY_IS(j, "tid")) {
+			s = int_value(t, j, &tid, &has_tid);
+			if (s != PPROF_OK)
+				return s;
+		} else if (KEY_IS(j, "id")) {
+			k = json_next(j);
+			if (k == JSON_ERROR)
+				return jerr(t, j);
+			if (k == JSON_STRING || k == JSON_NUMBER) {
+				/* j->str may be scratch: copied. */
+				if (j->len > t->idcap) {
+					char *b = realloc(t->idbuf, j->len);
+					if (!b)
+						return pp_nomem(t->p);
+					t->idbuf = b;
+					t->idcap = j->len;
+				}
+				if (j->len)
+					memcpy(t->idbuf, j->str, j->len);
+				t->idlen = j->len;
+				has_id = true;
+			} else if (json_skip(j, k) == JSON_ERROR) {
+				return jerr(t, j);
+			}
+		} else if (KEY_IS(j, "args")) {
+			k = json_next(j);
+			if (k == JSON_ERROR)
+				return jerr(t, j);
+			if (k == JSON_OBJECT_BEGIN) {
+				args_at = json_offset(j);
+				if (json_skip(j, k) == JSON_ERROR)
+					return jerr(t, j);
+				args_end = json_offset(j) + 1;
+			} else {
+				args_at = args_end = 0;
+				if (json_skip(j, k) == JSON_ERROR)
+					return jerr(t, j);
+			}
+		} else {
+			k = json_next(j);
+			if (k == JSON_ERROR || json_skip(j, k) == JSON_ERROR)
+				return jerr(t, j);
+		}
+	}
+	if (!have_ph || !have_name || !has_pid || args_end == 0)
+		return PPROF_OK;
+	if (ph == 'M' && kind != EV_THREAD_NAME && kind != EV_PROCESS_NAME)
+		return PPROF_OK;
+	if (ph == 'P' && kind != EV_PROFILE && kind != EV_CHUNK)
+		return PPROF_OK;
+	if (kind == EV_THREAD_NAME && !has_tid)
+		return PPROF_OK;
+	if ((kind == EV_PROFILE || kind == EV_CHUNK) && !has_id)
+		return PPROF_OK;
+	if (kind == EV_PROFILE && !has_tid)
+		return PPROF_OK;
+	uint32_t id = 0;
+	if (kind == EV_PROFILE || kind == EV_CHUNK) {
+		s = pp_intern(t->p, t->idbuf ? t->idbuf : "", t->idlen, &id);
+		if (s != PPROF_OK)
+			return s;
+		if (kind == EV_PROFILE)
+			t->have_profile_event = true;
+	}
+	return event_args(t, kind, args_at, args_end, pid, tid, id, evoff);
+}
+
+/* An error of the parser that the end of the input caused: the trace was
+ * cut (DevTools and Chrome leave such files when a recording stops early). */
+static bool cut_short(struct tr *t)
+{
+	const char *m = json_error(&t->j);
+	size_t at = json_error_offset(&t->j);
+
+	if (!strcmp(m, "unexpected end of input") || !strcmp(m, "unterminated string"))
+		return true;
+	/* a literal, a number or an escape cut in the middle */
+	return at + 6 >= t->len &&
+	       (!strcmp(m, "invalid literal") || !strncmp(m, "expected a digit", 16) ||
+		!strcmp(m, "invalid \\u escape in string"));
+}
+
+/* The trace is read front to back once and nothing points into it once an
+ * event is done (strings are interned, args parsed): the pages of a buffer
+ * the library owns (a file's mapping, an inflated or piped input) are given
+ * back behind the parser, so that a big trace does not stay resident whole.
+ * Whatever is read again (never, here) would come back from the file or as
+ * zeros. */
+#define DROP_STEP ((size_t)32 << 20)
+static void drop_behind(struct tr *t, size_t upto)
+{
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	uintptr_t b = (uintptr_t)t->drop + t->dropped, e = (uintptr_t)t->drop + upto;
+
+	b = (b + page - 1) & ~(uintptr_t)(page - 1);
+	e &= ~(uintptr_t)(page - 1);
+	if (e > b && madvise((void *)b, e - b, MADV_DONTNEED) != 0)
+		t->drop = NULL; /* not possible here: keep it all */
+	t->dropped = upto;
+}
+
+static int read_events(struct tr *t, bool *cut)
+{
+	struct json *j = &t->j;
+
+	for (;;) {
+		int k = json_next(j), s;
+
+		if (k == JSON_ARRAY_END)
+			return PPROF_OK;
+		if (k == JSON_ERROR) {
+			if (cut_short(t)) {
+				*cut = true;
+				return PPROF_OK;
+			}
+			return jerr(t, j);
+		}
+		if (k == JSON_OBJECT_BEGIN) {
+			s = read_event(t);
+			if (s != PPROF_OK) {
+				/* The outer parser failed (not an event's args):
+				 * perhaps the input ends inside this event. */
+				if (json_failed(j) && cut_short(t)) {
+					*cut = true;
+					return PPROF_OK;
+				}
+				return s;
+			}
+			t->last_end = json_offset(j) + 1;
+		} else if (json_skip(j, k) == JSON_ERROR) {
+			if (cut_short(t)) {
+				*cut = true;
+				return PPROF_OK;
+			}
+			return jerr(t, j);
+		}
+		t->nevents++;
+		if (t->drop && json_offset(j) - t->dropped >= DROP_STEP)
+			drop_behind(t, json_offset(j));
+	}
+}
+
+static int read_top(struct tr *t, bool *cut)
+{
+	struct json *j = &t->j;
+	int k = json_next(j), s;
+	bool seen = false;
+
+	if (k == JSON_ERROR)
+		return jerr(t, j);
+	if (k == JSON_ARRAY_BEGIN) {
+		s = read_events(t, cut);
+		if (s != PPROF_OK || *cut)
+			return s;
+		/* The closing bracket is optional in the Trace Event Format. */
+		k = json_next(j);
+		if (k == JSON_END)
+			return PPROF_OK;
+		return jerr(t, j);
+	}
+	if (k != JSON_OBJECT_BEGIN)
+		return pp_error_at(t->p, PPROF_EINPUT, json_offset(j),
+				   "a trace is a JSON array or object");
+	for (;;) {
+		k = json_next(j);
+		if (k == JSON_OBJECT_END)
+			break;
+		if (k == JSON_ERROR) {
+			if (seen && cut_short(t)) {
+				*cut = true;
+				return PPROF_OK;
+			}
+			return jerr(t, j);
+		}
+		if (KEY_IS(j, "traceEvents")) {
+			if (seen)
+				return pp_error_at(t->p, PPROF_EINPUT, json_offset(j),
+						   "duplicate key \"traceEvents\"");
+			seen = true;
+			k = json_next(j);
+			if (k == JSON_ERROR) {
+				if (cut_short(t)) {
+					*cut = true;
+					return PPROF_OK;
+				}
+				return jerr(t, j);
+			}
+			if (k != JSON_ARRAY_BEGIN)
+				return pp_error_at(t->p, PPROF_EINPUT, json_offset(j),
+						   "traceEvents is not an array");
+			s = read_events(t, cut);
+			if (s != PPROF_OK || *cut)
+				return s;
+			continue;
+		}
+		k = json_next(j);
+		if (k == JSON_ERROR || json_skip(j, k) == JSON_ERROR) {
+			if (seen && cut_short(t)) {
+				*cut = true;
+				return PPROF_OK;
+			}
+			return jerr(t, j);
+		}
+	}
+	k = json_next(j);
+	if (k != JSON_END)
+		return jerr(t, j);
+	if (!seen)
+		return pp_error(t->p, PPROF_EINPUT, "not a trace: no traceEvents");
+	return PPROF_OK;
+}
+
+/* ---- from profiles to samples ---- */
+
+struct stamp {
+	int64_t t;
+	uint32_t i;
+};
+
+static int cmp_stamp(const void *a, const void *b)
+{
+	const struct stamp *x = a, *y = b;
+
+	if (x->t != y->t)
+		return x->t < y->t ? -1 : 1;
+	return x->i < y->i ? -1 : x->i > y->i;
+}
+
+static bool name_is(struct pprof_profile *p, uint32_t s, const char *lit)
+{
+	size_t n = strlen(lit);
+
+	return pp_strlen(p, s) == n && memcmp(pp_str(p, s), lit, n) == 0;
+}
+
+/* The outermost frame's node of node I: the ancestor just below the root
+ * (the root itself for the root). */
+static uint32_t bottom(const struct pp_v8 *v, uint32_t i)
+{
+	/* Depth is bounded by the number of nodes, and the tree has no
+	 * cycle once pp_v8_build() succeeded. */
+	while (v->nodes[i].parent != PP_V8_NONE &&
+	       v->nodes[v->nodes[i].parent].parent != PP_V8_NONE)
+		i = v->nodes[i].parent;
+	return i;
+}
+
+/*
+ * DevTools' fixMissingSamples (CPUProfileDataModel.ts): a (program) sample
+ * between two samples that are not (program), (garbage collector) or
+ * (idle) and whose outermost frames are the same node takes the previous
+ * sample's node.  "Previous" is the previous sample as it was before the
+ * repair.  The system nodes are found among the root's children in node
+ * order, the search stopping once all three are known (the last one of a
+ * name before that wins).  At least 3 samples.
+ */
+static void fix_missing(struct pprof_profile *p, struct pp_v8 *v, uint32_t *seq, size_t n)
+{
+	uint32_t prog = PP_V8_NONE, gc = PP_V8_NONE, idle = PP_V8_NONE, root = PP_V8_NONE;
+
+	for (uint32_t i = 0; i < v->n; i++)
+		if (v->nodes[i].parent == PP_V8_NONE) {
+			root = i;
+			break;
+		}
+	if (root == PP_V8_NONE)
+		return;
+	for (uint32_t i = 0; i < v->n && !(prog != PP_V8_NONE && gc != PP_V8_NONE && idle != PP_V8_NONE);
+	     i++) {
+		if (v->nodes[i].parent != root)
+			continue;
+		if (name_is(p, v->nodes[i].name, "(garbage collector)"))
+			gc = i;
+		else if (name_is(p, v->nodes[i].name, "(program)"))
+			prog = i;
+		else if (name_is(p, v->nodes[i].name, "(idle)"))
+			idle = i;
+	}
+	if (prog == PP_V8_NONE || n < 3)
+		return;
+#define SYSTEM(x) ((x) == prog || (x) == gc || (x) == idle)
+	uint32_t prev = seq[0], cur = seq[1];
+	for (size_t i = 1; i + 1 < n; i++) {
+		uint32_t next = seq[i + 1];
+
+		if (cur == prog && !SYSTEM(prev) && !SYSTEM(next) &&
+		    bottom(v, prev) == bottom(v, next))
+			seq[i] = prev;
+		prev = cur;
+		cur = next;
+	}
+#undef SYSTEM
+}
+
+static int range_error(struct tr *t)
+{
+	return pp_error(t->p, PPROF_EINPUT, "a time in nanoseconds leaves the 64-bit range");
+}
+
+/* The offset of sample I's chunk, for messages. */
+static uint64_t sample_offset(const struct tprof *f, size_t i)
+{
+	size_t lo = 0, hi = f->nmarks;
+
+	while (hi - lo > 1) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (f->marks[mid].first <= i)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return f->nmarks ? f->marks[lo].offset : f->offset;
+}
+
+struct acc {
+	int64_t count, wall;
+};
+
+static int profile_to_model(struct tr *t, struct tprof *f, bool timeline)
+{
+	struct pprof_profile *p = t->p;
+	size_t n = f->nsamples, i;
+	struct stamp *st = NULL;
+	uint32_t *seq = NULL;
+	int64_t *ts = NULL;
+	struct acc *acc = NULL;
+	struct pp_label lab[4];
+	uint32_t nlab = 0, labels, name;
+	int s;
+
+	f->v.j = NULL;
+	s = pp_v8_build(&f->v);
+	if (s != PPROF_OK)
+		return s;
+	if (n > UINT32_MAX)
+		return pp_error(p, PPROF_ENOMEM, "more than 2^32 samples in one profile");
+
+	/* labels */
+	memset(lab, 0, sizeof(lab));
+	if ((s = pp_intern_cstr(p, "pid", &lab[nlab].key)) != PPROF_OK)
+		return s;
+	lab[nlab++].num = f->pid;
+	if ((s = pp_intern_cstr(p, "tid", &lab[nlab].key)) != PPROF_OK)
+		return s;
+	lab[nlab++].num = f->tid;
+	if ((name = kv_get(&t->procname, f->pid, 0)) != UINT32_MAX) {
+		if ((s = pp_intern_cstr(p, "process", &lab[nlab].key)) != PPROF_OK)
+			return s;
+		lab[nlab++].str = name;
+	}
+	if ((name = kv_get(&t->threadname, f->pid, f->tid)) != UINT32_MAX) {
+		if ((s = pp_intern_cstr(p, "thread", &lab[nlab].key)) != PPROF_OK)
+			return s;
+		lab[nlab++].str = name;
+	}
+	if ((s = pp_labelset_intern(p, lab, nlab, &labels)) != PPROF_OK)
+		return s;
+
+	/* node indexes, in file order */
+	seq = malloc((n ? n : 1) * sizeof(*seq));
+	acc = calloc((size_t)f->v.n + 1, sizeof(*acc));
+	if (!seq || !acc) {
+		s = pp_nomem(p);
+		goto out;
+	}
+	for (i = 0; i < n; i++) {
+		uint32_t k = pp_v8_find(&f->v, f->samples[i]);
+
+		if (k == PP_V8_NONE) {
+			s = pp_error_at(p, PPROF_EINPUT, sample_offset(f, i),
+					"sample %zu: node %lld does not exist", i,
+					(long long)f->samples[i]);
+			goto out;
+		}
+		seq[i] = k;
+	}
+	ts = f->stamps;
+	/* Stable sort by timestamp: usually in order already, nearly so
+	 * otherwise (V8 writes a negative delta now and then). */
+	for (i = 1; i < n; i++)
+		if (ts[i] < ts[i - 1])
+			break;
+	if (i < n) {
+		st = malloc(n * sizeof(*st));
+		if (!st) {
+			s = pp_nomem(p);
+			goto out;
+		}
+		for (i = 0; i < n; i++)
+			st[i] = (struct stamp){ ts[i], (uint32_t)i };
+		size_t moves = 0, budget = 16 * n;
+		for (i = 1; i < n && moves <= budget; i++) {
+			struct stamp x = st[i];
+			size_t k = i;
+			while (k > 0 && st[k - 1].t > x.t && moves++ <= budget) {
+				st[k] = st[k - 1];
+				k--;
+			}
+			st[k] = x;
+		}
+		if (moves > budget)
+			qsort(st, n, sizeof(*st), cmp_stamp);
+		/* samples and stamps in time order */
+		uint32_t *sorted = malloc(n * sizeof(*sorted));
+		if (!sorted) {
+			s = pp_nomem(p);
+			goto out;
+		}
+		for (i = 0; i < n; i++) {
+			sorted[i] = seq[st[i].i];
+			ts[i] = st[i].t;
+		}
+		free(seq);
+		seq = sorted;
+	}
+	if (!(t->o && t->o->trace_keep_missing))
+		fix_missing(p, &f->v, seq, n);
+
+	/* The last sample stands for DevTools' average interval. */
+	int64_t last_wall = 0;
+	if (n > 1) {
+		int64_t span;
+		if (__builtin_sub_overflow(ts[n - 1], ts[0], &span) ||
+		    __builtin_mul_overflow(span, 1000, &span)) {
+			s = range_error(t);
+			goto out;
+		}
+		last_wall = span / (int64_t)(n - 1);
+	}
+	int64_t base = f->has_start ? 0 : (n ? ts[0] : 0);
+	for (i = 0; i < n; i++) {
+		uint32_t k = seq[i];
+		int64_t wall = last_wall, time;
+
+		if (i + 1 < n &&
+		    (__builtin_sub_overflow(ts[i + 1], ts[i], &wall) ||
+		     __builtin_mul_overflow(wall, 1000, &wall))) {
+			s = range_error(t);
+			goto out;
+		}
+		if (__builtin_add_overflow(acc[k].wall, wall, &acc[k].wall)) {
+			s = pp_error(p, PPROF_EINPUT, "sum of wall values leaves the 64-bit range");
+			goto out;
+		}
+		acc[k].count++;
+		if (timeline) {
+			if (__builtin_sub_overflow(ts[i], base, &time) ||
+			    __builtin_mul_overflow(time, 1000, &time)) {
+				s = range_error(t);
+				goto out;
+			}
+			s = pp_seq_push(p, f->v.nodes[k].model, time, wall);
+			if (s != PPROF_OK)
+				goto out;
+		}
+	}
+	for (uint32_t x = 0; x < f->v.n; x++) {
+		int64_t vals[2] = { acc[x].count, acc[x].wall };
+
+		if (f->v.nodes[x].model == 0 || (vals[0] == 0 && vals[1] == 0))
+			continue;
+		s = pp_add_sample(p, f->v.nodes[x].model, labels, vals, f->v.nodes[x].offset);
+		if (s != PPROF_OK)
+			goto out;
+	}
+	s = PPROF_OK;
+out:
+	free(st);
+	free(seq);
+	free(acc);
+	return s;
+}
+
+static int finish(struct tr *t)
+{
+	struct pprof_profile *p = t->p;
+	struct kvmap winner;
+	struct pp_sample_type types[2];
+	uint32_t *order = NULL, nwin = 0, best = UINT32_MAX;
+	size_t most = 0;
+	bool several = false;
+	int s;
+
+	if (!t->have_profile_event)
+		return pp_error(p, PPROF_EINPUT,
+				t->nevents ? "not a trace with a CPU profile: no Profile events"
+					   : "not a trace with a CPU profile: no events");
+	memset(&winner, 0, sizeof(winner));
+	/* Each thread's last profile with nodes (SamplesHandler.ts keeps one
+	 * profile per thread, the later overwriting the earlier). */
+	for (uint32_t i = 0; i < t->nprofs; i++) {
+		struct tprof *f = &t->profs[i];
+
+		if (!f->has_tid || f->v.n == 0)
+			continue;
+		if (kv_get(&winner, f->pid, f->tid) != UINT32_MAX)
+			several = true;
+		if (!kv_put(&winner, f->pid, f->tid, i)) {
+			free(winner.slots);
+			return pp_nomem(p);
+		}
+	}
+	if (several)
+		pp_warn(p, "several profiles on one thread: the last one is read, as DevTools does");
+	order = malloc(((size_t)t->nprofs + 1) * sizeof(*order));
+	if (!order) {
+		free(winner.slots);
+		return pp_nomem(p);
+	}
+	for (uint32_t i = 0; i < t->nprofs; i++) {
+		struct tprof *f = &t->profs[i];
+
+		if (!f->has_tid || f->v.n == 0 || kv_get(&winner, f->pid, f->tid) != i)
+			continue;
+		order[nwin++] = i;
+	}
+	free(winner.slots);
+
+	/* --thread: only the threads whose name matches. */
+	if (t->o && t->o->trace_thread) {
+		int err;
+		size_t erroff;
+		pcre2_code *re = pp_re_compile(t->o->trace_thread, strlen(t->o->trace_thread),
+					       &err, &erroff);
+		pcre2_match_data *md = re ? pcre2_match_data_create_from_pattern(re, NULL) : NULL;
+		uint32_t kept = 0;
+
+		if (!re || !md) {
+			pcre2_match_data_free(md);
+			pcre2_code_free(re);
+			free(order);
+			return re ? pp_nomem(p)
+				  : pp_error(p, PPROF_EUSAGE, "bad thread regex at offset %zu", erroff);
+		}
+		for (uint32_t w = 0; w < nwin; w++) {
+			struct tprof *f = &t->profs[order[w]];
+			uint32_t nm = kv_get(&t->threadname, f->pid, f->tid);
+
+			if (nm != UINT32_MAX && pp_re_match(re, pp_str(p, nm), pp_strlen(p, nm), md))
+				order[kept++] = order[w];
+		}
+		pcre2_match_data_free(md);
+		pcre2_code_free(re);
+		if (kept == 0 && nwin > 0)
+			pp_warn(p, "no thread's name matches %s", t->o->trace_thread);
+		nwin = kept;
+	}
+	/* The flame chart's thread: the one with the most samples (the first
+	 * of equals). */
+	for (uint32_t w = 0; w < nwin; w++) {
+		struct tprof *f = &t->profs[order[w]];
+
+		if (best == UINT32_MAX || f->nsamples > most) {
+			best = w;
+			most = f->nsamples;
+		}
+	}
+
+	if ((s = pp_intern_cstr(p, "samples", &types[0].type)) != PPROF_OK ||
+	    (s = pp_intern_cstr(p, "count", &types[0].unit)) != PPROF_OK ||
+	    (s = pp_intern_cstr(p, "wall", &types[1].type)) != PPROF_OK ||
+	    (s = pp_intern_cstr(p, "nanoseconds", &types[1].unit)) != PPROF_OK ||
+	    (s = pp_begin_input(p, types, 2, 1)) != PPROF_OK)
+		goto out;
+	for (uint32_t w = 0; w < nwin; w++) {
+		s = profile_to_model(t, &t->profs[order[w]], w == best);
+		if (s != PPROF_OK)
+			goto out;
+	}
+	if (nwin == 0)
+		pp_warn(p, "the trace's profiles have no samples");
+	s = PPROF_OK;
+out:
+	free(order);
+	return s;
+}
+
+static int trace_read(struct pprof_profile *p, const unsigned char *buf, size_t len,
+		      const struct pprof_read_options *o)
+{
+	struct tr t;
+	bool cut = false;
+	int s;
+
+	memset(&t, 0, sizeof(t));
+	t.p = p;
+	t.o = o;
+	t.buf = buf;
+	t.len = len;
+	t.max_depth = o && o->max_depth ? o->max_depth : 1000000;
+	if (p->hold && p->hold->ptr == buf)
+		t.drop = (unsigned char *)buf;
+	json_init(&t.j, buf, len, t.max_depth);
+	s = read_top(&t, &cut);
+	if (s == PPROF_OK && cut)
+		pp_warn(p, "truncated trace: read up to the last complete event (at byte %zu)",
+			t.last_end);
+	if (s == PPROF_OK)
+		s = finish(&t);
+	for (uint32_t i = 0; i < t.nprofs; i++)
+		prof_release(&t.profs[i]);
+	free(t.profs);
+	free(t.profmap.slots);
+	free(t.threadname.slots);
+	free(t.procname.slots);
+	free(t.idbuf);
+	json_release(&t.j);
+	return s;
+}
+
+/* ---- bid ---- */
+
+static const unsigned char *skip_ws(const unsigned char *p, const unsigned char *e)
+{
+	while (p < e && (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r'))
+		p++;
+	return p;
+}
+
+/* KEY (with its quotes) followed by ':' in [B, E). */
+static bool has_key(const unsigned char *b, const unsigned char *e, const char *key)
+{
+	size_t n = strlen(key);
+
+	for (const unsigned char *p = b; p < e;) {
+		const unsigned char *q = memmem(p, (size_t)(e - p), key, n);
+
+		if (!q)
+			return false;
+		if (skip_ws(q + n, e) < e && *skip_ws(q + n, e) == ':')
+			return true;
+		p = q + 1;
+	}
+	return false;
+}
+
+static int trace_bid(const unsigned char *buf, size_t len)
+{
+	const unsigned char *p = buf, *e = buf + len, *w;
+	const size_t window = 65536;
+
+	if (len >= 3 && p[0] == 0xef && p[1] == 0xbb && p[2] == 0xbf)
+		p += 3;
+	p = skip_ws(p, e);
+	if (p >= e)
+		return 0;
+	w = (size_t)(e - p) > window ? p + window : e;
+	if (*p == '[') {
+		const unsigned char *q = skip_ws(p + 1, e);
+		/* An array of events; any other array is no profile, but the
+		 * trace reader's message says so best. */
+		if (q < e && *q == '{' && has_key(q, w, "\"ph\""))
+			return 80;
+		return 5;
+	}
+	if (*p != '{')
+		return 0;
+	if (has_key(p, w, "\"traceEvents\""))
+		return 80;
+	if ((size_t)(e - p) > window && has_key(e - window, e, "\"traceEvents\""))
+		return 80;
+	/* DevTools' files may start with a long "metadata" (embedded source
+	 * maps): look at the top-level keys. */
+	{
+		struct json j;
+		int k, bid = 0;
+
+		json_init(&j, p, (size_t)(e - p), 0);
+		if (json_next(&j) == JSON_OBJECT_BEGIN) {
+			for (int keys = 0; keys < 16; keys++) {
+				k = json_next(&j);
+				if (k != JSON_KEY)
+					break;
+				if (json_is(&j, "traceEvents")) {
+					bid = 80;
+					break;
+				}
+				if (!json_is(&j, "metadata"))
+					break;
+				k = json_next(&j);
+				if (json_skip(&j, k) == JSON_ERROR)
+					break;
+			}
+		}
+		json_release(&j);
+		return bid;
+	}
+}
+
+const struct pp_reader pp_reader_trace = {
+	.format = PPROF_FMT_TRACE,
+	.name = "trace",
+	.bid = trace_bid,
+	.read = trace_read,
+};

@@ -1,0 +1,486 @@
+/*
+ * funcname.c: the name of the original function a generated position is
+ * in (smap_function_at()).
+ *
+ * V8 puts a function at the '(' of its parameters (a lone arrow parameter,
+ * "async" of an async arrow).  In order, stopping at the first that knows:
+ * the map's scopes; the generated script (when given): the function that
+ * starts there, and the original function its body maps into (a vote of
+ * the first mapped tokens of the body, nested functions left out), named
+ * by the mapping's name at the generated naming token (P in P=i=>, the key,
+ * the method name), as DevTools does, when that token maps to the original
+ * function's own naming token, else by the original source's tokens
+ * (sourcesContent); without the script, the original function whose head
+ * holds the mapped position.  Each text is tokenized once, when first
+ * needed.
+ */
+#include "smap_private.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "jstoken.h"
+
+#define NIL UINT32_MAX
+#define VOTES 16
+
+struct text {
+	bool tried, ok;
+	const char *s;
+	size_t len;
+	struct pp_js_toks toks;
+	struct pp_js_funcs funcs;
+	uint32_t *line, *col; /* of each token: 0-based, UTF-16 */
+};
+
+struct pp_smap_names {
+	char *script;
+	size_t slen;
+	struct text gen;
+	struct text *src; /* per source, by global index */
+	size_t nsrc;
+};
+
+static void text_release(struct text *t)
+{
+	pp_js_toks_release(&t->toks);
+	pp_js_funcs_release(&t->funcs);
+	free(t->line);
+	free(t->col);
+	memset(t, 0, sizeof(*t));
+}
+
+void pp_smap_names_free(struct pp_smap_names *n)
+{
+	if (!n)
+		return;
+	text_release(&n->gen);
+	for (size_t i = 0; i < n->nsrc; i++)
+		text_release(&n->src[i]);
+	free(n->src);
+	free(n->script);
+	free(n);
+}
+
+static struct pp_smap_names *names(struct smap_map *m)
+{
+	if (!m->names)
+		m->names = calloc(1, sizeof(*m->names));
+	return m->names;
+}
+
+int smap_map_set_script(struct smap_map *m, const void *text, size_t len)
+{
+	struct pp_smap_names *n = names(m);
+	if (!n)
+		return pp_smap_fail(m, SMAP_ENOMEM, "out of memory");
+	char *c = malloc(len + 1);
+	if (!c)
+		return pp_smap_fail(m, SMAP_ENOMEM, "out of memory");
+	memcpy(c, text, len);
+	c[len] = '\0';
+	text_release(&n->gen);
+	free(n->script);
+	n->script = c;
+	n->slen = len;
+	return SMAP_OK;
+}
+
+/* Tokenizes T (once) and finds its functions and token positions. */
+static bool text_ready(struct text *t, const char *s, size_t len)
+{
+	if (t->tried)
+		return t->ok;
+	t->tried = true;
+	t->s = s;
+	t->len = len;
+	if (len > UINT32_MAX || pp_js_tokenize(s, len, &t->toks))
+		return false;
+	if (pp_js_functions(s, &t->toks, &t->funcs))
+		goto fail;
+	t->line = malloc((t->toks.n + 1) * sizeof(*t->line));
+	t->col = malloc((t->toks.n + 1) * sizeof(*t->col));
+	if (!t->line || !t->col)
+		goto fail;
+	uint32_t line = 0, col = 0;
+	size_t at = 0;
+	for (size_t i = 0; i < t->toks.n; i++) {
+		size_t e = t->toks.t[i].off;
+		while (at < e) {
+			unsigned char c = (unsigned char)s[at];
+			if (c == '\n') {
+				line++;
+				col = 0;
+				at++;
+				continue;
+			}
+			if (c == '\r' && !(at + 1 < len && s[at + 1] == '\n')) {
+				line++;
+				col = 0;
+				at++;
+				continue;
+			}
+			size_t k = c < 0x80 ? 1 : c < 0xe0 ? 2 : c < 0xf0 ? 3 : 4;
+			if (c == 0xe2 && at + 2 < len && (unsigned char)s[at + 1] == 0x80 &&
+			    ((unsigned char)s[at + 2] == 0xa8 || (unsigned char)s[at + 2] == 0xa9)) {
+				line++; /* LS, PS end lines as ECMA-262 says */
+				col = 0;
+				at += 3;
+				continue;
+			}
+			col += k == 4 ? 2 : 1;
+			at += k;
+		}
+		t->line[i] = line;
+		t->col[i] = col;
+	}
+	t->ok = true;
+	return true;
+fail:
+	text_release(t);
+	t->tried = true;
+	return false;
+}
+
+/* The first token at or after LINE:COL. */
+static size_t tok_at(const struct text *t, uint32_t line, uint32_t col)
+{
+	size_t lo = 0, hi = t->toks.n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (t->line[mid] < line || (t->line[mid] == line && t->col[mid] < col))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+static bool tok_exact(const struct text *t, uint32_t line, uint32_t col, size_t *i)
+{
+	*i = tok_at(t, line, col);
+	return *i < t->toks.n && t->line[*i] == line && t->col[*i] == col;
+}
+
+static struct text *source_text(struct smap_map *m, size_t i)
+{
+	struct pp_smap_names *n = names(m);
+	if (!n || i >= m->nsrc)
+		return NULL;
+	if (!n->src) {
+		if (!(n->src = calloc(m->nsrc, sizeof(*n->src))))
+			return NULL;
+		n->nsrc = m->nsrc;
+	}
+	struct text *t = &n->src[i];
+	if (!m->src[i].content)
+		return NULL;
+	return text_ready(t, m->src[i].content, m->src[i].content_len) ? t : NULL;
+}
+
+/* The segment that starts exactly at generated LINE:COL, or false. */
+static bool exact(struct smap_map *m, uint32_t line, uint32_t col, struct smap_mapping *mp)
+{
+	return smap_lookup(m, line, col, mp) == SMAP_OK && mp->source &&
+	       mp->generated_line == line && mp->generated_column == col;
+}
+
+/* The original function around a mapped position, by its body. */
+static const struct pp_js_func *holding(struct smap_map *m, const struct smap_mapping *mp,
+					 struct text **src)
+{
+	struct text *t = source_text(m, mp->source_index);
+	*src = t;
+	if (!t)
+		return NULL;
+	size_t i = tok_at(t, mp->line, mp->column);
+	if (i >= t->toks.n)
+		return NULL;
+	return pp_js_func_holding(&t->funcs, (uint32_t)i);
+}
+
+/* The original function whose head (binding, key, "function", params)
+ * holds the mapped position: V8's position mapped without the script. */
+static const struct pp_js_func *heading(struct smap_map *m, const struct smap_mapping *mp,
+					 struct text **src)
+{
+	struct text *t = source_text(m, mp->source_index);
+	*src = t;
+	if (!t)
+		return NULL;
+	size_t i = tok_at(t, mp->line, mp->column);
+	const struct pp_js_funcs *fs = &t->funcs;
+	size_t lo = 0, hi = fs->n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (fs->f[mid].start < i)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (size_t k = lo; k < fs->n && k < lo + 8; k++) {
+		const struct pp_js_func *f = &fs->f[k];
+		uint32_t first = f->head;
+		if (f->chain != NIL && f->chain < first)
+			first = f->chain;
+		if (first <= i && i <= f->start)
+			return f;
+	}
+	return NULL;
+}
+
+static const char *keep(struct smap_map *m, const char *s, size_t n)
+{
+	return pp_smap_strndup(&m->arena, s, n);
+}
+
+static uint32_t naming_tok(const struct pp_js_func *f)
+{
+	return f->ctor ? f->cls : f->name_tok;
+}
+
+/* The name of generated function G with the map's names at its tokens. */
+static size_t mapped_name(struct smap_map *m, const struct text *g, const struct pp_js_func *f,
+			  char *buf, size_t cap, struct smap_mapping *last, bool *named)
+{
+	size_t at = 0;
+	*named = false;
+	buf[0] = '\0';
+	uint32_t first = f->ctor ? f->cls : f->chain, end = naming_tok(f);
+	if (end == NIL)
+		return 0;
+	if (f->prefix && !f->ctor) {
+		memcpy(buf, f->prefix == 1 ? "get " : "set ", 5);
+		at = 4;
+	}
+	for (uint32_t i = first; i <= end; i += 2) {
+		const struct pp_js_tok *t = &g->toks.t[i];
+		const char *s = g->s + t->off;
+		size_t n = t->len;
+		struct smap_mapping mp;
+		bool ex = exact(m, g->line[i], g->col[i], &mp);
+		if (i == first && f->this_chain && !f->ctor) {
+			/* this.x: V8 says Class.x in a class, else x */
+			if (f->cls != NIL) {
+				const struct pp_js_tok *ct = &g->toks.t[f->cls];
+				struct smap_mapping cm;
+				const char *cs = g->s + ct->off;
+				size_t cn = ct->len;
+				if (exact(m, g->line[f->cls], g->col[f->cls], &cm) && cm.name) {
+					cs = cm.name;
+					cn = strlen(cs);
+				}
+				if (at + cn + 1 < cap) {
+					memcpy(buf + at, cs, cn);
+					at += cn;
+					buf[at] = '\0';
+				}
+			}
+			continue;
+		}
+		if (i == first && i < end && t->kind == PP_JS_IDENT && !(ex && mp.name) &&
+		    (pp_js_tok_is(g->s, t, "exports") || pp_js_tok_is(g->s, t, "module"))) {
+			/* exports.f = , module.exports.f = : CommonJS's, not the source's */
+			if (pp_js_tok_is(g->s, t, "module") && i + 2 < end &&
+			    pp_js_tok_is(g->s, &g->toks.t[i + 2], "exports"))
+				i += 2;
+			continue;
+		}
+		bool hash = false;
+		if (ex && mp.name && t->kind != PP_JS_STRING) {
+			s = mp.name;
+			n = strlen(s);
+			/* terser names #m by "m" */
+			hash = t->kind == PP_JS_PRIVATE && s[0] != '#';
+		} else if (t->kind == PP_JS_STRING && n >= 2) {
+			s++;
+			n -= 2;
+		}
+		if (i == end) {
+			if (!ex)
+				return 0; /* the naming token itself is not mapped */
+			*last = mp;
+			/* the last part of a.b.c is a property: its text is the
+			 * source's (minifiers keep property names) */
+			*named = mp.name != NULL || (i != first && t->kind == PP_JS_IDENT);
+		}
+		if (at && buf[at - 1] != ' ' && at + 1 < cap)
+			buf[at++] = '.';
+		if (hash && at + 2 < cap)
+			buf[at++] = '#';
+		if (at + n + 1 > cap)
+			n = cap - at - 1;
+		memcpy(buf + at, s, n);
+		at += n;
+		buf[at] = '\0';
+	}
+	return at;
+}
+
+int smap_function_at(struct smap_map *m, uint32_t line, uint32_t column,
+		     struct smap_function *out)
+{
+	char buf[512], nbuf[512];
+	memset(out, 0, sizeof(*out));
+	out->start = -1;
+	struct pp_smap_names *n = names(m);
+	if (!n)
+		return pp_smap_fail(m, SMAP_ENOMEM, "out of memory");
+
+	const char *sn;
+	int rc = smap_lookup_function(m, line, column, &sn);
+	if (rc == SMAP_ENOMEM)
+		return rc;
+	if (rc == SMAP_OK) {
+		out->name = sn ? sn : "";
+		out->from = SMAP_FROM_SCOPES;
+	}
+
+	struct text *g = n->script && text_ready(&n->gen, n->script, n->slen) ? &n->gen : NULL;
+	const struct pp_js_func *gf = NULL;
+	if (g) {
+		size_t ti;
+		if (tok_exact(g, line, column, &ti))
+			gf = pp_js_func_starting(&g->funcs, (uint32_t)ti);
+		out->start = gf || (line == 0 && column == 0) ? 1 : 0;
+		if (gf) {
+			size_t k = pp_js_func_name(g->s, &g->toks, gf, buf, sizeof(buf));
+			out->token = keep(m, buf, k);
+		}
+	}
+	if (out->from)
+		return SMAP_OK;
+
+	if (gf) {
+		/* the vote of the body's mapped tokens */
+		struct {
+			const struct pp_js_func *f;
+			struct text *t;
+			unsigned votes;
+		} cand[VOTES];
+		size_t nc = 0, seen = 0;
+		struct smap_mapping body_first;
+		bool have_first = false;
+		memset(&body_first, 0, sizeof(body_first));
+		uint32_t i = gf->open == gf->close ? gf->open : gf->open + 1;
+		for (; i < gf->close + (gf->open == gf->close) && seen < VOTES; i++) {
+			const struct pp_js_func *nf = pp_js_func_starting(&g->funcs, i);
+			if (nf && nf != gf && nf->close >= i) {
+				i = nf->close;
+				continue;
+			}
+			struct smap_mapping mp;
+			if (!exact(m, g->line[i], g->col[i], &mp))
+				continue;
+			seen++;
+			if (!have_first) {
+				body_first = mp;
+				have_first = true;
+			}
+			struct text *st;
+			const struct pp_js_func *of = holding(m, &mp, &st);
+			if (!of)
+				continue;
+			size_t c;
+			for (c = 0; c < nc; c++)
+				if (cand[c].f == of)
+					break;
+			if (c == nc) {
+				cand[nc].f = of;
+				cand[nc].t = st;
+				cand[nc++].votes = 0;
+			}
+			cand[c].votes++;
+		}
+		const struct pp_js_func *of = NULL;
+		struct text *ot = NULL;
+		unsigned best = 0;
+		for (size_t c = 0; c < nc; c++)
+			if (cand[c].votes > best) {
+				best = cand[c].votes;
+				of = cand[c].f;
+				ot = cand[c].t;
+			}
+		if (!of && !have_first) {
+			/* an empty body: the function's own position */
+			struct smap_mapping mp;
+			if (smap_lookup(m, line, column, &mp) == SMAP_OK && mp.source)
+				of = heading(m, &mp, &ot);
+		}
+		struct smap_mapping last;
+		bool named = false;
+		memset(&last, 0, sizeof(last));
+		size_t k = mapped_name(m, g, gf, nbuf, sizeof(nbuf), &last, &named);
+		if (of) {
+			uint32_t nt = naming_tok(of);
+			bool agrees = named && nt != NIL && ot == source_text(m, last.source_index) &&
+				      ot->line[nt] == last.line && ot->col[nt] == last.column;
+			/* the original's own words: a bundler's binding
+			 * (exports.f = , ns.f = ) is not the name V8 gives */
+			size_t l = pp_js_func_name(ot->s, &ot->toks, of, buf, sizeof(buf));
+			out->name = keep(m, buf, l);
+			out->from = agrees ? SMAP_FROM_SCRIPT : SMAP_FROM_SOURCE;
+			return out->name ? SMAP_OK : pp_smap_fail(m, SMAP_ENOMEM, "out of memory");
+		}
+		/* no source text: the mapping's name at the naming token, when it
+		 * sits just before the body in the same source */
+		if (named && (!have_first || (last.source_index == body_first.source_index &&
+					      last.line <= body_first.line &&
+					      body_first.line - last.line <= 2))) {
+			out->name = keep(m, nbuf, k);
+			out->from = SMAP_FROM_SCRIPT;
+			return out->name ? SMAP_OK : pp_smap_fail(m, SMAP_ENOMEM, "out of memory");
+		}
+		if (naming_tok(gf) == NIL && !gf->ctor) {
+			/* anonymous here: a name at its '(' (a named function
+			 * expression a minifier made anonymous), else anonymous
+			 * (a lone parameter's name is the parameter's) */
+			struct smap_mapping mp;
+			bool paren = pp_js_tok_is(g->s, &g->toks.t[gf->start], "(");
+			out->name = paren && exact(m, line, column, &mp) && mp.name ? mp.name : "";
+			out->from = SMAP_FROM_SCRIPT;
+		}
+		return SMAP_OK;
+	}
+
+	/* without the script (or not at a function start in it): the
+	 * original function whose head holds the mapped position */
+	struct smap_mapping mp;
+	rc = smap_lookup(m, line, column, &mp);
+	if (rc == SMAP_ENOMEM)
+		return rc;
+	if (rc != SMAP_OK || !mp.source)
+		return SMAP_OK;
+	struct text *ot;
+	const struct pp_js_func *of = heading(m, &mp, &ot);
+	if (ot && !g)
+		out->start = of ? 1 : 0;
+	if (of && !g) {
+		size_t l = pp_js_func_name(ot->s, &ot->toks, of, buf, sizeof(buf));
+		out->name = keep(m, buf, l);
+		out->from = SMAP_FROM_SOURCE;
+		if (!out->name)
+			return pp_smap_fail(m, SMAP_ENOMEM, "out of memory");
+	}
+	return SMAP_OK;
+}
+
+uint32_t smap_map_generated_lines(struct smap_map *m)
+{
+	uint64_t end = 0;
+	for (size_t k = 0; k < m->nsec; k++) {
+		struct pp_smap_section *s = &m->sec[k];
+		if (!s->mappings)
+			continue;
+		if (!s->indexed && pp_smap_index_lines(m, s))
+			continue;
+		/* trailing lines without segments do not count */
+		uint32_t nl = s->nlines;
+		while (nl > 0 && s->line[nl].start - 1 == s->line[nl - 1].start)
+			nl--;
+		uint64_t e = (uint64_t)s->off_line + nl;
+		if (e > end)
+			end = e;
+	}
+	return end > UINT32_MAX ? UINT32_MAX : (uint32_t)end;
+}

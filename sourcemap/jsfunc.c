@@ -1,0 +1,504 @@
+/*
+ * jsfunc.c: the functions a tokenized JavaScript/TypeScript text defines,
+ * where V8 puts each (the '(' of its parameters, a lone arrow parameter,
+ * "async" of an async arrow), where its body is, and the token that names
+ * it as V8 infers names: its own name, the key of a method or property, the
+ * binding it is assigned to (a.b.c = function), its class for a
+ * constructor; none for a callback passed inline.
+ */
+#include "jstoken.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define NIL UINT32_MAX
+
+struct ctx {
+	const char *s;
+	const struct pp_js_tok *t;
+	size_t n;
+};
+
+static bool is(const struct ctx *c, size_t i, const char *w)
+{
+	return i < c->n && pp_js_tok_is(c->s, &c->t[i], w);
+}
+
+static bool kind(const struct ctx *c, size_t i, enum pp_js_kind k)
+{
+	return i < c->n && c->t[i].kind == k;
+}
+
+static bool is_any(const struct ctx *c, size_t i, const char *const *w)
+{
+	for (; *w; w++)
+		if (is(c, i, *w))
+			return true;
+	return false;
+}
+
+static const char *const not_keys[] = {
+	"if", "for", "while", "switch", "catch", "with", "function", "return", "typeof",
+	"await", "yield", "new", "super", "import", "void", "delete", "in", "of", "do",
+	"else", "instanceof", "throw", "case", "export", "typeof", "class", NULL};
+
+/* Past a TypeScript return type after token I (the ')' of the
+ * parameters): the index of the body's '{' or of "=>", else NIL. */
+static size_t after_params(const struct ctx *c, size_t i, bool arrow)
+{
+	size_t j = i + 1;
+	if (is(c, j, ":")) {
+		/* a type: up to a '{' that does not start a type literal */
+		j++;
+		for (size_t k = 0; j < c->n && k < 4096; k++) {
+			const struct pp_js_tok *t = &c->t[j];
+			if (t->kind == PP_JS_PUNCT && t->len == 1) {
+				char ch = c->s[t->off];
+				if (ch == '{') {
+					const char *prev = c->s + c->t[j - 1].off;
+					bool type_start = c->t[j - 1].len == 1 &&
+							  (*prev == ':' || *prev == '|' ||
+							   *prev == '&' || *prev == '<' ||
+							   *prev == ',' || *prev == '(');
+					if (!type_start)
+						break;
+				}
+				if ((ch == '(' || ch == '[' || ch == '{') && t->match != NIL) {
+					j = t->match + 1;
+					continue;
+				}
+				if (ch == ';' || ch == ')' || ch == ']' || ch == '}' || ch == '=' ||
+				    ch == ',')
+					return NIL;
+			}
+			if (is(c, j, "=>")) {
+				if (arrow)
+					break;
+				return NIL; /* an arrow's return type, not a method's */
+			}
+			j++;
+		}
+	}
+	if (arrow ? is(c, j, "=>") : is(c, j, "{"))
+		return j;
+	return NIL;
+}
+
+/* The last token of the concise arrow body starting at I. */
+static size_t concise_end(const struct ctx *c, size_t i)
+{
+	size_t j = i, last = i;
+	while (j < c->n) {
+		const struct pp_js_tok *t = &c->t[j];
+		if (t->kind == PP_JS_PUNCT && t->len == 1) {
+			char ch = c->s[t->off];
+			if (ch == ',' || ch == ';' || ch == ')' || ch == ']' || ch == '}')
+				break;
+			if ((ch == '(' || ch == '[' || ch == '{') && t->match != NIL) {
+				last = t->match;
+				j = t->match + 1;
+				continue;
+			}
+		}
+		if (t->kind == PP_JS_TEMPLATE && j > i && c->s[t->off] == '}')
+			break; /* the end of a template substitution */
+		last = j;
+		j++;
+	}
+	return last;
+}
+
+/*
+ * The binding of a function expression whose first token is H: what it is
+ * assigned to (x = , a.b.c = , const x: T = ), or the key of an object
+ * literal property (k: ).  Sets F's name_tok, chain and this_chain.
+ */
+static void binding(const struct ctx *c, size_t h, struct pp_js_func *f)
+{
+	if (h == 0)
+		return;
+	size_t p = h - 1;
+	/* (function () {...}) or (() => ...) bound as a whole: not named */
+	if (is(c, p, "=") || is(c, p, "||=") || is(c, p, "&&=") || is(c, p, "?\?=")) {
+		if (p == 0)
+			return;
+		size_t q = p - 1;
+		/* const x: Type = ...: back over the type to "x :" */
+		if (!(kind(c, q, PP_JS_IDENT) || kind(c, q, PP_JS_PRIVATE)) ||
+		    (q > 0 && is(c, q - 1, ":"))) {
+			size_t k = q;
+			bool found = false;
+			for (size_t steps = 0; k > 0 && steps < 256; steps++) {
+				const struct pp_js_tok *t = &c->t[k];
+				if (t->kind == PP_JS_PUNCT && t->len == 1 && t->match != NIL &&
+				    t->match < k) {
+					k = t->match - 1;
+					continue;
+				}
+				if (is(c, k, ";") || is(c, k, "{") || is(c, k, "}") || is(c, k, "="))
+					return;
+				if (is(c, k, ":")) {
+					q = k - 1;
+					if (is(c, q, "?") && q > 0)
+						q--;
+					found = true;
+					break;
+				}
+				k--;
+			}
+			if (!found || !(kind(c, q, PP_JS_IDENT) || kind(c, q, PP_JS_PRIVATE)))
+				return;
+		}
+		if (is(c, q, "]"))
+			return;
+		f->name_tok = (uint32_t)q;
+		f->chain = (uint32_t)q;
+		/* a.b.c: back to the first identifier */
+		while (f->chain >= 2 && is(c, f->chain - 1, ".") &&
+		       (kind(c, f->chain - 2, PP_JS_IDENT) || kind(c, f->chain - 2, PP_JS_PRIVATE)))
+			f->chain -= 2;
+		if (f->chain >= 1 && is(c, f->chain - 1, ".")) {
+			/* x[0].a = or f().a =: V8 names such a function by its last part */
+			f->chain = f->name_tok;
+		}
+		if (f->chain != f->name_tok && is(c, f->chain, "this"))
+			f->this_chain = true;
+		return;
+	}
+	if (is(c, p, ":") && p >= 2 &&
+	    (kind(c, p - 1, PP_JS_IDENT) || kind(c, p - 1, PP_JS_STRING) ||
+	     kind(c, p - 1, PP_JS_NUMBER)) &&
+	    (is(c, p - 2, "{") || is(c, p - 2, ","))) {
+		f->name_tok = f->chain = (uint32_t)(p - 1);
+		return;
+	}
+	if (is(c, p, "default") && p >= 1 && is(c, p - 1, "export")) {
+		f->name_tok = f->chain = (uint32_t)p;
+		return;
+	}
+}
+
+static int add(struct pp_js_funcs *fs, const struct pp_js_func *f)
+{
+	if (fs->n == fs->cap) {
+		size_t cap = fs->cap ? fs->cap * 2 : 64;
+		struct pp_js_func *nf = realloc(fs->f, cap * sizeof(*nf));
+		if (!nf)
+			return -1;
+		fs->f = nf;
+		fs->cap = cap;
+	}
+	fs->f[fs->n++] = *f;
+	return 0;
+}
+
+struct cls {
+	uint32_t open, close, name;
+};
+
+static int cmp_start(const void *a, const void *b)
+{
+	const struct pp_js_func *x = a, *y = b;
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
+int pp_js_functions(const char *text, const struct pp_js_toks *v, struct pp_js_funcs *out)
+{
+	struct ctx c = {text, v->t, v->n};
+	struct cls *classes = NULL;
+	size_t ncls = 0, ccap = 0;
+	memset(out, 0, sizeof(*out));
+
+	for (size_t i = 0; i < c.n; i++) {
+		struct pp_js_func f = {NIL, NIL, NIL, NIL, NIL, NIL, NIL, 0, false, false, NIL};
+		bool dot_before = i > 0 && (is(&c, i - 1, ".") || is(&c, i - 1, "?."));
+
+		if (is(&c, i, "class") && !dot_before) {
+			/* its body: the first '{' outside brackets */
+			size_t j = i + 1;
+			uint32_t name = NIL;
+			if (kind(&c, j, PP_JS_IDENT) && !is(&c, j, "extends") &&
+			    !is(&c, j, "implements"))
+				name = (uint32_t)j;
+			else {
+				struct pp_js_func b = f;
+				binding(&c, i, &b);
+				name = b.name_tok;
+			}
+			while (j < c.n && !is(&c, j, "{")) {
+				if ((is(&c, j, "(") || is(&c, j, "[")) && c.t[j].match != NIL)
+					j = c.t[j].match;
+				j++;
+			}
+			if (j < c.n && c.t[j].match != NIL) {
+				if (ncls == ccap) {
+					size_t cap = ccap ? ccap * 2 : 16;
+					struct cls *nc = realloc(classes, cap * sizeof(*nc));
+					if (!nc)
+						goto fail;
+					classes = nc;
+					ccap = cap;
+				}
+				classes[ncls++] = (struct cls){(uint32_t)j, c.t[j].match, name};
+			}
+			continue;
+		}
+		if (is(&c, i, "function") && !dot_before) {
+			size_t j = i + 1;
+			f.head = (uint32_t)(i > 0 && is(&c, i - 1, "async") ? i - 1 : i);
+			if (is(&c, j, "*"))
+				j++;
+			bool named = kind(&c, j, PP_JS_IDENT);
+			if (named)
+				j++;
+			if (is(&c, j, "<")) { /* type parameters */
+				int d = 0;
+				for (; j < c.n; j++) {
+					if (is(&c, j, "<"))
+						d++;
+					else if (is(&c, j, ">") && --d == 0)
+						break;
+					else if (is(&c, j, ">>"))
+						d -= 2;
+					if (d <= 0 && !is(&c, j, "<"))
+						break;
+				}
+				j++;
+			}
+			if (!is(&c, j, "(") || c.t[j].match == NIL)
+				continue;
+			size_t b = after_params(&c, c.t[j].match, false);
+			if (b == NIL || c.t[b].match == NIL)
+				continue;
+			f.start = (uint32_t)j;
+			f.open = (uint32_t)b;
+			f.close = c.t[b].match;
+			if (named)
+				f.name_tok = f.chain = (uint32_t)(j - 1);
+			else
+				binding(&c, f.head, &f);
+			if (add(out, &f))
+				goto fail;
+			continue;
+		}
+		if (is(&c, i, "=>")) {
+			size_t p;
+			if (i == 0)
+				continue;
+			if (kind(&c, i - 1, PP_JS_IDENT) && !(i >= 2 && is(&c, i - 2, ":"))) {
+				p = i - 1;
+			} else if (is(&c, i - 1, ")") && c.t[i - 1].match != NIL) {
+				p = c.t[i - 1].match;
+			} else {
+				/* (a): T => : back to a ')' followed by ':' */
+				size_t k = i - 1;
+				p = NIL;
+				for (size_t steps = 0; k > 0 && steps < 256; steps++) {
+					if (is(&c, k, ")") && is(&c, k + 1, ":") && c.t[k].match != NIL) {
+						p = c.t[k].match;
+						break;
+					}
+					if (c.t[k].kind == PP_JS_PUNCT && c.t[k].len == 1 &&
+					    c.t[k].match != NIL && c.t[k].match < k) {
+						k = c.t[k].match - 1;
+						continue;
+					}
+					if (is(&c, k, ";") || is(&c, k, "{") || is(&c, k, "}") ||
+					    is(&c, k, "="))
+						break;
+					k--;
+				}
+				if (p == NIL)
+					continue;
+			}
+			f.start = f.head = (uint32_t)p;
+			if (p > 0 && is(&c, p - 1, "async") &&
+			    !(kind(&c, p, PP_JS_IDENT) && is(&c, p, "async")))
+				f.start = f.head = (uint32_t)(p - 1);
+			if (i + 1 >= c.n)
+				continue;
+			if (is(&c, i + 1, "{") && c.t[i + 1].match != NIL) {
+				f.open = (uint32_t)(i + 1);
+				f.close = c.t[i + 1].match;
+			} else {
+				f.open = (uint32_t)(i + 1);
+				f.close = (uint32_t)concise_end(&c, i + 1);
+			}
+			binding(&c, f.head, &f);
+			if (add(out, &f))
+				goto fail;
+			continue;
+		}
+		if (is(&c, i, "(") && i > 0 && c.t[i].match != NIL) {
+			/* a method: KEY ( ... ) [: T] { */
+			size_t k = i - 1;
+			if (is(&c, k, ">")) { /* m<T>( */
+				int d = 0;
+				for (; k > 0; k--) {
+					if (is(&c, k, ">"))
+						d++;
+					else if (is(&c, k, "<") && --d == 0)
+						break;
+				}
+				if (k == 0)
+					continue;
+				k--;
+			}
+			size_t key = k;
+			if (is(&c, k, "]") && c.t[k].match != NIL)
+				key = c.t[k].match;
+			else if (!(kind(&c, k, PP_JS_IDENT) || kind(&c, k, PP_JS_STRING) ||
+				   kind(&c, k, PP_JS_NUMBER) || kind(&c, k, PP_JS_PRIVATE)) ||
+				 is_any(&c, k, not_keys))
+				continue;
+			if (key > 0 && (is(&c, key - 1, ".") || is(&c, key - 1, "?.") ||
+					is(&c, key - 1, "function")))
+				continue;
+			size_t b = after_params(&c, c.t[i].match, false);
+			if (b == NIL || c.t[b].match == NIL)
+				continue;
+			f.start = (uint32_t)i;
+			f.head = (uint32_t)key;
+			f.open = (uint32_t)b;
+			f.close = c.t[b].match;
+			if (key == k) {
+				f.name_tok = f.chain = (uint32_t)k;
+				if (key > 0 && (is(&c, key - 1, "get") || is(&c, key - 1, "set")) &&
+				    !(key > 1 && is(&c, key - 2, ".")))
+					f.prefix = is(&c, key - 1, "get") ? 1 : 2;
+				if (is(&c, k, "constructor"))
+					f.ctor = true;
+			}
+			if (add(out, &f))
+				goto fail;
+			continue;
+		}
+	}
+	qsort(out->f, out->n, sizeof(*out->f), cmp_start);
+	/* parents and classes: both nest, so the innermost container is
+	 * the last one, in start order, that holds the token */
+	for (size_t i = 0; i < out->n; i++) {
+		struct pp_js_func *f = &out->f[i];
+		for (size_t j = i; j-- > 0;) {
+			const struct pp_js_func *g = &out->f[j];
+			if (g->open < f->start && f->start <= g->close) {
+				f->parent = (uint32_t)j;
+				break;
+			}
+		}
+		for (size_t j = ncls; j-- > 0;) {
+			if (classes[j].open < f->start && f->start < classes[j].close) {
+				f->cls = classes[j].name;
+				break;
+			}
+		}
+	}
+	free(classes);
+	return 0;
+fail:
+	free(classes);
+	pp_js_funcs_release(out);
+	return -1;
+}
+
+void pp_js_funcs_release(struct pp_js_funcs *fs)
+{
+	free(fs->f);
+	memset(fs, 0, sizeof(*fs));
+}
+
+static size_t put(char *buf, size_t cap, size_t at, const char *s, size_t n)
+{
+	if (at < cap) {
+		size_t k = n < cap - 1 - at ? n : cap - 1 - at;
+		memcpy(buf + at, s, k);
+		buf[at + k] = '\0';
+	}
+	return at + n;
+}
+
+/* A token's text as a name part: a string key without its quotes. */
+static void tok_text(const char *text, const struct pp_js_tok *t, const char **s, size_t *n)
+{
+	*s = text + t->off;
+	*n = t->len;
+	if (t->kind == PP_JS_STRING && *n >= 2) {
+		(*s)++;
+		*n -= 2;
+	}
+}
+
+size_t pp_js_func_name(const char *text, const struct pp_js_toks *v, const struct pp_js_func *f,
+		       char *buf, size_t cap)
+{
+	size_t at = 0;
+	const char *s;
+	size_t n;
+	if (cap)
+		buf[0] = '\0';
+	if (f->ctor) {
+		if (f->cls == NIL)
+			return 0;
+		tok_text(text, &v->t[f->cls], &s, &n);
+		return put(buf, cap, 0, s, n);
+	}
+	if (f->name_tok == NIL)
+		return 0;
+	if (f->prefix)
+		at = put(buf, cap, at, f->prefix == 1 ? "get " : "set ", 4);
+	uint32_t i = f->chain;
+	if (f->this_chain) {
+		/* this.x = in a class: V8 says Class.x */
+		i += 2;
+		if (f->cls != NIL) {
+			tok_text(text, &v->t[f->cls], &s, &n);
+			at = put(buf, cap, at, s, n);
+			at = put(buf, cap, at, ".", 1);
+		}
+	}
+	for (; i <= f->name_tok; i += 2) {
+		tok_text(text, &v->t[i], &s, &n);
+		at = put(buf, cap, at, s, n);
+		if (i < f->name_tok)
+			at = put(buf, cap, at, ".", 1);
+	}
+	return at;
+}
+
+const struct pp_js_func *pp_js_func_starting(const struct pp_js_funcs *fs, uint32_t t)
+{
+	size_t lo = 0, hi = fs->n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (fs->f[mid].start < t)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < fs->n && fs->f[lo].start == t ? &fs->f[lo] : NULL;
+}
+
+const struct pp_js_func *pp_js_func_holding(const struct pp_js_funcs *fs, uint32_t t)
+{
+	/* the last function starting before T; then out through parents */
+	size_t lo = 0, hi = fs->n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (fs->f[mid].start < t)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == 0)
+		return NULL;
+	const struct pp_js_func *f = &fs->f[lo - 1];
+	for (size_t steps = 0; f && steps < fs->n; steps++) {
+		bool block = f->close != f->open;
+		if (block ? (f->open < t && t < f->close) : (f->open <= t && t <= f->close))
+			return f;
+		if (f->open <= t && t <= f->close) /* a concise body */
+			return f;
+		f = f->parent == NIL ? NULL : &fs->f[f->parent];
+	}
+	return NULL;
+}

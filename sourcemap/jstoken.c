@@ -1,0 +1,348 @@
+/*
+ * jstoken.c: a small, strict tokenizer of JavaScript and TypeScript, for
+ * finding functions and the names they are bound to.
+ *
+ * It knows comments, strings, template literals (with their substitutions
+ * tokenized as code), regular expression literals (told from division by
+ * the token before), numbers, identifiers (any byte >= 0x80 counts as an
+ * identifier byte), #private names and punctuators.  Brackets are matched.
+ * Anything it cannot make sense of (an unterminated string, comment or
+ * template, a bracket that does not match) fails the whole text: a
+ * name is never guessed from a text that was not understood.
+ */
+#include "jstoken.h"
+
+
+#include <stdlib.h>
+#include <string.h>
+
+static bool ident_start(unsigned char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || c == '$' ||
+	       c == '\\' || c >= 0x80;
+}
+
+static bool ident_part(unsigned char c)
+{
+	return ident_start(c) || (c >= '0' && c <= '9');
+}
+
+bool pp_js_tok_is(const char *text, const struct pp_js_tok *t, const char *s)
+{
+	size_t n = strlen(s);
+	return t->len == n && memcmp(text + t->off, s, n) == 0;
+}
+
+/* After these words an expression starts: a '/' there opens a regex. */
+static bool expr_keyword(const char *text, const struct pp_js_tok *t)
+{
+	static const char *const kw[] = {"return", "typeof", "instanceof", "in",     "of",
+					 "new",    "delete", "void",       "throw",  "case",
+					 "do",     "else",   "yield",      "await",  "extends"};
+	for (size_t i = 0; i < sizeof(kw) / sizeof(kw[0]); i++)
+		if (pp_js_tok_is(text, t, kw[i]))
+			return true;
+	return false;
+}
+
+static bool regex_allowed(const char *text, const struct pp_js_toks *v)
+{
+	if (!v->n)
+		return true;
+	const struct pp_js_tok *t = &v->t[v->n - 1];
+	switch (t->kind) {
+	case PP_JS_IDENT:
+		return expr_keyword(text, t);
+	case PP_JS_NUMBER:
+	case PP_JS_STRING:
+	case PP_JS_TEMPLATE:
+	case PP_JS_REGEX:
+	case PP_JS_PRIVATE:
+		return false;
+	case PP_JS_PUNCT:
+		if (t->len == 1 && (text[t->off] == ')' || text[t->off] == ']' || text[t->off] == '}'))
+			return false;
+		if (t->len == 2 && (memcmp(text + t->off, "++", 2) == 0 ||
+				    memcmp(text + t->off, "--", 2) == 0))
+			return false;
+		return true;
+	}
+	return true;
+}
+
+static int push(struct pp_js_toks *v, enum pp_js_kind k, size_t off, size_t len)
+{
+	if (v->n == v->cap) {
+		size_t cap = v->cap ? v->cap * 2 : 256;
+		struct pp_js_tok *t = realloc(v->t, cap * sizeof(*t));
+		if (!t)
+			return -1;
+		v->t = t;
+		v->cap = cap;
+	}
+	if (off > UINT32_MAX || len > UINT32_MAX)
+		return -1;
+	struct pp_js_tok *t = &v->t[v->n++];
+	t->off = (uint32_t)off;
+	t->len = (uint32_t)len;
+	t->kind = k;
+	t->match = UINT32_MAX;
+	return 0;
+}
+
+/* The longest punctuator at P (at most 4 bytes). */
+static size_t punct_len(const char *p, size_t left)
+{
+	static const char *const multi[] = {
+		">>>=", "...", "===", "!==", "**=", "<<=", ">>=", ">>>", "&&=", "||=", "?\?=",
+		"=>",   "==",  "!=",  "<=",  ">=",  "&&",  "||",  "??",  "?.",  "++",  "--",
+		"+=",   "-=",  "*=",  "/=",  "%=",  "&=",  "|=",  "^=",  "**",  "<<",  ">>"};
+	for (size_t i = 0; i < sizeof(multi) / sizeof(multi[0]); i++) {
+		size_t n = strlen(multi[i]);
+		/* "?." before a digit is a ternary and a number (a?.5:1) */
+		if (n <= left && memcmp(p, multi[i], n) == 0 &&
+		    !(n == 2 && p[0] == '?' && p[1] == '.' && left > 2 && p[2] >= '0' &&
+		      p[2] <= '9'))
+			return n;
+	}
+	return 1;
+}
+
+/* A quoted string from *I (at the quote); false when unterminated. */
+static bool skip_string(const char *s, size_t len, size_t *i)
+{
+	char q = s[*i];
+	size_t j = *i + 1;
+	while (j < len && s[j] != q) {
+		if (s[j] == '\\')
+			j++;
+		else if (s[j] == '\n')
+			return false;
+		j++;
+	}
+	if (j >= len)
+		return false;
+	*i = j + 1;
+	return true;
+}
+
+static bool skip_regex(const char *s, size_t len, size_t *i)
+{
+	size_t j = *i + 1;
+	bool cls = false;
+	while (j < len) {
+		char c = s[j];
+		if (c == '\n')
+			return false;
+		if (c == '\\')
+			j++;
+		else if (c == '[')
+			cls = true;
+		else if (c == ']')
+			cls = false;
+		else if (c == '/' && !cls)
+			break;
+		j++;
+	}
+	if (j >= len)
+		return false;
+	j++;
+	while (j < len && ident_part((unsigned char)s[j]))
+		j++;
+	*i = j;
+	return true;
+}
+
+int pp_js_tokenize(const char *s, size_t len, struct pp_js_toks *v)
+{
+	/* open brackets: token indexes; a template's "${" is marked so that
+	 * its "}" resumes the template */
+	uint32_t *stack = NULL;
+	bool *tmpl = NULL;
+	size_t depth = 0, cap = 0;
+	size_t i = 0;
+	int rc = -1;
+
+	memset(v, 0, sizeof(*v));
+	/* a hashbang line */
+	if (len >= 2 && s[0] == '#' && s[1] == '!')
+		while (i < len && s[i] != '\n')
+			i++;
+	while (i < len) {
+		unsigned char c = (unsigned char)s[i];
+		if (c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v') {
+			i++;
+			continue;
+		}
+		if (c == 0xc2 && i + 1 < len && (unsigned char)s[i + 1] == 0xa0) { /* NBSP */
+			i += 2;
+			continue;
+		}
+		if (c == 0xef && i + 2 < len && (unsigned char)s[i + 1] == 0xbb &&
+		    (unsigned char)s[i + 2] == 0xbf) { /* BOM */
+			i += 3;
+			continue;
+		}
+		if (c == 0xe2 && i + 2 < len && (unsigned char)s[i + 1] == 0x80 &&
+		    ((unsigned char)s[i + 2] == 0xa8 || (unsigned char)s[i + 2] == 0xa9)) {
+			i += 3; /* LS, PS */
+			continue;
+		}
+		if (c == '/' && i + 1 < len && s[i + 1] == '/') {
+			while (i < len && s[i] != '\n')
+				i++;
+			continue;
+		}
+		if (c == '/' && i + 1 < len && s[i + 1] == '*') {
+			const char *e = NULL;
+			for (size_t j = i + 2; j + 1 < len; j++)
+				if (s[j] == '*' && s[j + 1] == '/') {
+					e = s + j;
+					break;
+				}
+			if (!e)
+				goto out;
+			i = (size_t)(e - s) + 2;
+			continue;
+		}
+		size_t st = i;
+		if (ident_start(c)) {
+			while (i < len && ident_part((unsigned char)s[i]))
+				i++;
+			if (push(v, PP_JS_IDENT, st, i - st))
+				goto out;
+			continue;
+		}
+		if (c == '#' && i + 1 < len && ident_start((unsigned char)s[i + 1])) {
+			i++;
+			while (i < len && ident_part((unsigned char)s[i]))
+				i++;
+			if (push(v, PP_JS_PRIVATE, st, i - st))
+				goto out;
+			continue;
+		}
+		if ((c >= '0' && c <= '9') ||
+		    (c == '.' && i + 1 < len && s[i + 1] >= '0' && s[i + 1] <= '9')) {
+			while (i < len && (ident_part((unsigned char)s[i]) || s[i] == '.' ||
+					   ((s[i] == '+' || s[i] == '-') &&
+					    (s[i - 1] == 'e' || s[i - 1] == 'E') &&
+					    !(s[st] == '0' && st + 1 < len &&
+					      (s[st + 1] == 'x' || s[st + 1] == 'X')))))
+				i++;
+			if (push(v, PP_JS_NUMBER, st, i - st))
+				goto out;
+			continue;
+		}
+		if (c == '"' || c == '\'') {
+			if (!skip_string(s, len, &i) || push(v, PP_JS_STRING, st, i - st))
+				goto out;
+			continue;
+		}
+		if (c == '`' || (c == '}' && depth && tmpl[depth - 1])) {
+			/* a template piece: up to the closing '`' or a "${" */
+			if (c == '}')
+				depth--;
+			size_t j = i + 1;
+			bool open = false;
+			while (j < len && s[j] != '`') {
+				if (s[j] == '\\') {
+					j += 2;
+					continue;
+				}
+				if (s[j] == '$' && j + 1 < len && s[j + 1] == '{') {
+					open = true;
+					break;
+				}
+				j++;
+			}
+			if (j >= len)
+				goto out;
+			i = open ? j + 2 : j + 1;
+			if (push(v, PP_JS_TEMPLATE, st, i - st))
+				goto out;
+			if (open) {
+				if (depth == cap) {
+					size_t nc = cap ? cap * 2 : 64;
+					uint32_t *ns = realloc(stack, nc * sizeof(*ns));
+					if (!ns)
+						goto out;
+					stack = ns;
+					bool *nt = realloc(tmpl, nc * sizeof(*nt));
+					if (!nt)
+						goto out;
+					tmpl = nt;
+					cap = nc;
+				}
+				stack[depth] = UINT32_MAX;
+				tmpl[depth++] = true;
+			}
+			continue;
+		}
+		if (c == '/' && regex_allowed(s, v)) {
+			if (!skip_regex(s, len, &i) || push(v, PP_JS_REGEX, st, i - st))
+				goto out;
+			continue;
+		}
+		if (c < 0x21 || c > 0x7e || c == '\\' || c == '#')
+			goto out; /* a control character, a stray '#' */
+		size_t n = punct_len(s + i, len - i);
+		i += n;
+		if (push(v, PP_JS_PUNCT, st, n))
+			goto out;
+		if (n == 1 && (c == '(' || c == '[' || c == '{')) {
+			if (depth == cap) {
+				size_t nc = cap ? cap * 2 : 64;
+				uint32_t *ns = realloc(stack, nc * sizeof(*ns));
+				if (!ns)
+					goto out;
+				stack = ns;
+				bool *nt = realloc(tmpl, nc * sizeof(*nt));
+				if (!nt)
+					goto out;
+				tmpl = nt;
+				cap = nc;
+			}
+			stack[depth] = (uint32_t)(v->n - 1);
+			tmpl[depth++] = false;
+		} else if (n == 1 && (c == ')' || c == ']' || c == '}')) {
+			if (!depth || tmpl[depth - 1])
+				goto out;
+			uint32_t o = stack[--depth];
+			char oc = s[v->t[o].off];
+			if ((c == ')' && oc != '(') || (c == ']' && oc != '[') ||
+			    (c == '}' && oc != '{'))
+				goto out;
+			v->t[o].match = (uint32_t)(v->n - 1);
+			v->t[v->n - 1].match = o;
+		}
+	}
+	if (depth == 0)
+		rc = 0;
+out:
+	free(stack);
+	free(tmpl);
+	if (rc) {
+		free(v->t);
+		memset(v, 0, sizeof(*v));
+	}
+	return rc;
+}
+
+void pp_js_toks_release(struct pp_js_toks *v)
+{
+	free(v->t);
+	memset(v, 0, sizeof(*v));
+}
+
+size_t pp_js_tok_at(const struct pp_js_toks *v, size_t off)
+{
+	size_t lo = 0, hi = v->n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (v->t[mid].off < off)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo; /* the first token at or after OFF */
+}

@@ -1,0 +1,79 @@
+/*
+ * jstoken.h: the tokenizer of JavaScript/TypeScript and the table of the
+ * functions a text defines (jstoken.c, jsfunc.c).  Private to libsourcemap
+ * (and its unit tests and fuzz harness).
+ */
+#ifndef SMAP_JSTOKEN_H
+#define SMAP_JSTOKEN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+enum pp_js_kind {
+	PP_JS_IDENT,    /* identifiers and keywords */
+	PP_JS_PRIVATE,  /* #name */
+	PP_JS_NUMBER,
+	PP_JS_STRING,   /* with its quotes */
+	PP_JS_TEMPLATE, /* a template piece: `...` or `...${ or }...${ or }...` */
+	PP_JS_REGEX,
+	PP_JS_PUNCT,
+};
+
+struct pp_js_tok {
+	uint32_t off, len; /* bytes */
+	uint32_t match;    /* a bracket's partner, else UINT32_MAX */
+	uint8_t kind;
+};
+
+struct pp_js_toks {
+	struct pp_js_tok *t;
+	size_t n, cap;
+};
+
+/* Tokenizes TEXT into V (malloc'd; release with pp_js_toks_release()).
+ * Returns 0, or -1 when the text is not understood (V is then empty) or
+ * memory ran out. */
+int pp_js_tokenize(const char *text, size_t len, struct pp_js_toks *v);
+void pp_js_toks_release(struct pp_js_toks *v);
+/* Whether token T is the text S. */
+bool pp_js_tok_is(const char *text, const struct pp_js_tok *t, const char *s);
+/* The index of the first token starting at or after byte OFF (V->n if none). */
+size_t pp_js_tok_at(const struct pp_js_toks *v, size_t off);
+
+/* A function the text defines. */
+struct pp_js_func {
+	uint32_t start;     /* token where V8 puts the function: the '(' of its
+			     * parameters, a lone parameter, or "async" */
+	uint32_t head;      /* its first token ("async", "function", the key) */
+	uint32_t open;      /* the body's '{', or the first token of a concise body */
+	uint32_t close;     /* the body's '}', or its last token */
+	uint32_t name_tok;  /* the token that names it (own name, key, the last
+			     * identifier of the binding), or UINT32_MAX */
+	uint32_t chain;     /* first token of a binding a.b.c (= name_tok when one) */
+	uint32_t parent;    /* innermost enclosing function, or UINT32_MAX */
+	uint8_t prefix;     /* 0, 1 "get ", 2 "set " */
+	bool ctor;          /* a class constructor: named by its class */
+	bool this_chain;    /* the binding starts with "this." */
+	uint32_t cls;       /* the enclosing class's naming token, or UINT32_MAX */
+};
+
+struct pp_js_funcs {
+	struct pp_js_func *f; /* in order of their start token */
+	size_t n, cap;
+};
+
+/* The functions of tokenized TEXT. 0, or -1 when out of memory. */
+int pp_js_functions(const char *text, const struct pp_js_toks *v, struct pp_js_funcs *out);
+void pp_js_funcs_release(struct pp_js_funcs *fs);
+/* The name V8 gives function F, written into BUF (NUL-terminated, cut at
+ * CAP); "" for an anonymous function. */
+size_t pp_js_func_name(const char *text, const struct pp_js_toks *v, const struct pp_js_func *f,
+		       char *buf, size_t cap);
+/* The function whose V8 position is token T, or NULL. */
+const struct pp_js_func *pp_js_func_starting(const struct pp_js_funcs *fs, uint32_t t);
+/* The innermost function whose body holds token T (strictly inside its braces,
+ * or in its concise body), or NULL. */
+const struct pp_js_func *pp_js_func_holding(const struct pp_js_funcs *fs, uint32_t t);
+
+#endif /* SMAP_JSTOKEN_H */

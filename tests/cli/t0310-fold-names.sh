@@ -1,0 +1,56 @@
+#!/bin/sh
+# Names on every bundler: one TypeScript program with every style of
+# function (fixtures/names/src), built by each bundler minified and not,
+# profiled with node --cpu-prof (fixtures/names/README.md).  The expected
+# frames (BUNDLER/expected.folded) come from the oracle in the generator:
+# trace-mapping for the positions, and the name V8 gave the same function in
+# the unminified run.  Per bundler, the symbolicated frames of the minified
+# run must carry at least 95% of the bundle's sample weight on the oracle's
+# names and files (a frame counts once per sample whose stack holds it).
+. "$(dirname "$0")/../lib.sh"
+
+N=$FIX/names
+SCORE=$SRC/tests/cli/names-score.awk
+
+# score BUNDLER VARIANT [pprof-fold options]: "RIGHT TOTAL PERCENT" in
+# $S/BUNDLER.VARIANT.score (kept for the table and later tests)
+S=$TRASH/scores
+mkdir -p "$S"
+score() {
+	_b=$1 _v=$2
+	shift 2
+	pprof-fold -i samples -g lines -m "$N/$_b/$_v" "$@" "$N/$_b/min.cpuprofile" \
+		>"$_b.$_v.folded" 2>"$_b.$_v.err" &&
+	awk -f "$SCORE" "$N/$_b/expected.folded" "$_b.$_v.folded" >"$S/$_b.$_v.score"
+}
+
+# at least PCT percent (one decimal) in FILE's third column
+at_least() {
+	awk -v want="$1" '{ exit !($3 + 0 >= want) }' "$2"
+}
+
+test_expect_success 'the score fails a wrong name and a merged frame' '
+	printf "%s\n" "a x.ts:1;b x.ts:2 3" "a x.ts:1;c x.ts:3 1" >e &&
+	printf "%s\n" "a x.ts:1;b x.ts:2 3" "a x.ts:1;b x.ts:3 1" >a &&
+	awk -f "$SCORE" e a >s && echo "7 8 87.5" >expect && test_cmp expect s &&
+	printf "%s\n" "a x.ts:1;a x.ts:1 4" >a &&
+	awk -f "$SCORE" e a >s && echo "4 8 50.0" >expect && test_cmp expect s
+'
+
+for b in esbuild tsc-terser rollup-terser webpack swc vite; do
+	[ -f "$N/$b/min.cpuprofile" ] || continue
+	test_expect_success "$b: 95% of the weight on the right names and files" '
+		score $b min && ! test -s $b.min.err && at_least 95 "$S/$b.min.score"
+	'
+	echo "# names $b with sourcesContent: $(cat "$S/$b.min.score" 2>/dev/null) (right, total, %)"
+	test_expect_success "$b without sourcesContent: the script names what it can" '
+		score $b min-nosc
+	'
+	echo "# names $b without sourcesContent: $(cat "$S/$b.min-nosc.score" 2>/dev/null)"
+done
+
+test_expect_success 'esbuild without sourcesContent: 95% from the script alone' '
+	at_least 95 "$S/esbuild.min-nosc.score"
+'
+
+test_done
