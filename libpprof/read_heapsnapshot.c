@@ -305,8 +305,9 @@ static int read_header(struct hsread *r)
 
 	if (t == JSON_ERROR)
 		return jerr(r);
+	uint64_t at = json_offset(j);
 	if (t != JSON_OBJECT_BEGIN)
-		return pp_error_at(r->p, PPROF_EINPUT, json_offset(j), "snapshot is not an object");
+		return pp_error_at(r->p, PPROF_EINPUT, at, "snapshot is not an object");
 	for (;;) {
 		t = next(r);
 		if (t == JSON_OBJECT_END)
@@ -334,7 +335,7 @@ static int read_header(struct hsread *r)
 			return s;
 	}
 	if (!r->have_meta)
-		return pp_error(r->p, PPROF_EINPUT, "not a heap snapshot: no snapshot.meta");
+		return pp_error_at(r->p, PPROF_EINPUT, at, "not a heap snapshot: no snapshot.meta");
 	return PPROF_OK;
 }
 
@@ -769,11 +770,16 @@ static int add_types(struct pprof_profile *p)
 /* The profile: each node of self size > 0 is a sample whose stack is the
  * class names of the nodes of self size > 0 on its dominator chain below
  * the root, a run of one class being one frame. */
-static int build_profile(struct pprof_profile *p, struct pp_hs *h)
+static int build_profile(struct pprof_profile *p, struct pp_hs *h, size_t inlen)
 {
 	uint32_t *cls = malloc((size_t)h->n * sizeof(*cls));
 	uint32_t *model = malloc((size_t)h->n * sizeof(*model));
-	uint32_t *framecache = NULL;
+	uint32_t *framecache = NULL, *depth = NULL;
+	size_t capdepth = 0;
+	/* The folded output is as long as the stacks' frames together: a
+	 * chain of classes taking turns would make it quadratic in the input.
+	 * The bound is the pprof reader's for inlined stacks. */
+	uint64_t frames = 0, maxframes = ((uint64_t)1 << 22) + 16 * (uint64_t)inlen;
 	int s = PPROF_OK;
 
 	if (!cls || !model) {
@@ -791,6 +797,18 @@ static int build_profile(struct pprof_profile *p, struct pp_hs *h)
 	if ((s = add_types(p)) != PPROF_OK)
 		goto out;
 	model[h->root] = 0;
+	/* the depths of the nodes earlier inputs made (a parent comes first) */
+	{
+		void *d = depth;
+		if (!pp_grow(&d, &capdepth, (size_t)p->nnodes + 1, sizeof(*depth))) {
+			s = pp_nomem(p);
+			goto out;
+		}
+		depth = d;
+		depth[0] = 0;
+		for (uint32_t i = 1; i < p->nnodes; i++)
+			depth[i] = depth[p->nodes[i].parent] + 1;
+	}
 	for (uint32_t k = 0; k < h->n; k++) {
 		uint32_t v = h->order[k];
 		if (v == h->root)
@@ -809,16 +827,37 @@ static int build_profile(struct pprof_profile *p, struct pp_hs *h)
 				goto out;
 			framecache[cls[v]] = f;
 		}
-		if (up != 0 && p->nodes[up].frame == f)
+		if (up != 0 && p->nodes[up].frame == f) {
 			model[v] = up;
-		else if ((s = pp_node_child(p, up, f, &model[v])) != PPROF_OK)
-			goto out;
+		} else {
+			uint32_t before = p->nnodes;
+			if ((s = pp_node_child(p, up, f, &model[v])) != PPROF_OK)
+				goto out;
+			if (p->nnodes != before) {
+				void *d = depth;
+				if (!pp_grow(&d, &capdepth, p->nnodes, sizeof(*depth))) {
+					s = pp_nomem(p);
+					goto out;
+				}
+				depth = d;
+				depth[model[v]] = depth[up] + 1;
+				frames += depth[model[v]];
+				if (frames > maxframes) {
+					s = pp_error(p, PPROF_EINPUT,
+						     "dominator-chain stacks expand to more than %llu "
+						     "frames, too many for %zu bytes",
+						     (unsigned long long)maxframes, inlen);
+					goto out;
+				}
+			}
+		}
 		int64_t vals[2] = {1, h->self[v]};
 		if ((s = pp_add_sample(p, model[v], 0, vals, 0)) != PPROF_OK)
 			goto out;
 	}
 out:
 	free(framecache);
+	free(depth);
 	free(cls);
 	free(model);
 	return s;
@@ -849,7 +888,7 @@ static int hs_read(struct pprof_profile *p, const unsigned char *buf, size_t len
 	if (s == PPROF_OK)
 		s = pp_hs_dominators(p, &h);
 	if (s == PPROF_OK)
-		s = build_profile(p, &h);
+		s = build_profile(p, &h, len);
 	pp_hs_release(&h);
 	return s;
 }
