@@ -109,7 +109,7 @@ int smap_lookup_line(struct smap_map *m, uint32_t line,
 	/* the sections with a part on LINE: k0, and those starting on it */
 	for (k = k0 < 0 ? 0 : (size_t)k0; k < m->nsec; k++) {
 		struct pp_smap_section *s = &m->sec[k];
-		uint32_t rl, stop = UINT32_MAX, i;
+		uint32_t rl, stop = UINT32_MAX, i, n;
 		const struct pp_smap_seg *v;
 
 		if (s->off_line > line)
@@ -121,13 +121,10 @@ int smap_lookup_line(struct smap_map *m, uint32_t line,
 		rl = line - s->off_line;
 		if (!s->mappings)
 			continue;
-		if ((rc = pp_smap_decode_line(m, s, rl)))
+		v = pp_smap_line_segs(m, s, rl, &n, &rc);
+		if (rc)
 			return rc;
-		/* A line without segments may have no array at all. */
-		if (rl >= s->nlines || s->line[rl].count == 0)
-			continue;
-		v = s->segs + s->line[rl].first;
-		for (i = 0; i < s->line[rl].count; i++) {
+		for (i = 0; i < n; i++) {
 			uint64_t abs = rl == 0 ? (uint64_t)v[i].gcol + s->off_col :
 						 v[i].gcol;
 

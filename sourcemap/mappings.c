@@ -2,8 +2,9 @@
  * mappings.c: the "mappings" string, decoded lazily, and look-ups.
  *
  * A 20 MB map is asked a few thousand positions, so nothing is decoded at
- * load.  The first look-up in a section finds its line starts with one
- * memchr pass.  The VLQ fields other than the generated column are relative
+ * load.  The first look-up in a section finds its lines with one pass, and
+ * keeps a record only for the lines that have segments (a map may be 50 MB
+ * of ";").  The VLQ fields other than the generated column are relative
  * across the whole string, so the state at each line's start is kept as a
  * checkpoint: reaching line L decodes lines up to L once without storing
  * their segments ("state only"), and L itself is decoded into segments,
@@ -48,38 +49,76 @@ static void init_tabs(void)
 
 int pp_smap_index_lines(struct smap_map *m, struct pp_smap_section *s)
 {
-	const char *p = s->mappings, *end = p + s->mlen, *q;
-	size_t n = 1, i;
+	const char *p = s->mappings ? s->mappings : "";
+	size_t len = s->mappings ? s->mlen : 0, i, lines = 1, nrec = 0, k;
 
 	if (s->indexed)
 		return SMAP_OK;
 	init_tabs();
-	if (!p) {
-		end = p = "";
+	if (len > UINT32_MAX - 1)
+		return pp_smap_fail(m, SMAP_ENOMEM, "mappings past 4 GiB");
+	/* one pass to count, one to fill: only non-empty lines get a record */
+	for (i = 0; i < len; i++) {
+		if (p[i] == ';') {
+			lines++;
+		} else if (i == 0 || p[i - 1] == ';') {
+			nrec++;
+		}
 	}
-	for (q = p; (q = memchr(q, ';', (size_t)(end - q))); q++)
-		n++;
-	if (n >= UINT32_MAX)
+	if (lines >= UINT32_MAX)
 		return pp_smap_fail(m, SMAP_ENOMEM, "too many generated lines");
-	s->line = malloc((n + 1) * sizeof(*s->line));
+	s->line = malloc((nrec ? nrec : 1) * sizeof(*s->line));
 	if (!s->line)
 		return pp_smap_fail(m, SMAP_ENOMEM, "out of memory");
-	s->line[0].start = 0;
-	i = 1;
-	for (q = p; (q = memchr(q, ';', (size_t)(end - q))); q++)
-		s->line[i++].start = (uint32_t)(q - p) + 1;
-	/* a sentinel: line L ends at line[L + 1].start - 1 */
-	s->line[n].start = (uint32_t)(end - p) + 1;
-	for (i = 0; i <= n; i++) {
-		s->line[i].first = PP_SMAP_NIL;
-		s->line[i].count = 0;
-		s->line[i].coarse = PP_SMAP_NIL;
+	k = 0;
+	{
+		uint32_t lno = 0;
+
+		i = 0;
+		while (i < len) {
+			const char *q;
+
+			while (i < len && p[i] == ';') {
+				i++;
+				lno++;
+			}
+			if (i >= len)
+				break;
+			q = memchr(p + i, ';', len - i);
+			struct pp_smap_line *r = &s->line[k++];
+			r->lno = lno;
+			r->start = (uint32_t)i;
+			r->end = q ? (uint32_t)(q - p) : (uint32_t)len;
+			r->first = PP_SMAP_NIL;
+			r->count = 0;
+			r->coarse = PP_SMAP_NIL;
+			i = r->end;
+		}
 	}
 	memset(&s->line[0].st, 0, sizeof(s->line[0].st));
 	s->npassed = 0;
-	s->nlines = (uint32_t)n;
+	s->nlines = (uint32_t)lines;
+	s->nrec = (uint32_t)nrec;
 	s->indexed = true;
 	return SMAP_OK;
+}
+
+/* The record of generated line L, or PP_SMAP_NIL for an empty line. */
+static uint32_t rec_of(const struct pp_smap_section *s, uint32_t l)
+{
+	uint32_t lo = 0, hi = s->nrec;
+
+	if (s->nrec == s->nlines)
+		return l < s->nrec ? l : PP_SMAP_NIL; /* no empty line */
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+
+		if (s->line[mid].lno < l)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < s->nrec && s->line[lo].lno == l ? lo : PP_SMAP_NIL;
 }
 
 enum {
@@ -123,7 +162,7 @@ struct problem {
 	size_t at; /* offset in the mappings string */
 };
 
-/* Decodes the segments of line L of S from state *ST (updated).  STORE:
+/* Decodes the segments of record L of S from state *ST (updated).  STORE:
  * append them to s->segs.  *PB gets the first problem, if any.  MAXCOL and
  * ANY (may be NULL) get the greatest generated column and whether there
  * was a segment.  This is the hot loop of a look-up: one table lookup per
@@ -135,7 +174,7 @@ static int decode(struct smap_map *m, struct pp_smap_section *s, uint32_t l,
 {
 	const unsigned char *base = (const unsigned char *)s->mappings;
 	const unsigned char *p = base + s->line[l].start;
-	const unsigned char *end = base + s->line[l + 1].start - 1;
+	const unsigned char *end = base + s->line[l].end;
 	int64_t gcol = 0;
 	int64_t v[6];
 
@@ -372,7 +411,7 @@ static int fast_line(struct smap_map *m, struct pp_smap_section *s,
 {
 	const unsigned char *base = (const unsigned char *)s->mappings;
 	const unsigned char *p = base + s->line[l].start;
-	const unsigned char *end = base + s->line[l + 1].start - 1;
+	const unsigned char *end = base + s->line[l].end;
 	int64_t src = st->src, ol = st->oline, oc = st->ocol, nm = st->name;
 	int64_t gcol = 0;
 	size_t first = s->nsegs;
@@ -482,8 +521,8 @@ slow:
 	return 0;
 }
 
-/* Passes the lines before L (state only), so that the state at L's start
- * is known.  Problems of a line are told when it is first passed. */
+/* Passes the records before L (state only), so that the state at L's
+ * start is known.  Problems of a line are told when it is first passed. */
 static int reach(struct smap_map *m, struct pp_smap_section *s, uint32_t l)
 {
 	int rc;
@@ -502,7 +541,7 @@ static int reach(struct smap_map *m, struct pp_smap_section *s, uint32_t l)
 			if (pb.what)
 				report(m, s, &pb);
 		}
-		if (k + 1 < s->nlines)
+		if (k + 1 < s->nrec)
 			s->line[k + 1].st = st;
 		s->npassed++;
 	}
@@ -558,17 +597,15 @@ static int sort_segs(struct smap_map *m, struct pp_smap_seg *v, size_t n)
 	return SMAP_OK;
 }
 
-int pp_smap_decode_line(struct smap_map *m, struct pp_smap_section *s,
-			uint32_t l)
+/* Decodes record L of S into segments, unless done. */
+static int decode_rec(struct smap_map *m, struct pp_smap_section *s, uint32_t l)
 {
 	struct pp_smap_state st;
 	struct problem pb = { NULL, 0 };
 	size_t first, n, i;
 	int rc;
 
-	if (!s->indexed && (rc = pp_smap_index_lines(m, s)))
-		return rc;
-	if (l >= s->nlines || s->line[l].first != PP_SMAP_NIL)
+	if (s->line[l].first != PP_SMAP_NIL)
 		return SMAP_OK;
 	if ((rc = reach(m, s, l)))
 		return rc;
@@ -582,7 +619,7 @@ int pp_smap_decode_line(struct smap_map *m, struct pp_smap_section *s,
 	if (s->npassed == l) {
 		if (pb.what)
 			report(m, s, &pb);
-		if (l + 1 < s->nlines)
+		if (l + 1 < s->nrec)
 			s->line[l + 1].st = st;
 		s->npassed++;
 	}
@@ -617,6 +654,27 @@ int pp_smap_decode_line(struct smap_map *m, struct pp_smap_section *s,
 	return SMAP_OK;
 }
 
+const struct pp_smap_seg *pp_smap_line_segs(struct smap_map *m,
+					    struct pp_smap_section *s, uint32_t l,
+					    uint32_t *n, int *rc)
+{
+	uint32_t k;
+
+	*n = 0;
+	*rc = SMAP_OK;
+	if (!s->mappings)
+		return NULL;
+	if (!s->indexed && (*rc = pp_smap_index_lines(m, s)))
+		return NULL;
+	if ((k = rec_of(s, l)) == PP_SMAP_NIL)
+		return NULL;
+	if ((*rc = decode_rec(m, s, k)))
+		return NULL;
+	*n = s->line[k].count;
+	/* a line whose segments were all dropped may have no array at all */
+	return *n ? s->segs + s->line[k].first : NULL;
+}
+
 int pp_smap_check_mappings(struct smap_map *m, struct pp_smap_section *s)
 {
 	uint32_t l;
@@ -627,7 +685,7 @@ int pp_smap_check_mappings(struct smap_map *m, struct pp_smap_section *s)
 	if ((rc = pp_smap_index_lines(m, s)))
 		return rc;
 	s->has_last = false;
-	for (l = 0; l < s->nlines; l++) {
+	for (l = 0; l < s->nrec; l++) {
 		struct pp_smap_state st = s->line[l].st;
 		struct problem pb = { NULL, 0 };
 		uint32_t maxcol = 0;
@@ -642,13 +700,13 @@ int pp_smap_check_mappings(struct smap_map *m, struct pp_smap_section *s)
 			return pp_smap_fail(m, SMAP_EINPUT, "%s", buf);
 		}
 		if (s->npassed == l) {
-			if (l + 1 < s->nlines)
+			if (l + 1 < s->nrec)
 				s->line[l + 1].st = st;
 			s->npassed++;
 		}
 		if (any) {
 			s->has_last = true;
-			s->last_line = l;
+			s->last_line = s->line[l].lno;
 			s->last_col = maxcol;
 		}
 	}
@@ -662,27 +720,27 @@ const struct pp_smap_seg *pp_smap_find_seg(struct smap_map *m,
 {
 	const struct pp_smap_seg *v;
 	size_t lo, hi, n;
+	uint32_t k;
 
 	*rc = SMAP_OK;
 	if (!s->mappings)
 		return NULL;
 	if (!s->indexed && (*rc = pp_smap_index_lines(m, s)))
 		return NULL;
-	if (l >= s->nlines)
+	if ((k = rec_of(s, l)) == PP_SMAP_NIL)
 		return NULL;
-	if (s->line[l].first == PP_SMAP_NIL &&
-	    (*rc = pp_smap_decode_line(m, s, l)))
+	if (s->line[k].first == PP_SMAP_NIL && (*rc = decode_rec(m, s, k)))
 		return NULL;
-	n = s->line[l].count;
+	n = s->line[k].count;
 	if (n == 0) /* segs may be NULL: no pointer arithmetic on it */
 		return NULL;
-	v = s->segs + s->line[l].first;
+	v = s->segs + s->line[k].first;
 	/* the first segment with a column past C (at or past C: BELOW) */
 	lo = 0;
 	hi = n;
-	if (s->line[l].coarse != PP_SMAP_NIL) {
+	if (s->line[k].coarse != PP_SMAP_NIL) {
 		/* narrow [lo, hi) to one stride with the coarse columns */
-		const uint32_t *cv = s->coarse + s->line[l].coarse;
+		const uint32_t *cv = s->coarse + s->line[k].coarse;
 		size_t clo = 0, chi = (n + PP_SMAP_STRIDE - 1) / PP_SMAP_STRIDE;
 
 		while (clo < chi) {

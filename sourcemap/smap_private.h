@@ -42,10 +42,14 @@ struct pp_smap_state {
 	int64_t src, oline, ocol, name;
 };
 
-/* One generated line.  Kept in one record so that a look-up on a line not
- * seen before misses the cache once, not once per array. */
+/* One generated line with segments: lines left empty (";;;") get no
+ * record, so that a map of 50 MB of ";" costs no memory per line.  Kept in
+ * one record so that a look-up on a line not seen before misses the cache
+ * once, not once per array. */
 struct pp_smap_line {
+	uint32_t lno;    /* its generated line, section-relative */
 	uint32_t start;  /* offset of its first character in mappings */
+	uint32_t end;    /* offset of the ';' or NUL that ends it */
 	uint32_t first;  /* into segs; PP_SMAP_NIL while not decoded */
 	uint32_t count;
 	uint32_t coarse; /* into coarse, or PP_SMAP_NIL for a short line */
@@ -118,9 +122,10 @@ struct pp_smap_section {
 
 	/* lazy decoding (mappings.c) */
 	bool indexed;
-	uint32_t nlines;
-	struct pp_smap_line *line;     /* nlines + 1: a sentinel's start */
-	uint32_t npassed; /* lines decoded once; line[0..npassed].st known */
+	uint32_t nlines;  /* generated lines, empty ones included */
+	uint32_t nrec;    /* lines with segments: the records of line[] */
+	struct pp_smap_line *line;     /* nrec, by line */
+	uint32_t npassed; /* records decoded once; line[0..npassed].st known */
 	struct pp_smap_seg *segs;
 	size_t nsegs, segcap;
 	uint32_t *coarse;
@@ -170,10 +175,12 @@ char *pp_smap_resolve(struct pp_smap_arena *a, const char *root,
 
 /* mappings.c */
 int pp_smap_index_lines(struct smap_map *m, struct pp_smap_section *s);
-/* Decodes line L of S (0-based, section-relative) if not yet done; the
- * segments are then s->segs[s->line[L].first ...], sorted by column. */
-int pp_smap_decode_line(struct smap_map *m, struct pp_smap_section *s,
-			uint32_t l);
+/* The segments of line L of S (0-based, section-relative), sorted by
+ * column, decoding it first if needed; NULL with *N = 0 for a line without
+ * any (and NULL with *RC set on an error). */
+const struct pp_smap_seg *pp_smap_line_segs(struct smap_map *m,
+					    struct pp_smap_section *s, uint32_t l,
+					    uint32_t *n, int *rc);
 /* Strict check of every segment of S; fails with the first error. */
 int pp_smap_check_mappings(struct smap_map *m, struct pp_smap_section *s);
 /* The segment at section-relative L:C as the look-up rule finds it, or

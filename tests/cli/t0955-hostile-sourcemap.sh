@@ -75,6 +75,42 @@ test_expect_success 'a million generated lines: the last one is found at once' '
 	printf "a.js:11:1\n-\n" >expect && test_cmp expect out
 '
 
+# semis.js.map: 50 MB of ";" (every generated line empty) but for lines 1,
+# 25,000,001 and 50,000,001.  Empty lines must cost no memory each: 512 MB
+# of address space is plenty (a record per line once took 2.5 GB).
+semis_map() {
+	perl -e "print q({\"version\":3,\"file\":\"semis.js\",\"sources\":[\"a.js\"],\"mappings\":\"AAAA), q(;) x 25000000, q(AACA), q(;) x 25000000, q(AACA\"})" >semis.js.map
+}
+run_small() {
+	(
+		[ -n "$limit_mem" ] && ulimit -v 524288
+		exec timeout 20 "$@"
+	)
+}
+
+test_expect_success '50 MB of ";": look-ups of lines with and without segments' '
+	semis_map &&
+	run_small sourcemap-lookup semis.js.map 1:1 2:1 25000001:1 25000001:9 30000000:1 \
+		50000001:1 50000002:1 >out &&
+	printf "a.js:1:1\n-\na.js:2:1\na.js:2:1\n-\na.js:3:1\n-\n" >expect && test_cmp expect out
+'
+
+test_expect_success '50 MB of ";": --validate accepts it' '
+	semis_map &&
+	run_small sourcemap-lookup --validate semis.js.map >out 2>err &&
+	test ! -s err
+'
+
+test_expect_success '50 MB of ";": a profile folds through it' '
+	semis_map &&
+	printf "%s\n" "{\"nodes\":[{\"id\":1,\"callFrame\":{\"functionName\":\"(root)\",\"scriptId\":\"0\",\"url\":\"\",\"lineNumber\":-1,\"columnNumber\":-1},\"children\":[2]}," \
+		"{\"id\":2,\"callFrame\":{\"functionName\":\"f\",\"scriptId\":\"1\",\"url\":\"semis.js\",\"lineNumber\":25000000,\"columnNumber\":0},\"children\":[3]}," \
+		"{\"id\":3,\"callFrame\":{\"functionName\":\"g\",\"scriptId\":\"1\",\"url\":\"semis.js\",\"lineNumber\":50000000,\"columnNumber\":0}}]," \
+		"\"startTime\":0,\"endTime\":2,\"samples\":[3,3],\"timeDeltas\":[1,1]}" >semis.cpuprofile &&
+	run_small pprof-fold -i samples -g lines -m semis.js.map semis.cpuprofile >out 2>err &&
+	echo "f a.js:2;g a.js:3 2" >expect && test_cmp expect out
+'
+
 test_expect_success 'a million segments on one line' '
 	perl -e "print q({\"version\":3,\"sources\":[\"a.js\"],\"mappings\":\"AAAA), q(,CACA) x 1000000, q(\"})" >wide.map &&
 	run_bounded sourcemap-lookup wide.map 1:1000001 1:1 >out &&
