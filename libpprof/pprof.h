@@ -279,6 +279,10 @@ struct pprof_symbolicate_options {
 	/* A rules file's associations of script URLs with maps (may be NULL);
 	 * they come before the maps found through MAPS. */
 	const struct pprof_rules *rules;
+	/* The output shows lines (-g lines, a pprof file): then a leaf whose
+	 * sampled line can't be mapped (a one-line bundle) is said, once per
+	 * map; otherwise nothing is lost and nothing is said. */
+	int lines;
 };
 int pprof_symbolicate(struct pprof_profile *p, const struct pprof_symbolicate_options *o);
 

@@ -748,7 +748,8 @@ int pprof_symbolicate(struct pprof_profile *p, const struct pprof_symbolicate_op
 		pp_warn(p, "the profile has no columns: frames of one-line bundles map only where "
 			   "a whole generated line agrees");
 	for (size_t i = 0; i < y.n; i++)
-		if ((y.s[i].lines_lost & 2) || (y.s[i].lines_lost && !y.s[i].fn_lines))
+		if (o->lines &&
+		    ((y.s[i].lines_lost & 2) || (y.s[i].lines_lost && !y.s[i].fn_lines)))
 			pp_warn(p, "%s: sampled lines map to several original lines (a one-line "
 				   "bundle?): those leaves keep their function's line",
 				y.s[i].map_path ? y.s[i].map_path : y.s[i].key);

@@ -529,10 +529,14 @@ uint32_t smap_map_generated_lines(struct smap_map *m)
 			continue;
 		if (!s->indexed && pp_smap_index_lines(m, s))
 			continue;
-		/* trailing lines without segments do not count */
-		uint32_t nl = s->nlines;
-		while (nl > 0 && s->line[nl].start - 1 == s->line[nl - 1].start)
-			nl--;
+		/* trailing lines without segments do not count: only lines
+		 * with segments have records */
+		uint64_t nl = 0;
+		for (uint32_t r = s->nrec; r > 0; r--)
+			if (s->line[r - 1].end > s->line[r - 1].start) {
+				nl = (uint64_t)s->line[r - 1].lno + 1;
+				break;
+			}
 		uint64_t e = (uint64_t)s->off_line + nl;
 		if (e > end)
 			end = e;

@@ -394,7 +394,8 @@ struct pprof_profile *cli_load(struct cli *c, char **files, int n)
 		pprof_rules_sourcemaps(c->rules, &nassoc);
 	if (c->nmaps || c->hide_ignored || nassoc || pprof_profile_has_sourcemaps(p)) {
 		struct pprof_symbolicate_options so = {c->maps, c->nmaps, c->hide_ignored,
-						       c->rules};
+						       c->rules,
+						       c->lines_out || c->granularity == PPROF_G_LINES};
 		if (pprof_symbolicate(p, &so) != PPROF_OK) {
 			cli_error(c, "%s", pprof_profile_error(p));
 			pprof_profile_free(p);

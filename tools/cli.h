@@ -117,6 +117,7 @@ struct cli {
 	bool quiet;
 	struct cli_progress progress; /* progress.h; --progress forces it */
 	bool hide_ignored; /* --hide-ignored */
+	bool lines_out;    /* the output has lines whatever -g says (pprof-convert) */
 	const char *rules_path;      /* --rules */
 	struct pprof_rules *rules;   /* loaded by the first cli_load() */
 	struct pprof_filter *filter; /* the filter options, compiled as given */

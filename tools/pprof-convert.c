@@ -44,6 +44,7 @@ int main(int argc, char **argv)
 	if (!c.output && isatty(STDOUT_FILENO))
 		cli_usage_error(&c, "refusing to write a binary profile to a terminal: use -o FILE");
 	int status = CLI_FAIL;
+	c.lines_out = true; /* Line.line is written at every granularity */
 	struct pprof_profile *p = cli_load(&c, argv + optind, argc - optind);
 	if (!p)
 		goto out;

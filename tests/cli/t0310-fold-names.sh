@@ -7,6 +7,8 @@
 # the unminified run.  Per bundler, the symbolicated frames of the minified
 # run must carry at least 95% of the bundle's sample weight on the oracle's
 # names and files (a frame counts once per sample whose stack holds it).
+# At -g lines the one warning allowed is the one-line bundle's: its
+# sampled lines can't be mapped (positionTicks carry no column).
 . "$(dirname "$0")/../lib.sh"
 
 N=$FIX/names
@@ -40,7 +42,8 @@ test_expect_success 'the score fails a wrong name and a merged frame' '
 for b in esbuild tsc-terser rollup-terser webpack swc vite; do
 	[ -f "$N/$b/min.cpuprofile" ] || continue
 	test_expect_success "$b: 95% of the weight on the right names and files" '
-		score $b min && ! test -s $b.min.err && at_least 95 "$S/$b.min.score"
+		score $b min && at_least 95 "$S/$b.min.score" &&
+		! grep -v "sampled lines map to several original lines (a one-line bundle?)" $b.min.err
 	'
 	echo "# names $b with sourcesContent: $(cat "$S/$b.min.score" 2>/dev/null) (right, total, %)"
 	test_expect_success "$b without sourcesContent: the script names what it can" '
