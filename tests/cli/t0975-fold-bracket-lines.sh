@@ -29,7 +29,8 @@ test_expect_success 'pprof-top and pprof-flame read them too' '
 test_expect_success 'JSON that no reader claims is still refused' '
 	printf "[1, 2,\n 3]\n" >a.json &&
 	test_fails 1 pprof-fold a.json &&
-	grep -q "unrecognized profile format" err &&
+	echo "pprof-fold: a.json: not a trace with a CPU profile: no Profile events" >expect &&
+	test_cmp expect err &&
 	printf "{\"a\": [1,\n 2]}\n" | test_fails 1 pprof-fold &&
 	grep -q "unrecognized profile format" err
 '
