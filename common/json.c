@@ -172,14 +172,15 @@ static bool refill(struct json *j)
 		memcpy(j->win + j->size, c, n);
 		j->size += n;
 	}
-	j->buf = j->win;
+	/* never NULL: an empty input has no window, and NULL + 0 is undefined */
+	j->buf = j->win ? j->win : (const unsigned char *)"";
 	return true;
 }
 
 void json_init_chunked(struct json *j, bool (*more)(void *ctx, const void **buf, size_t *len),
 		       void *ctx, uint32_t max_depth)
 {
-	json_init(j, NULL, 0, max_depth);
+	json_init(j, "", 0, max_depth);
 	j->more = more;
 	j->ctx = ctx;
 }
