@@ -823,8 +823,9 @@ static int read_folded(struct pprof_profile *p, const unsigned char *buf, size_t
 	if (status == PPROF_OK && first) {
 		pp_flines_free(p->flines);
 		p->flines = fl; /* settled, for the ignored count and the scale */
-		fl->l = NULL;   /* they point into BUF, which goes */
-		fl->n = 0;
+		free(fl->l);    /* they point into BUF, which goes */
+		fl->l = NULL;
+		fl->n = fl->cap = 0;
 		return PPROF_OK;
 	}
 	pp_flines_free(fl);
