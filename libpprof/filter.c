@@ -154,17 +154,9 @@ static void scale(int64_t value, const char *from, const char *to, double *v, co
 /* A numeric label as pprof prints it at its "minimum" unit: "1.50kB". */
 static bool scaled_label(int64_t value, const char *unit, struct pp_buf *b)
 {
-	double v;
-	const char *u;
-	scale(value, unit, "minimum", &v, &u);
-	char num[64];
-	snprintf(num, sizeof(num), "%.2f", v);
-	size_t n = strlen(num);
-	if (n >= 3 && strcmp(num + n - 3, ".00") == 0)
-		num[n -= 3] = '\0';
-	if (strcmp(num, "0") == 0 || strcmp(num, "-0") == 0)
-		return pp_buf_addc(b, '0');
-	return pp_buf_add(b, num, n) && pp_buf_add(b, u, strlen(u));
+	char num[160];
+	size_t n = pprof_value_label(num, sizeof(num), value, unit, "minimum");
+	return pp_buf_add(b, num, n < sizeof(num) ? n : sizeof(num) - 1);
 }
 
 /* ---- the filter object ---- */

@@ -1,9 +1,12 @@
 /* units.c: units as pprof's internal/measurement names and scales them,
- * shared by the tag filters' ranges and the top tables. */
+ * and the value labels and table units printed with them (its
+ * measurement.ScaledLabel, report.selectOutputUnit): the one place for
+ * unit names, shared by the tag filters and the top tables. */
 #include "config.h"
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "pprof_private.h"
@@ -128,4 +131,39 @@ double pp_unit_scale(int64_t value, const char *from, const char *to, const char
 	else
 		*unit = to;
 	return (double)value;
+}
+
+size_t pprof_value_label(char *buf, size_t size, int64_t value, const char *from_unit,
+			 const char *to_unit)
+{
+	const char *u;
+	double v = pp_unit_scale(value, from_unit, to_unit, &u);
+	char num[128];
+	snprintf(num, sizeof(num), "%.2f", v);
+	size_t n = strlen(num);
+	if (n >= 3 && strcmp(num + n - 3, ".00") == 0)
+		num[n - 3] = '\0';
+	int r;
+	if (strcmp(num, "0") == 0 || strcmp(num, "-0") == 0)
+		r = snprintf(buf, size, "0");
+	else
+		r = snprintf(buf, size, "%s%s", num, u);
+	return r < 0 ? 0 : (size_t)r;
+}
+
+void pprof_output_unit(char *buf, size_t size, int64_t min, int64_t max, const char *from_unit)
+{
+	char su[64];
+	pp_ascii_lower(su, from_unit, sizeof(su));
+	if (min == 0)
+		min = max;
+	const char *minu, *maxu, *unit;
+	pp_unit_scale(min, su, "minimum", &minu);
+	pp_unit_scale(max, su, "minimum", &maxu);
+	unit = minu;
+	/* Go's int64 arithmetic wraps; so does this. */
+	int64_t min100 = (int64_t)((uint64_t)min * 100u);
+	if (strcmp(minu, maxu) != 0 && min100 < max)
+		pp_unit_scale(min100, su, "minimum", &unit);
+	snprintf(buf, size, "%s", *unit ? unit : su);
 }
