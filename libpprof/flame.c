@@ -63,7 +63,8 @@ void pprof_flame_free(struct pprof_flame *f)
 	for (size_t i = 0; i < f->nflines; i++)
 		pp_flines_free(f->flines[i]);
 	free(f->flines);
-	free(f->lines);
+	if (!f->borrowed)
+		free(f->lines);
 	fl_map_release(&f->palette);
 	fl_map_release(&f->classes);
 	free(f);
@@ -102,11 +103,29 @@ int fl_keep(struct pprof_flame *f, char *p, size_t len, bool mapped)
 	return PPROF_OK;
 }
 
-static int fl_push_line(struct pprof_flame *f, const struct fl_line *l)
+/* Makes F's lines its own, with room for one more: a copy of borrowed ones. */
+int fl_own_lines(struct pprof_flame *f)
 {
+	if (!f->borrowed)
+		return PPROF_OK;
+	size_t cap = f->nlines + 1024;
+	struct pp_fline *n = malloc(cap * sizeof(*n));
+	if (!n)
+		return fl_nomem(f);
+	memcpy(n, f->lines, f->nlines * sizeof(*n));
+	f->lines = n;
+	f->caplines = cap;
+	f->borrowed = false;
+	return PPROF_OK;
+}
+
+static int fl_push_line(struct pprof_flame *f, const struct pp_fline *l)
+{
+	if (f->borrowed && fl_own_lines(f) != PPROF_OK)
+		return PPROF_ENOMEM;
 	if (f->nlines == f->caplines) {
 		size_t cap = f->caplines ? f->caplines * 2 : 1024;
-		struct fl_line *n = realloc(f->lines, cap * sizeof(*n));
+		struct pp_fline *n = realloc(f->lines, cap * sizeof(*n));
 		if (!n)
 			return fl_nomem(f);
 		f->lines = n;
@@ -211,14 +230,22 @@ static int fl_keep_lines(struct pprof_flame *f, struct pp_flines *l)
 	return PPROF_OK;
 }
 
-/* Lines read as flamegraph.pl reads them, as they are. */
+/* Lines read as flamegraph.pl reads them, as they are: the first ones
+ * borrowed, not copied (they are as many as the input's lines). */
 static int fl_add_lines(struct pprof_flame *f, const struct pp_flines *fl)
 {
 	f->ignored += fl->ignored;
+	if (f->nlines == 0 && fl->n > 0) {
+		if (!f->borrowed)
+			free(f->lines);
+		f->lines = fl->l;
+		f->nlines = fl->n;
+		f->caplines = fl->n;
+		f->borrowed = true;
+		return PPROF_OK;
+	}
 	for (size_t i = 0; i < fl->n; i++) {
-		const struct pp_fline *r = &fl->l[i];
-		struct fl_line l = {r->key, r->keylen, r->stacklen, r->d[0], r->d[1]};
-		int s = fl_push_line(f, &l);
+		int s = fl_push_line(f, &fl->l[i]);
 		if (s != PPROF_OK)
 			return s;
 	}
@@ -354,7 +381,7 @@ static int fl_maker_line2(struct fl_maker *m, const char *stack, size_t len, dou
 	size_t at = m->len;
 	if (!fl_maker_add(m, stack, len) || !fl_maker_add(m, num, (size_t)k))
 		return fl_nomem(m->f);
-	struct fl_line l;
+	struct pp_fline l;
 	l.key = (const char *)(uintptr_t)at; /* an offset until fl_maker_done() */
 	l.keylen = (uint32_t)(len + (size_t)k);
 	l.stacklen = (uint32_t)len | FL_MODEL_BIT;

@@ -214,7 +214,7 @@ struct fl_range {
 #define FL_AHEAD 12 /* lines fetched ahead of use */
 
 /* Full comparison of two keys from byte OFF on. */
-static int fl_key_cmp(const struct fl_line *a, const struct fl_line *b, size_t off)
+static int fl_key_cmp(const struct pp_fline *a, const struct pp_fline *b, size_t off)
 {
 	size_t na = a->keylen - off, nb = b->keylen - off;
 	int c = memcmp(a->key + off, b->key + off, na < nb ? na : nb);
@@ -223,15 +223,15 @@ static int fl_key_cmp(const struct fl_line *a, const struct fl_line *b, size_t o
 	return na < nb ? -1 : na > nb;
 }
 
-static void fl_load_range(const struct fl_line *lines, struct fl_skey *k, struct fl_range *r)
+static void fl_load_range(const struct pp_fline *lines, struct fl_skey *k, struct fl_range *r)
 {
 	/* Skip the prefix every key of the range shares. */
-	const struct fl_line *first = &lines[k[r->lo].idx];
+	const struct pp_fline *first = &lines[k[r->lo].idx];
 	size_t lcp = first->keylen > r->off ? first->keylen - r->off : 0;
 	for (size_t i = r->lo + 1; i < r->hi && lcp > 0; i++) {
 		if (i + FL_AHEAD < r->hi)
 			__builtin_prefetch(lines[k[i + FL_AHEAD].idx].key + r->off);
-		const struct fl_line *l = &lines[k[i].idx];
+		const struct pp_fline *l = &lines[k[i].idx];
 		size_t m = l->keylen > r->off ? l->keylen - r->off : 0;
 		if (m < lcp)
 			lcp = m;
@@ -247,7 +247,7 @@ static void fl_load_range(const struct fl_line *lines, struct fl_skey *k, struct
 	for (size_t i = r->lo; i < r->hi; i++) {
 		if (i + FL_AHEAD < r->hi)
 			__builtin_prefetch(lines[k[i + FL_AHEAD].idx].key + r->off);
-		const struct fl_line *l = &lines[k[i].idx];
+		const struct pp_fline *l = &lines[k[i].idx];
 		size_t rem = l->keylen > r->off ? l->keylen - r->off : 0;
 		k[i].w = fl_load_be(l->key + r->off, rem);
 		k[i].rem = rem > 8 ? 9 : (uint32_t)rem;
@@ -255,14 +255,16 @@ static void fl_load_range(const struct fl_line *lines, struct fl_skey *k, struct
 	r->loaded = true;
 }
 
-__attribute__((noinline)) bool fl_sort_lines(struct fl_line *lines, size_t n)
+bool fl_lines_sorted(const struct pp_fline *lines, size_t n)
 {
-	bool sorted = true;
-	for (size_t i = 1; i < n && sorted; i++)
+	for (size_t i = 1; i < n; i++)
 		if (fl_key_cmp(&lines[i - 1], &lines[i], 0) > 0)
-			sorted = false;
-	if (sorted)
-		return true;
+			return false;
+	return true;
+}
+
+__attribute__((noinline)) bool fl_sort_lines(struct pp_fline *lines, size_t n)
+{
 	struct fl_skey *k = malloc(n * sizeof(*k));
 	size_t capstack = 256, nstack = 0;
 	struct fl_range *stack = malloc(capstack * sizeof(*stack));
@@ -329,7 +331,7 @@ __attribute__((noinline)) bool fl_sort_lines(struct fl_line *lines, size_t n)
 	for (size_t i = 0; i < n; i++) {
 		if (k[i].idx == (uint32_t)i || k[i].idx == UINT32_MAX)
 			continue;
-		struct fl_line t = lines[i];
+		struct pp_fline t = lines[i];
 		size_t j = i;
 		for (;;) {
 			size_t from = k[j].idx;
@@ -358,6 +360,8 @@ fail:
  * (a frame name ending in a number may now read as a count). */
 int fl_reverse(struct pprof_flame *f)
 {
+	if (fl_own_lines(f) != PPROF_OK)
+		return PPROF_ENOMEM;
 	size_t total = 0;
 	for (size_t i = 0; i < f->nlines; i++)
 		total += f->lines[i].keylen + 2;
@@ -371,7 +375,7 @@ int fl_reverse(struct pprof_flame *f)
 	char *w = buf;
 	size_t out = 0;
 	for (size_t i = 0; i < f->nlines; i++) {
-		struct fl_line l = f->lines[i];
+		struct pp_fline l = f->lines[i];
 		bool model = (l.stacklen & FL_MODEL_BIT) != 0;
 		size_t stacklen = l.stacklen & ~FL_MODEL_BIT;
 		const char *s = l.key;

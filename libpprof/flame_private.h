@@ -61,16 +61,11 @@ struct fl_buffer {
 	bool mapped;
 };
 
-/* A folded line.  KEY is what the lines are sorted on (the line as read, or
- * made from a profile, or its reversed form); the stack is KEY[0, STACKLEN).
- * BEFORE is NaN for a 2-column line. */
-struct fl_line {
-	const char *key;
-	uint32_t keylen;
-	uint32_t stacklen;
-	double before;
-	double after;
-};
+/* A folded line is read_folded.c's struct pp_fline: KEY is what the lines
+ * are sorted on (the line as read, or made from a profile, or its reversed
+ * form); the stack is KEY[0, STACKLEN).  BEFORE is NaN for a 2-column
+ * line.  The lines of a profile's folded input are its own array, borrowed
+ * (pprof_flame.borrowed) until something changes them. */
 #define FL_MODEL_BIT 0x80000000u /* in stacklen: made from a profile, not read */
 
 /* Name classes of the "ts" palette. */
@@ -99,8 +94,9 @@ struct fl_map {
 struct pprof_flame {
 	struct fl_buffer *bufs;
 	size_t nbufs, capbufs;
-	struct fl_line *lines;
+	struct pp_fline *lines;
 	size_t nlines, caplines;
+	bool borrowed; /* LINES are a profile's: not ours to change or free */
 	size_t ignored; /* lines not in the folded format */
 	struct pp_flines **flines; /* read by pprof_flame_add_text() */
 	size_t nflines, capflines;
@@ -113,6 +109,8 @@ struct pprof_flame {
 int fl_error(struct pprof_flame *f, int status, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 int fl_nomem(struct pprof_flame *f);
+/* Makes F's lines its own (a copy of borrowed ones), before they change. */
+int fl_own_lines(struct pprof_flame *f);
 /* Takes ownership of P (malloc'd, or mmapped when MAPPED). */
 int fl_keep(struct pprof_flame *f, char *p, size_t len, bool mapped);
 struct fl_map_entry *fl_map_find(const struct fl_map *m, const char *k, size_t n);
@@ -150,9 +148,10 @@ struct fl_layout {
 /* The name of the frames that stand for callees too narrow to draw. */
 extern const char fl_other_name[];
 
-/* Sorts lines bytewise on their key, as Perl's sort does; false when out
- * of memory. */
-bool fl_sort_lines(struct fl_line *lines, size_t n);
+/* Whether lines are sorted bytewise on their key, as Perl's sort does. */
+bool fl_lines_sorted(const struct pp_fline *lines, size_t n);
+/* Sorts lines that are not (fl_lines_sorted()); false when out of memory. */
+bool fl_sort_lines(struct pp_fline *lines, size_t n);
 /* Rewrites every line as flamegraph.pl does for --reverse. */
 int fl_reverse(struct pprof_flame *f);
 /* Merges one line into the open frames. */

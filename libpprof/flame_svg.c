@@ -541,7 +541,9 @@ int pprof_flame_write_svg(struct pprof_flame *f, const struct pprof_flame_option
 		if (status != PPROF_OK)
 			return status;
 	}
-	if (!flamechart && !f->timeline) {
+	if (!flamechart && !f->timeline && !fl_lines_sorted(f->lines, f->nlines)) {
+		if (fl_own_lines(f) != PPROF_OK)
+			return PPROF_ENOMEM;
 		if (!fl_sort_lines(f->lines, f->nlines))
 			return fl_nomem(f);
 	}
@@ -551,7 +553,7 @@ int pprof_flame_write_svg(struct pprof_flame *f, const struct pprof_flame_option
 	bool diff = false;
 	double maxleaf = 1;
 	for (size_t i = 0; i < f->nlines; i++) {
-		const struct fl_line *l = &f->lines[i];
+		const struct pp_fline *l = &f->lines[i];
 		double w = l->after;
 		if (!fl_isnan(l->before)) {
 			diff = true;
@@ -577,9 +579,9 @@ int pprof_flame_write_svg(struct pprof_flame *f, const struct pprof_flame_option
 	L.keep_other = (o->flags & PPROF_FLAME_MERGE_SMALL) != 0;
 
 	for (size_t i = 0; i < f->nlines; i++) {
-		const struct fl_line *l = &f->lines[i];
+		const struct pp_fline *l = &f->lines[i];
 		if (i + 8 < f->nlines) {
-			const struct fl_line *n = &f->lines[i + 8];
+			const struct pp_fline *n = &f->lines[i + 8];
 			__builtin_prefetch(n->key);
 			__builtin_prefetch(n->key + (n->stacklen & ~FL_MODEL_BIT) / 2);
 			__builtin_prefetch(n->key + (n->stacklen & ~FL_MODEL_BIT));

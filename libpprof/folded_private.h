@@ -15,7 +15,8 @@
 
 /* A line: KEY[0, KEYLEN) is the line as read (without CR and newline),
  * its stack KEY[0, STACKLEN).  Counts by the reader's mode: rounded to
- * integers (V), or as written (D, pprof_read_options.folded_flamegraph);
+ * integers (V), or as written (D, pprof_read_options.folded_flamegraph;
+ * also named BEFORE and AFTER, as the flame graph takes them over);
  * a 2-column line's count is [1], [0] being 0 (NaN in D). */
 struct pp_fline {
 	const char *key;
@@ -24,6 +25,9 @@ struct pp_fline {
 	union {
 		int64_t v[2];
 		double d[2];
+		struct {
+			double before, after;
+		};
 	};
 };
 
