@@ -81,8 +81,25 @@ static int parse_count(const char *s, size_t n, int64_t *out, bool *frac)
 	return COUNT_OK;
 }
 
+/* parse_count() for the usual count, up to 18 digits and nothing else,
+ * without the sign, fraction and range checks. */
+static inline int parse_count_fast(const char *s, size_t n, int64_t *out, bool *frac)
+{
+	if (n - 1 < 18) {
+		uint64_t v = 0;
+		size_t i = 0;
+		for (; i < n && (unsigned char)(s[i] - '0') <= 9; i++)
+			v = v * 10 + (uint64_t)(s[i] - '0');
+		if (i == n) {
+			*out = (int64_t)v;
+			return COUNT_OK;
+		}
+	}
+	return parse_count(s, n, out, frac);
+}
+
 /* The last whitespace-separated field of [s, e): its start, or NULL. */
-static const char *last_field(const char *s, const char *e, const char **fend)
+static inline const char *last_field(const char *s, const char *e, const char **fend)
 {
 	while (e > s && is_space((unsigned char)e[-1]))
 		e--;
@@ -408,12 +425,19 @@ struct pp_flines_priv {
 	struct int_stats st;
 };
 
-static int push_line(struct pprof_profile *p, struct pp_flines *f, const struct pp_fline *l)
+static inline int push_line(struct pprof_profile *p, struct pp_flines *f, const struct pp_fline *l)
 {
-	if (f->n == f->cap && !pp_grow((void **)&f->l, &f->cap, f->n + 1, sizeof(*f->l)))
+	if (__builtin_expect(f->n == f->cap, 0) &&
+	    !pp_grow((void **)&f->l, &f->cap, f->n + 1, sizeof(*f->l)))
 		return pp_nomem(p);
 	f->l[f->n++] = *l;
 	return PPROF_OK;
+}
+
+/* Whether C can be part of a count: parse_count() takes nothing else. */
+static inline bool count_char(unsigned char c)
+{
+	return (unsigned char)(c - '0') <= 9 || c == '.' || c == '-' || c == '+';
 }
 
 static int begin_types(struct pprof_profile *p, int cols)
@@ -466,7 +490,7 @@ static int read_int_lines(struct pprof_profile *p, struct pp_flines_priv *fp,
 		const char *f = last_field(s, e, &fend);
 		int64_t vals[2] = {0, 0};
 		bool fr = false;
-		int c = f && f != s ? parse_count(f, (size_t)(fend - f), &vals[1], &fr) : COUNT_NONE;
+		int c = f && f != s ? parse_count_fast(f, (size_t)(fend - f), &vals[1], &fr) : COUNT_NONE;
 		if (c == COUNT_NONE) {
 			if (!invalid++)
 				first_invalid = lineno;
@@ -479,15 +503,16 @@ static int read_int_lines(struct pprof_profile *p, struct pp_flines_priv *fp,
 		const char *send = f;
 		while (send > s && is_space((unsigned char)send[-1]))
 			send--;
-		/* The field before it: a ';' in it rules a count out without a
-		 * scan to the line's start (the stack is one field, often). */
+		/* The field before it is a count only if every byte of it can
+		 * be part of one: the scan stops at the first that can't (in
+		 * the leaf's name, usually) instead of at the field's start. */
 		const char *f2 = send;
-		while (f2 > s && !is_space((unsigned char)f2[-1]) && f2[-1] != ';')
+		while (f2 > s && count_char((unsigned char)f2[-1]))
 			f2--;
 		int cols = 2;
 		bool fr2 = false;
 		c = f2 > s && is_space((unsigned char)f2[-1]) && f2 < send
-			    ? parse_count(f2, (size_t)(send - f2), &vals[0], &fr2)
+			    ? parse_count_fast(f2, (size_t)(send - f2), &vals[0], &fr2)
 			    : COUNT_NONE;
 		if (c == COUNT_RANGE)
 			return pp_error_at(p, PPROF_EINPUT, (size_t)((const unsigned char *)f2 - buf),

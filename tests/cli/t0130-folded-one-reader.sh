@@ -148,4 +148,16 @@ test_expect_success 'fractions elsewhere: rounded half away from zero, one warni
 	test_cmp expect.err err
 '
 
+test_expect_success 'the field before the count: a count only when the whole field is one' '
+	inputs &&
+	printf "a;b 1-1 34\na;12 5\nc b-1 6\nd e+2 7\n7 8\n" >two.folded &&
+	printf "7 8\na;12 5\na;b 1-1 34\nc b-1 6\nd e+2 7\n" >expect &&
+	pprof-fold two.folded >out &&
+	test_cmp expect out &&
+	printf "x 1.5 2\ny\t+2 3\n" >three.folded &&
+	printf "x 2\ny 2\n" >expect &&
+	pprof-fold -i before three.folded >out 2>err &&
+	test_cmp expect out
+'
+
 test_done
