@@ -21,7 +21,7 @@ static void usage(FILE *out)
 	      "                   [--delta leaf|inclusive] [--diff-width after|before|max]\n"
 	      "                   [--focus regex] [--ignore regex] [--hide regex]\n"
 	      "                   [--show regex] [--rules file] [--hide-ignored]\n"
-	      "                   [--progress] [--max-input size] [--quiet] [file]\n"
+	      "                   [--progress] [--max-input size] [--quiet] [file ...]\n"
 	      "\n"
 	      "Writes an SVG flame graph of a pprof, .cpuprofile or .heapprofile file, or\n"
 	      "of folded stacks (\"stack COUNT\", or \"stack BEFORE AFTER\" for a\n"
@@ -163,6 +163,37 @@ static int write_palette(struct cli *c, struct pprof_flame *f)
 	return 0;
 }
 
+/* The index of the sample type TYPE/UNIT in P, or -1. */
+static int type_index(const struct pprof_profile *p, const char *type, const char *unit)
+{
+	for (size_t i = 0; i < pprof_sample_type_count(p); i++)
+		if (strcmp(pprof_sample_type_name(p, i), type) == 0 &&
+		    strcmp(pprof_sample_type_unit(p, i), unit) == 0)
+			return (int)i;
+	return -1;
+}
+
+/* Whether input Q (named NAME) has FIRST's sample types, in any order,
+ * as pprof-fold's merge wants them; else the error it gives. */
+static bool same_types(struct cli *c, const struct pprof_profile *first,
+		       const struct pprof_profile *q, const char *name)
+{
+	size_t n = pprof_sample_type_count(q);
+	if (n != pprof_sample_type_count(first)) {
+		cli_error(c, "%s: incompatible sample types", name);
+		return false;
+	}
+	for (size_t i = 0; i < n; i++) {
+		const char *t = pprof_sample_type_name(q, i), *u = pprof_sample_type_unit(q, i);
+		if (type_index(first, t, u) < 0) {
+			cli_error(c, "%s: incompatible sample types: %s/%s is not in the first input",
+				  name, t, u);
+			return false;
+		}
+	}
+	return true;
+}
+
 int main(int argc, char **argv)
 {
 	struct cli c;
@@ -286,27 +317,40 @@ int main(int argc, char **argv)
 				cli_usage_error(&c, "unknown option");
 		}
 	}
-	if (argc - optind > 1)
-		cli_usage_error(&c, "one input file at most");
-	const char *path = optind < argc ? argv[optind] : "-";
-	const char *shown = strcmp(path, "-") == 0 ? "<stdin>" : path;
+	/* Several inputs: each one's lines go into the graph, where equal
+	 * stacks add up as they do in one profile, and as flamegraph.pl adds
+	 * up the lines of the inputs' concatenation (fractions kept).  Their
+	 * sample types must match as pprof-fold's merge wants them to;
+	 * messages about the graph name the first input. */
+	int nin = argc - optind;
+	char *stdin_name[] = {"-"};
+	char **inputs = nin > 0 ? argv + optind : stdin_name;
+	if (nin == 0)
+		nin = 1;
+	const char *shown = strcmp(inputs[0], "-") == 0 ? "<stdin>" : inputs[0];
 
 	int status = CLI_FAIL;
-	struct pprof_profile *p = pprof_profile_new();
+	struct pprof_profile *p = NULL;
+	struct pprof_profile **ps = calloc((size_t)nin, sizeof(*ps));
 	struct pprof_flame *f = pprof_flame_new();
 	char *countname = NULL;
-	if (!p || !f) {
+	if (!ps || !f) {
 		cli_error(&c, "out of memory");
 		goto out;
 	}
 	/* Folded text is read as flamegraph.pl reads it (fractions kept, a
 	 * differential column), with or without transforms. */
-	pprof_profile_free(p);
 	c.read.folded_flamegraph = 1;
-	char *files[] = {(char *)path};
-	p = cli_load(&c, files, 1);
-	if (!p)
-		goto out;
+	for (int k = 0; k < nin; k++) {
+		ps[k] = cli_load(&c, inputs + k, 1);
+		if (!ps[k])
+			goto out;
+		const char *name = strcmp(inputs[k], "-") == 0 ? "<stdin>" : inputs[k];
+		if (k > 0 && !same_types(&c, ps[0], ps[k], name))
+			goto out;
+	}
+	p = ps[0];
+	cli_loaded(&c, p, shown);
 	bool folded = pprof_profile_format(p) == PPROF_FMT_FOLDED;
 	/* Lines or stacks left out: a warning once the graph is drawn, part of
 	 * the one error line when nothing was left to draw. */
@@ -317,14 +361,21 @@ int main(int argc, char **argv)
 		fold.sample_index = cli_sample_index(&c, p);
 		if (fold.sample_index < 0)
 			goto out;
-		unsigned flags = 0;
-		if ((fo.flags & PPROF_FLAME_FLAMECHART) && pprof_flame_has_timeline(p))
-			flags |= PPROF_FLAME_TIMELINE;
-		if (pprof_flame_add_profile(f, p, &fold, flags) != PPROF_OK) {
-			cli_error(&c, "%s: %s", shown, pprof_flame_error(f));
-			goto out;
+		const char *type = pprof_sample_type_name(p, (size_t)fold.sample_index);
+		const char *tunit = pprof_sample_type_unit(p, (size_t)fold.sample_index);
+		for (int k = 0; k < nin; k++) {
+			const char *name = strcmp(inputs[k], "-") == 0 ? "<stdin>" : inputs[k];
+			struct pprof_fold_options fk = fold;
+			fk.sample_index = type_index(ps[k], type, tunit);
+			unsigned flags = 0;
+			if ((fo.flags & PPROF_FLAME_FLAMECHART) && pprof_flame_has_timeline(ps[k]))
+				flags |= PPROF_FLAME_TIMELINE;
+			if (pprof_flame_add_profile(f, ps[k], &fk, flags) != PPROF_OK) {
+				cli_error(&c, "%s: %s", name, pprof_flame_error(f));
+				goto out;
+			}
+			cli_flush_warnings(&c, ps[k]);
 		}
-		cli_flush_warnings(&c, p);
 		if (folded)
 			ignored = pprof_flame_ignored_lines(f);
 		else
@@ -372,7 +423,9 @@ int main(int argc, char **argv)
 out:
 	free(countname);
 	pprof_flame_free(f);
-	pprof_profile_free(p);
+	for (int k = 0; ps && k < nin; k++)
+		pprof_profile_free(ps[k]);
+	free(ps);
 	cli_release(&c);
 	return status;
 }

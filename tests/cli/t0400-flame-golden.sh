@@ -57,6 +57,12 @@ test_expect_success 'callees sorted by width' '
 test_expect_success 'narrow callees merged into (other)' '
 	golden basic-merged --merge-small --minwidth 4% "$IN/basic.folded"
 '
+test_expect_success 'several inputs: their lines summed, fractions kept, as their concatenation' '
+	golden merged "$IN/basic.folded" "$IN/frac.folded" &&
+	cat "$IN/basic.folded" "$IN/frac.folded" >both.folded &&
+	pprof-flame both.folded >both.svg &&
+	test_cmp both.svg out.svg
+'
 test_expect_success 'fractional counts; factor' '
 	golden frac --factor 2.5 "$IN/frac.folded"
 '

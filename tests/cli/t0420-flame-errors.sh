@@ -30,9 +30,13 @@ test_expect_success 'bad --delta and --diff-width' '
 	usage_error "--delta: leaf or inclusive, not '"'"'self'"'"'" --delta self &&
 	usage_error "--diff-width: after, before or max, not '"'"'min'"'"'" --diff-width min
 '
-test_expect_success 'two input files' '
-	pprof-flame "$IN/basic.folded" "$IN/frac.folded" >out 2>err; test $? = 2 &&
-	grep -q "^pprof-flame: one input file at most$" err
+test_expect_success 'several inputs whose sample types differ, as pprof-fold says it' '
+	test_fails 1 pprof-flame "$IN/basic.folded" "$IN/diff.folded" &&
+	echo "pprof-flame: $IN/diff.folded: incompatible sample types" >expect &&
+	test_cmp expect err &&
+	test_fails 1 pprof-fold "$IN/basic.folded" "$IN/diff.folded" &&
+	echo "pprof-fold: $IN/diff.folded: incompatible sample types" >expect &&
+	test_cmp expect err
 '
 test_expect_success '--help on stdout, exit 0; --version' '
 	pprof-flame --help >out && grep -q "^usage: pprof-flame" out &&
