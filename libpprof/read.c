@@ -22,7 +22,8 @@
 #include <zlib.h>
 
 #include "json.h"
-#include "pprof_private.h"
+#include "model_private.h"
+#include "read_private.h"
 
 /* The one table of readers: a new reader is one line here. */
 static const struct pp_reader *const readers[] = {

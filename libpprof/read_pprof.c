@@ -27,7 +27,9 @@
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include <pcre2.h>
 
-#include "pprof_private.h"
+#include "model_private.h"
+#include "read_private.h"
+#include "walk_private.h"
 
 /* Profile field numbers. */
 enum {

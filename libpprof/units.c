@@ -6,7 +6,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "pprof_private.h"
+#include "model_private.h"
 
 struct unit {
 	const char *name;
