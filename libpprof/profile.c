@@ -10,6 +10,7 @@
 #include <sys/random.h>
 
 #include "folded_private.h"
+#include "walk_private.h"
 
 /* One open-addressing table serves every intern table: a slot holds a 64-bit
  * key (a hash, or a packed pair of ids) and the id + 1 it leads to (0 =
@@ -178,9 +179,9 @@ static int verror(struct pprof_profile *p, int status, const char *fmt, va_list 
 {
 	char tmp[1024];
 	vsnprintf(tmp, sizeof(tmp), fmt, ap);
-	p->error.len = 0;
+	pp_buf_reset(&p->error);
 	if (!pp_buf_add(&p->error, tmp, strlen(tmp)))
-		p->error.len = 0;
+		pp_buf_reset(&p->error);
 	return status;
 }
 
