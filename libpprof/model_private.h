@@ -223,6 +223,13 @@ int pp_labelset_intern(struct pprof_profile *p, const struct pp_label *l,
  * names and units (in any order). */
 int pp_begin_input(struct pprof_profile *p, const struct pp_sample_type *t,
 		   uint32_t n, int default_type);
+/* The times of the input being read (after pp_begin_input()), merged into
+ * P's as pprof's merge does: the earliest TIME_NANOS that is not 0 (a wall
+ * clock date, nanoseconds since 1970: 0 when the input has none, never a
+ * monotonic clock), durations summed, the first input's PERIOD_TYPE and
+ * PERIOD unless it had none. */
+void pp_input_times(struct pprof_profile *p, int64_t time_nanos, int64_t duration_nanos,
+		    struct pp_sample_type period_type, int64_t period);
 /* Adds VALUES (in the current input's type order) to (NODE, LABELS);
  * PPROF_EINPUT when a sum leaves int64.  OFFSET is for the message. */
 int pp_add_sample(struct pprof_profile *p, uint32_t node, uint32_t labels,
