@@ -5,6 +5,7 @@
 # is monotonic, not a date); go tool pprof -raw shows them.  Merged inputs
 # sum their durations and keep the first period.  Skipped without `go`.
 . "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/filter-lib.sh"
 
 if ! have_go; then
 	test_skip "go tool pprof is not installed"
