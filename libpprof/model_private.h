@@ -160,6 +160,16 @@ struct pprof_profile {
 	uint32_t doc_url;
 	bool have_columns; /* some frame has a column */
 	uint32_t ninputs;
+	/* what the inputs were, for the cross-format warnings (compare.c):
+	 * bit 1 << format of every input read; of the inputs that measure
+	 * time, the formats of those with (idle) or (program) samples and of
+	 * those without; inputs read, the first one's format, and the
+	 * magnitude of the idle samples before the input being read */
+	uint32_t in_formats, idle_formats, noidle_formats;
+	unsigned wall_kinds, first_wall; /* how the inputs' wall was measured */
+	uint32_t nread;
+	enum pprof_format first_format;
+	uint64_t idle_before;
 
 	/* the current input's mapping from its sample type order to ours */
 	uint32_t *typemap;
@@ -230,6 +240,15 @@ int pp_begin_input(struct pprof_profile *p, const struct pp_sample_type *t,
  * PERIOD unless it had none. */
 void pp_input_times(struct pprof_profile *p, int64_t time_nanos, int64_t duration_nanos,
 		    struct pp_sample_type period_type, int64_t period);
+/* Is string ID "(idle)" or "(program)", the samples V8 keeps and some
+ * producers of pprof files leave out? */
+bool pp_is_idle_name(const struct pprof_profile *p, uint32_t id);
+/* Called before and after each input is read (read.c): records what it was
+ * (format, idle samples) and warns once when the inputs merged so far are
+ * not alike (compare.c).  Costs a pass over the samples when a second
+ * input comes, none for one. */
+void pp_input_start(struct pprof_profile *p);
+void pp_input_done(struct pprof_profile *p);
 /* Adds VALUES (in the current input's type order) to (NODE, LABELS);
  * PPROF_EINPUT when a sum leaves int64.  OFFSET is for the message. */
 int pp_add_sample(struct pprof_profile *p, uint32_t node, uint32_t labels,
