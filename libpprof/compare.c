@@ -60,13 +60,13 @@ static bool has_time_type(const struct pprof_profile *p, const char *name)
 	return false;
 }
 
-/* Do formats IDLE (with idle frames) and NOIDLE (without) hold two
- * different formats, one on each side? */
+/* Do the producers IDLE (inputs with idle samples) and NOIDLE (without)
+ * hold two different ones, one on each side? */
 static bool idle_differs(uint32_t idle, uint32_t noidle)
 {
 	if (!idle || !noidle)
 		return false;
-	/* the only way they do not: both are the same single format */
+	/* the only way they do not: both are the same single producer */
 	return !(idle == noidle && (idle & (idle - 1)) == 0);
 }
 
@@ -163,26 +163,36 @@ static bool wall_sampled(const struct pprof_profile *p)
 	return true;
 }
 
-/* The wall kind of P's inputs of format F: P holds them alone, or the
- * pprof input was read last. */
+/* The wall kind of P's inputs of format F (P holds them alone, or the
+ * pprof input was read last): a pprof file with a wall type that is not
+ * samples times the period measured it as V8 does (pprof-convert's output
+ * of a V8 profile); 0 when there is no wall to tell. */
 static unsigned wall_kind(const struct pprof_profile *p, enum pprof_format f)
 {
 	if (BIT(f) & TIMESTAMPED)
 		return WALL_STAMPED;
-	if (f == PPROF_FMT_PPROF && wall_sampled(p))
-		return WALL_SAMPLED;
+	if (f == PPROF_FMT_PPROF && has_time_type(p, "wall"))
+		return wall_sampled(p) ? WALL_SAMPLED : WALL_STAMPED;
 	return 0;
 }
 
-/* Input of format F had idle samples (IDLE) or not. */
-static void classify(struct pprof_profile *p, enum pprof_format f, bool idle)
+/* The producer of an input of format F whose wall kind is KIND, as a bit:
+ * V8 (its own formats, and pprof files that keep its wall), a producer of
+ * pprof files with samples times the period, or else by format. */
+static uint32_t producer(enum pprof_format f, unsigned kind)
+{
+	return kind ? kind : BIT(f) << 4;
+}
+
+/* An input of format F and wall kind KIND had idle samples (IDLE) or not. */
+static void classify(struct pprof_profile *p, enum pprof_format f, unsigned kind, bool idle)
 {
 	if (!(BIT(f) & (TIMESTAMPED | SAMPLED)) || !has_time_type(p, NULL))
 		return;
 	if (idle)
-		p->idle_formats |= BIT(f);
+		p->idle_formats |= producer(f, kind);
 	else
-		p->noidle_formats |= BIT(f);
+		p->noidle_formats |= producer(f, kind);
 }
 
 void pp_input_start(struct pprof_profile *p)
@@ -191,7 +201,7 @@ void pp_input_start(struct pprof_profile *p)
 		return;
 	p->idle_before = idle_sum(p);
 	if (p->nread == 1) /* the first input, now that it has company */
-		classify(p, p->first_format, p->idle_before > 0);
+		classify(p, p->first_format, p->first_wall, p->idle_before > 0);
 }
 
 void pp_input_done(struct pprof_profile *p)
@@ -202,12 +212,13 @@ void pp_input_done(struct pprof_profile *p)
 		p->first_wall = wall_kind(p, p->format);
 		return;
 	}
-	classify(p, p->format, idle_sum(p) > p->idle_before);
 	/* a pprof input is judged with what came before it: its wall is
 	 * told only when it comes first, or after other pprof files */
+	unsigned kind = wall_kind(p, p->format);
+	classify(p, p->format, kind, idle_sum(p) > p->idle_before);
 	if (p->nread == 2)
 		p->wall_kinds |= p->first_wall;
-	p->wall_kinds |= wall_kind(p, p->format);
+	p->wall_kinds |= kind;
 	if ((p->wall_kinds & WALL_STAMPED) && (p->wall_kinds & WALL_SAMPLED))
 		pp_warn(p, "merged inputs: %s", WALL_TWO_WAYS);
 	if (idle_differs(p->idle_formats, p->noidle_formats))
@@ -242,14 +253,16 @@ void pprof_compare_warn(const struct pprof_profile *before, size_t bi,
 	uint32_t ib = before->idle_formats, nb = before->noidle_formats;
 	uint32_t ia = after->idle_formats, na = after->noidle_formats;
 	if (before->nread == 1) {
+		uint32_t who = producer(before->first_format, before->first_wall);
 		bool idle = idle_sum(before) > 0;
-		ib = idle ? fb : 0;
-		nb = idle ? 0 : fb;
+		ib = idle ? who : 0;
+		nb = idle ? 0 : who;
 	}
 	if (after->nread == 1) {
+		uint32_t who = producer(after->first_format, after->first_wall);
 		bool idle = idle_sum(after) > 0;
-		ia = idle ? fa : 0;
-		na = idle ? 0 : fa;
+		ia = idle ? who : 0;
+		na = idle ? 0 : who;
 	}
 	if (ib && !ia && idle_differs(ib, na))
 		pp_warn(after, IDLE_LEFT_OUT, "before", "after");

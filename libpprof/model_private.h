@@ -162,8 +162,8 @@ struct pprof_profile {
 	uint32_t ninputs;
 	/* what the inputs were, for the cross-format warnings (compare.c):
 	 * bit 1 << format of every input read; of the inputs that measure
-	 * time, the formats of those with (idle) or (program) samples and of
-	 * those without; inputs read, the first one's format, and the
+	 * time, the producers of those with (idle) or (program) samples and
+	 * of those without; inputs read, the first one's format, and the
 	 * magnitude of the idle samples before the input being read */
 	uint32_t in_formats, idle_formats, noidle_formats;
 	unsigned wall_kinds, first_wall; /* how the inputs' wall was measured */

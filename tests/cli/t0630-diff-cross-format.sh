@@ -71,8 +71,13 @@ test_expect_success 'merging a pprof of samples x period with a .cpuprofile warn
 	done
 '
 
-test_expect_success 'merging V8 profiles with and without (idle): no warning (one producer)' '
+test_expect_success 'V8 profiles with and without (idle), converted or not: no warning (one producer)' '
 	pprof-top "$I" "$R" >/dev/null 2>err &&
+	test ! -s err &&
+	pprof-convert --quiet -o idle.pb.gz "$I" &&
+	pprof-top idle.pb.gz "$R" >/dev/null 2>err &&
+	test ! -s err &&
+	pprof-diff idle.pb.gz "$R" >/dev/null 2>err &&
 	test ! -s err
 '
 
