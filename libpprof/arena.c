@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "pprof_private.h"
+#include "buf_private.h"
 
 struct pp_arena_block {
 	struct pp_arena_block *next;
@@ -80,7 +80,7 @@ bool pp_grow(void **a, size_t *cap, size_t need, size_t size)
 	return true;
 }
 
-static char pp_buf_empty[1];
+char pp_buf_empty[1];
 
 void pp_buf_init(struct pp_buf *b)
 {
@@ -91,10 +91,11 @@ void pp_buf_init(struct pp_buf *b)
 
 bool pp_buf_grow(struct pp_buf *b, size_t extra)
 {
-	if (b->len + extra + 1 <= b->cap)
-		return true;
+	/* Checked first: LEN + EXTRA + 1 may wrap around to less than CAP. */
 	if (extra > SIZE_MAX / 2 - b->len)
 		return false;
+	if (b->len + extra + 1 <= b->cap)
+		return true;
 	size_t cap = b->cap ? b->cap : 64;
 	while (cap < b->len + extra + 1)
 		cap *= 2;
@@ -145,6 +146,17 @@ bool pp_buf_addf(struct pp_buf *b, const char *fmt, ...)
 	va_end(ap);
 	b->len += (size_t)n;
 	return true;
+}
+
+char *pp_buf_detach(struct pp_buf *b, size_t *len)
+{
+	if (!b->cap && !pp_buf_grow(b, 0))
+		return NULL;
+	char *s = b->s;
+	if (len)
+		*len = b->len;
+	pp_buf_init(b);
+	return s;
 }
 
 void pp_buf_release(struct pp_buf *b)

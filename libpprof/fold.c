@@ -88,7 +88,7 @@ static int build(struct folder *f, const struct pprof_fold_options *o)
 	pp_buf_init(&b);
 	fname[0] = 0;
 	for (uint32_t i = 1; i < p->nframes; i++) {
-		b.len = 0;
+		pp_buf_reset(&b);
 		if (!pp_frame_name(p, i, o->granularity, &b)) {
 			pp_buf_release(&b);
 			status = pp_nomem(p);

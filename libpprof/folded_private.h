@@ -11,7 +11,8 @@
 #ifndef FOLDED_PRIVATE_H
 #define FOLDED_PRIVATE_H
 
-#include "pprof_private.h"
+#include "model_private.h"
+#include "read_private.h"
 
 /* A line: KEY[0, KEYLEN) is the line as read (without CR and newline),
  * its stack KEY[0, STACKLEN).  Counts by the reader's mode: rounded to

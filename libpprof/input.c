@@ -11,7 +11,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "pprof_private.h"
+#include "model_private.h"
+#include "read_private.h"
 
 #define DEFAULT_MAX_INPUT ((uint64_t)4 << 30)
 /* How much is inflated between two progress calls. */
@@ -131,29 +132,4 @@ int pp_input_load_raw(struct pprof_profile *p, const char *path,
 	*len = rawlen;
 	*mapped = rawmapped;
 	return PPROF_OK;
-}
-
-int pp_input_load(struct pprof_profile *p, const char *path,
-		  const struct pprof_read_options *o, unsigned char **buf,
-		  size_t *len, bool *mapped)
-{
-	unsigned char *raw;
-	size_t rawlen;
-	bool rawmapped;
-	int status = pp_input_load_raw(p, path, o, &raw, &rawlen, &rawmapped);
-	if (status != PPROF_OK || !pp_is_gzip(raw, rawlen)) {
-		*buf = raw;
-		*len = rawlen;
-		*mapped = rawmapped;
-		return status;
-	}
-	if (rawmapped)
-		madvise(raw, rawlen, MADV_SEQUENTIAL);
-	status = pp_gunzip(p, raw, rawlen, o, buf, len);
-	*mapped = false;
-	if (rawmapped)
-		munmap(raw, rawlen);
-	else
-		free(raw);
-	return status;
 }

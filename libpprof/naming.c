@@ -5,7 +5,7 @@
 
 #include <string.h>
 
-#include "pprof_private.h"
+#include "model_private.h"
 
 /* The folded format's separators made harmless, in place. */
 static void make_harmless(char *d, size_t n)

@@ -448,6 +448,15 @@ int pprof_diff_folded(struct pprof_profile *err, const struct pprof_folded *befo
 void pprof_diff_free(struct pprof_diff *d);
 /* Writes "stack BEFORE AFTER" lines; PPROF_EIO (errno set) on a write error. */
 int pprof_diff_write(const struct pprof_diff *d, FILE *out);
+/* Before comparing sample type BI of BEFORE with type AI of AFTER: adds a
+ * warning to AFTER (pprof_profile_warning()) when they are not the same
+ * quantity (cpu and wall; a V8 profile's wall, the time between its
+ * samples, and a pprof file's, its samples times the period), and, unless
+ * IDLE_DROPPED, when one side has (idle) or (program) frames and the
+ * other, from another producer, none (it leaves those samples out).  Each
+ * warning once. */
+void pprof_compare_warn(const struct pprof_profile *before, size_t bi,
+			struct pprof_profile *after, size_t ai, int idle_dropped);
 
 /* Output formats of the tables. */
 enum pprof_table_format {

@@ -10,6 +10,7 @@
 #include <sys/random.h>
 
 #include "folded_private.h"
+#include "walk_private.h"
 
 /* One open-addressing table serves every intern table: a slot holds a 64-bit
  * key (a hash, or a packed pair of ids) and the id + 1 it leads to (0 =
@@ -178,9 +179,9 @@ static int verror(struct pprof_profile *p, int status, const char *fmt, va_list 
 {
 	char tmp[1024];
 	vsnprintf(tmp, sizeof(tmp), fmt, ap);
-	p->error.len = 0;
+	pp_buf_reset(&p->error);
 	if (!pp_buf_add(&p->error, tmp, strlen(tmp)))
-		p->error.len = 0;
+		pp_buf_reset(&p->error);
 	return status;
 }
 
@@ -781,6 +782,22 @@ int pp_labelset_intern(struct pprof_profile *p, const struct pp_label *l,
 }
 
 /* ---- sample types and values ---- */
+
+void pp_input_times(struct pprof_profile *p, int64_t time_nanos, int64_t duration_nanos,
+		    struct pp_sample_type period_type, int64_t period)
+{
+	if (p->ninputs <= 1 || p->time_nanos == 0 ||
+	    (time_nanos != 0 && time_nanos < p->time_nanos))
+		p->time_nanos = time_nanos;
+	int64_t d = duration_nanos;
+	if (p->ninputs > 1 && __builtin_add_overflow(p->duration_nanos, duration_nanos, &d))
+		d = INT64_MAX;
+	p->duration_nanos = d;
+	if (p->ninputs <= 1 || (!p->period_type.type && !p->period_type.unit)) {
+		p->period_type = period_type;
+		p->period = period;
+	}
+}
 
 int pp_begin_input(struct pprof_profile *p, const struct pp_sample_type *t,
 		   uint32_t n, int default_type)

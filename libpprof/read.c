@@ -22,7 +22,8 @@
 #include <zlib.h>
 
 #include "json.h"
-#include "pprof_private.h"
+#include "model_private.h"
+#include "read_private.h"
 
 /* The one table of readers: a new reader is one line here. */
 static const struct pp_reader *const readers[] = {
@@ -799,7 +800,11 @@ int pp_read_with(struct pprof_profile *p, const struct pp_reader *const *table, 
 int pprof_read_buffer(struct pprof_profile *p, const void *buf, size_t len,
 		      const struct pprof_read_options *o)
 {
-	return read_input(p, readers, NREADERS, buf, len, o, 1, NULL);
+	pp_input_start(p);
+	int s = read_input(p, readers, NREADERS, buf, len, o, 1, NULL);
+	if (s == PPROF_OK)
+		pp_input_done(p);
+	return s;
 }
 
 int pprof_read_file(struct pprof_profile *p, const char *path,
@@ -814,9 +819,12 @@ int pprof_read_file(struct pprof_profile *p, const char *path,
 	if (mapped && pp_is_gzip(buf, len))
 		madvise(buf, len, MADV_SEQUENTIAL);
 	struct pp_hold h = {buf, len, mapped};
+	pp_input_start(p);
 	/* a file may be gzipped twice (a .pb.gz gzipped again) */
 	s = read_input(p, readers, NREADERS, buf, len, o, 2, &h);
 	pp_hold_release(&h);
+	if (s == PPROF_OK)
+		pp_input_done(p);
 	return s;
 }
 

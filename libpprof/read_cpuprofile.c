@@ -40,6 +40,8 @@ struct cpu {
 	struct num start, end;
 	int64_t *samples, *deltas, *stamps;
 	size_t nsamples, capsamples, ndeltas, capdeltas, nstamps, capstamps;
+	/* what samples_to_model() found, in nanoseconds (0: not known) */
+	int64_t period, duration;
 };
 
 static int read_num(struct cpu *c, int t, const char *what, struct num *n)
@@ -215,6 +217,52 @@ static int reserve_seq(struct pprof_profile *p, size_t n)
 	return PPROF_OK;
 }
 
+static int cmp_int64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* The sampling interval and the duration of the N timestamps TS (µs, in
+ * time order through ST when it is not NULL) into c->period and
+ * c->duration (ns): the median gap between consecutive samples (the lower
+ * one of an even count), V8's own interval being nowhere in the file; the
+ * end (endTime, or the old format's extra timestamp; else the last sample)
+ * minus the start (startTime; else the first sample).  0 where they cannot
+ * be told, or leave int64. */
+static int sampling_times(struct cpu *c, const int64_t *ts, const struct stamp *st, size_t n,
+			  int64_t base, bool have_end, int64_t endt)
+{
+	int64_t last = 0, d;
+
+	if (n >= 2) {
+		int64_t *g = malloc((n - 1) * sizeof(*g));
+
+		if (!g)
+			return pp_nomem(c->p);
+		for (size_t i = 0; i + 1 < n; i++) {
+			int64_t a = st ? st[i].t : ts[i], b = st ? st[i + 1].t : ts[i + 1];
+
+			if (__builtin_sub_overflow(b, a, &g[i]))
+				g[i] = INT64_MAX;
+		}
+		qsort(g, n - 1, sizeof(*g), cmp_int64);
+		d = g[(n - 2) / 2];
+		free(g);
+		if (d > 0 && !__builtin_mul_overflow(d, 1000, &d))
+			c->period = d;
+	}
+	if (n)
+		last = st ? st[n - 1].t : ts[n - 1];
+	if (!n && !have_end)
+		return PPROF_OK;
+	if (!__builtin_sub_overflow(have_end ? endt : last, base, &d) && d > 0 &&
+	    !__builtin_mul_overflow(d, 1000, &d))
+		c->duration = d;
+	return PPROF_OK;
+}
+
 static int samples_to_model(struct cpu *c, struct acc *acc)
 {
 	size_t n = c->nsamples, i;
@@ -316,6 +364,11 @@ static int samples_to_model(struct cpu *c, struct acc *acc)
 		}
 		if (moves > budget)
 			qsort(st, n, sizeof(*st), cmp_stamp);
+	}
+
+	if (ts && (s = sampling_times(c, ts, st, n, base, have_end, endt)) != PPROF_OK) {
+		free(st);
+		return s;
 	}
 
 	s = reserve_seq(c->p, n);
@@ -452,6 +505,15 @@ static int cpu_read(struct pprof_profile *p, const unsigned char *buf, size_t le
 	} else {
 		for (i = 0; i < c.v.n; i++)
 			acc[i].count = c.v.nodes[i].hitcount;
+	}
+	{
+		/* A .cpuprofile's clock is monotonic, not a date: no time_nanos. */
+		struct pp_sample_type pt = { 0, 0 };
+
+		if (c.period && ((s = pp_intern_cstr(p, "wall", &pt.type)) != PPROF_OK ||
+				 (s = pp_intern_cstr(p, "nanoseconds", &pt.unit)) != PPROF_OK))
+			goto out;
+		pp_input_times(p, 0, c.duration, pt, c.period);
 	}
 	s = group_ticks(&c, &ticks);
 	if (s != PPROF_OK)

@@ -27,7 +27,9 @@
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include <pcre2.h>
 
-#include "pprof_private.h"
+#include "model_private.h"
+#include "read_private.h"
+#include "walk_private.h"
 
 /* Profile field numbers. */
 enum {
@@ -581,15 +583,7 @@ static int begin(struct rd *r)
 		}
 	/* With several inputs: the earliest start, the summed duration, the
 	 * first period and URL, all comments (as pprof's merge does). */
-	if (p->ninputs <= 1 || p->time_nanos == 0 ||
-	    (r->time_nanos != 0 && r->time_nanos < p->time_nanos))
-		p->time_nanos = r->time_nanos;
-	p->duration_nanos = p->ninputs <= 1 ? r->duration_nanos
-					    : p->duration_nanos + r->duration_nanos;
-	if (p->ninputs <= 1 || (!p->period_type.type && !p->period_type.unit)) {
-		p->period_type = pt;
-		p->period = r->period;
-	}
+	pp_input_times(p, r->time_nanos, r->duration_nanos, pt, r->period);
 	if (!p->doc_url)
 		p->doc_url = doc;
 	if (r->ncomments) {

@@ -160,10 +160,5 @@ int pp_gunzip(struct pprof_profile *p, const unsigned char *in, size_t inlen,
 int pp_input_load_raw(struct pprof_profile *p, const char *path,
 		      const struct pprof_read_options *o, unsigned char **buf, size_t *len,
 		      bool *mapped);
-/* pp_input_load_raw(), then gzip inflated (not UTF-16): what flame.c and
- * diff.c read today. */
-int pp_input_load(struct pprof_profile *p, const char *path,
-		  const struct pprof_read_options *o, unsigned char **buf,
-		  size_t *len, bool *mapped);
 
 #endif /* PPROF_READ_PRIVATE_H */

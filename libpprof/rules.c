@@ -129,12 +129,12 @@ static int rerr(struct loader *L, const yaml_mark_t *m, const char *fmt, ...)
 	vsnprintf(tmp, sizeof(tmp), fmt, ap);
 	va_end(ap);
 	struct pp_buf *e = &L->r->error;
-	e->len = 0;
+	pp_buf_reset(e);
 	/* Keys and values quoted in messages may hold line breaks. */
 	if (!pp_buf_add_line(e, tmp, strlen(tmp)) ||
 	    (m && !pp_buf_addf(e, " (at line %lu, column %lu)", (unsigned long)m->line + 1,
 			       (unsigned long)m->column + 1)))
-		e->len = 0;
+		pp_buf_reset(e);
 	return PPROF_EINPUT;
 }
 
@@ -457,7 +457,8 @@ static int load_sourcemaps(struct loader *L, yaml_node_t *list)
 			pp_buf_release(&b);
 			return nomem(L);
 		}
-		sm->map = b.s;
+		if (!(sm->map = pp_buf_detach(&b, NULL)))
+			return nomem(L);
 	}
 	return PPROF_OK;
 }
@@ -564,8 +565,7 @@ int pprof_rules_read_buffer(struct pprof_rules *r, const char *text, size_t len,
 			    const char *base_dir)
 {
 	rules_clear(r);
-	r->error.len = 0;
-	r->error.s[0] = '\0';
+	pp_buf_reset(&r->error);
 	struct loader L = {r, NULL, base_dir ? base_dir : ""};
 	yaml_parser_t ps;
 	yaml_document_t doc;
@@ -607,7 +607,7 @@ int pprof_rules_read_file(struct pprof_rules *r, const char *path)
 {
 	FILE *fp = fopen(path, "rb");
 	if (!fp) {
-		r->error.len = 0;
+		pp_buf_reset(&r->error);
 		pp_buf_addf(&r->error, "%s", strerror(errno));
 		return PPROF_EIO;
 	}
@@ -623,7 +623,7 @@ int pprof_rules_read_file(struct pprof_rules *r, const char *path)
 		if (text.len > (64u << 20)) {
 			fclose(fp);
 			pp_buf_release(&text);
-			r->error.len = 0;
+			pp_buf_reset(&r->error);
 			pp_buf_addf(&r->error, "rules file larger than 64 MiB");
 			return PPROF_EINPUT;
 		}
@@ -632,7 +632,7 @@ int pprof_rules_read_file(struct pprof_rules *r, const char *path)
 	fclose(fp);
 	if (!ok || rd_err) {
 		pp_buf_release(&text);
-		r->error.len = 0;
+		pp_buf_reset(&r->error);
 		pp_buf_addf(&r->error, "%s", ok ? strerror(errno) : "out of memory");
 		return ok ? PPROF_EIO : PPROF_ENOMEM;
 	}

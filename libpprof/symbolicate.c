@@ -13,7 +13,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "pprof_private.h"
+#include "model_private.h"
 #include "sourcemap.h"
 
 struct script {
@@ -69,19 +69,11 @@ static char *read_file(const char *path, size_t *len)
 	if (ferror(f))
 		ok = false;
 	fclose(f);
-	if (!ok || !b.cap) {
+	if (!ok) {
 		pp_buf_release(&b);
-		if (ok) {
-			char *e = malloc(1);
-			if (e)
-				*e = '\0';
-			*len = 0;
-			return e;
-		}
 		return NULL;
 	}
-	*len = b.len;
-	return b.s;
+	return pp_buf_detach(&b, len);
 }
 
 static const char *base_name(const char *s)

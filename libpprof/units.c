@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "pprof_private.h"
+#include "model_private.h"
 
 struct unit {
 	const char *name;

@@ -18,7 +18,7 @@
 #include <string.h>
 #include <zlib.h>
 
-#include "pprof_private.h"
+#include "model_private.h"
 #include "profile.pb-c.h"
 
 /* ---- a ProtobufCBuffer that deflates into a FILE ---- */

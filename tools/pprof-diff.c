@@ -57,6 +57,7 @@ struct side {
 	struct pprof_folded *f;
 	const char *type, *unit;
 	bool untyped;   /* folded text: its "samples" have no unit */
+	int index;      /* the sample type compared */
 };
 
 static int load(struct cli *c, struct side *s, const struct pprof_fold_options *base)
@@ -72,6 +73,7 @@ static int load(struct cli *c, struct side *s, const struct pprof_fold_options *
 	fo.sample_index = cli_sample_index(c, s->p);
 	if (fo.sample_index < 0)
 		return -1;
+	s->index = fo.sample_index;
 	s->type = pprof_sample_type_name(s->p, (size_t)fo.sample_index);
 	s->unit = pprof_sample_type_unit(s->p, (size_t)fo.sample_index);
 	s->untyped = pprof_profile_format(s->p) == PPROF_FMT_FOLDED;
@@ -160,8 +162,8 @@ int main(int argc, char **argv)
 		cli_usage_error(&c, "only one input can be standard input");
 
 	int status = CLI_FAIL;
-	struct side s[2] = {{argv[optind], NULL, NULL, NULL, NULL, NULL, false},
-			    {argv[optind + 1], NULL, NULL, NULL, NULL, NULL, false}};
+	struct side s[2] = {{argv[optind], NULL, NULL, NULL, NULL, NULL, false, 0},
+			    {argv[optind + 1], NULL, NULL, NULL, NULL, NULL, false, 0}};
 	struct pprof_diff *d = NULL;
 	struct pprof_diff_table *t = NULL;
 	struct pprof_fold_options fo = {0};
@@ -181,6 +183,10 @@ int main(int argc, char **argv)
 			  s[0].unit, s[0].shown, s[1].type, s[1].unit, s[1].shown);
 		goto out;
 	}
+	/* Values measured differently, or samples one producer leaves out. */
+	pprof_compare_warn(s[0].p, (size_t)s[0].index, s[1].p, (size_t)s[1].index,
+			   c.filter && pprof_filter_has(c.filter, PPROF_FILTER_DROP_IDLE));
+	cli_flush_warnings(&c, s[1].p);
 	for (int i = 0; i < 2 && strip; i++) {
 		if (pprof_folded_strip_hex(s[i].p, s[i].f) != PPROF_OK) {
 			cli_error(&c, "%s: %s", s[i].shown, pprof_profile_error(s[i].p));

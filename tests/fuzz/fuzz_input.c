@@ -131,8 +131,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		/* The same input again must merge: same types, and sums that
 		 * leave int64 are the only new way to fail. */
 		s = pprof_read_buffer(p, data, size, &fuzz_read_options);
-		if (s == PPROF_OK)
+		if (s == PPROF_OK) {
+			/* the cross-format checks, on any two sides */
+			if (pprof_sample_type_count(p))
+				pprof_compare_warn(p, 0, p, pprof_sample_type_count(p) - 1, 0);
 			fuzz_fold_all(p);
+		}
 		else if (!strstr(pprof_profile_error(p), "64-bit") &&
 			 !strstr(pprof_profile_error(p), "int64"))
 			fuzz_fail("a second read of the same input failed",

@@ -1,0 +1,276 @@
+/*
+ * model_private.h: the profile model as the readers, transforms and writers
+ * of libpprof see it: strings, frames, the call tree, label sets, samples,
+ * and the errors set on a profile.  Not installed; not for the tools.
+ *
+ * The model (DESIGN.md): strings interned once (id 0 is ""), frames interned
+ * (id 0 is "no frame"), a call tree of frame ids (node 0 is the root, which
+ * has no frame), and aggregated samples: one entry per (node, label set)
+ * carrying one int64 per sample type.  Optional: the time-ordered sample
+ * sequence of a .cpuprofile, for flame charts.
+ */
+#ifndef PPROF_MODEL_PRIVATE_H
+#define PPROF_MODEL_PRIVATE_H
+
+#ifndef PPROF_INTERNAL
+#error "model_private.h is private to libpprof"
+#endif
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "buf_private.h"
+#include "pprof.h"
+
+struct pp_deferred; /* walk_private.h */
+struct pp_flines;   /* folded_private.h */
+struct pp_hold;     /* read_private.h */
+
+/* ---- frames ---- */
+enum pp_frame_flags {
+	PP_FRAME_INLINED = 1u << 0,     /* an inlined Line of a pprof Location */
+	PP_FRAME_HAS_ADDRESS = 1u << 1, /* address is meaningful */
+	PP_FRAME_NO_SYMBOL = 1u << 2,   /* no function: named [mapping] or <unknown> */
+	PP_FRAME_IGNORED = 1u << 3,     /* its source is on a map's ignore list */
+	PP_FRAME_MAPPED = 1u << 4,      /* symbolicated through a source map */
+};
+
+/* A frame.  Positions are 1-based; 0 means unknown (V8's 0-based
+ * line/column are stored +1, pprof's as they are).  LINE and COLUMN are
+ * where the frame's function starts for V8 input, the Line's for pprof.
+ * AT_LINE is the line inside the function where the samples of a leaf fell
+ * (lines.h), printed and written in place of LINE; 0 = LINE. */
+struct pp_frame {
+	uint32_t name;    /* function name as printed, 0 = none (see NO_SYMBOL) */
+	uint32_t file;    /* source file or script URL, 0 = none */
+	uint32_t mapping; /* basename of the pprof mapping, 0 = none */
+	uint32_t flags;
+	int64_t line;
+	int64_t column;
+	uint64_t address;
+	int64_t at_line;
+};
+
+/* ---- labels (pprof Sample.label) ---- */
+struct pp_label {
+	uint32_t key;  /* string id */
+	uint32_t str;  /* string id, 0 for a numeric label */
+	int64_t num;
+	uint32_t unit; /* string id of num_unit, 0 = none */
+};
+
+/* ---- tree ---- */
+struct pp_node {
+	uint32_t parent; /* node 0 (the root) is its own parent */
+	uint32_t frame;  /* 0 for the root */
+};
+
+/* An aggregated sample: the values of samples whose stack ends at NODE and
+ * whose labels are the label set LABELS (0 = no labels). */
+struct pp_entry {
+	uint32_t node;
+	uint32_t labels;
+};
+
+/* One sample of a time-ordered input, in time order once the reader is done. */
+struct pp_seq {
+	uint32_t node;
+	int64_t time; /* nanoseconds from the profile start */
+	int64_t wall; /* nanoseconds the sample stands for */
+};
+
+struct pp_sample_type {
+	uint32_t type, unit; /* string ids */
+};
+
+struct pp_hash;   /* open addressing, private to profile.c */
+struct pp_idhash; /* the same holding ids only */
+
+struct pprof_profile {
+	struct pp_arena arena;
+	enum pprof_format format;
+
+	/* strings */
+	const char **strs;
+	uint32_t *strlens;
+	uint32_t nstrs, capstrs;
+	struct pp_hash *strhash;
+	uint64_t hseed; /* seeds the hashes of strings, frames, label sets */
+
+	/* frames (index 0 unused) */
+	struct pp_frame *frames;
+	uint32_t nframes, capframes;
+	struct pp_hash *framehash;
+
+	/* tree (node 0 is the root) */
+	struct pp_node *nodes;
+	uint32_t nnodes, capnodes;
+	struct pp_idhash *nodehash;
+
+	/* label sets: set i is labels[labelsets[i] .. labelsets[i+1]) (set 0 empty) */
+	struct pp_label *labels;
+	uint32_t nlabels, caplabels;
+	uint32_t *labelsets;
+	uint32_t nlabelsets, caplabelsets;
+	struct pp_hash *labelhash;
+
+	/* sample types, and the aggregated samples: values[e * ntypes + t] */
+	struct pp_sample_type *types;
+	uint32_t ntypes;
+	int default_type; /* index, or -1: the last */
+	struct pp_entry *entries;
+	int64_t *values;
+	uint32_t nentries, capentries;
+	struct pp_idhash *entryhash;
+
+	/* the table totals per sample type before pprof's sample filters
+	 * (NULL: none applied), and the filters given, for the legend */
+	int64_t *pretotal;
+	char **legend;
+	size_t nlegend;
+
+	/* samples not yet in the tree (NULL: none) */
+	struct pp_deferred *deferred;
+	/* the lines of the first input when it is folded text (folded_private.h) */
+	struct pp_flines *flines;
+	/* while a reader reads: the buffer it reads, when it may keep it
+	 * (read.c); else NULL */
+	struct pp_hold *hold;
+
+	/* source maps an input carries (a Chrome trace's metadata.sourceMaps),
+	 * in the arena; pprof_symbolicate() uses them before any other */
+	struct pp_emap {
+		struct pp_emap *next;
+		uint32_t url; /* string id of the script's URL */
+		const char *text; /* the map's JSON */
+		size_t len;
+	} *emaps;
+
+	/* time-ordered samples (cpuprofile) */
+	struct pp_seq *seq;
+	size_t nseq, capseq;
+
+	/* metadata (pprof) */
+	int64_t time_nanos, duration_nanos, period;
+	struct pp_sample_type period_type;
+	uint32_t *comments;
+	uint32_t ncomments;
+	uint32_t doc_url;
+	bool have_columns; /* some frame has a column */
+	uint32_t ninputs;
+	/* what the inputs were, for the cross-format warnings (compare.c):
+	 * bit 1 << format of every input read; of the inputs that measure
+	 * time, the producers of those with (idle) or (program) samples and
+	 * of those without; inputs read, the first one's format, and the
+	 * magnitude of the idle samples before the input being read */
+	uint32_t in_formats, idle_formats, noidle_formats;
+	unsigned wall_kinds, first_wall; /* how the inputs' wall was measured */
+	uint32_t nread;
+	enum pprof_format first_format;
+	uint64_t idle_before;
+
+	/* the current input's mapping from its sample type order to ours */
+	uint32_t *typemap;
+
+	/* diagnostics */
+	struct pp_buf error;
+	char **warnings;
+	size_t nwarnings;
+};
+
+/* ---- errors and warnings ---- */
+/* Sets the error message (printf-style) and returns STATUS. */
+int pp_error(struct pprof_profile *p, int status, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+/* The same with " (at byte OFFSET)" appended. */
+int pp_error_at(struct pprof_profile *p, int status, uint64_t offset,
+		const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+/* Records a warning once. */
+void pp_warn(struct pprof_profile *p, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+int pp_nomem(struct pprof_profile *p);
+
+/* ---- model building (all return PPROF_OK or an error set on p) ---- */
+/* Interns LEN bytes; *ID receives the string id. */
+int pp_intern(struct pprof_profile *p, const char *s, size_t len, uint32_t *id);
+static inline const char *pp_str(const struct pprof_profile *p, uint32_t id)
+{
+	return p->strs[id];
+}
+static inline uint32_t pp_strlen(const struct pprof_profile *p, uint32_t id)
+{
+	return p->strlens[id];
+}
+/* Interns a frame; *ID receives its id (>= 1). */
+int pp_frame_intern(struct pprof_profile *p, const struct pp_frame *f, uint32_t *id);
+/* The child of PARENT for FRAME, created when missing. */
+int pp_node_child(struct pprof_profile *p, uint32_t parent, uint32_t frame,
+		  uint32_t *child);
+/* Rebuilds the tree with each frame f replaced by MAP[f] (MAP has nframes
+ * entries; 0 removes the frame from its stacks).  Nodes and aggregated
+ * samples that become equal merge; the sample sequence follows. */
+int pp_remap_frames(struct pprof_profile *p, const uint32_t *map);
+/* Frees the index that finds a node's child (the largest table of a big
+ * profile) when only walks remain; pp_node_child() rebuilds it if needed. */
+void pp_drop_node_index(struct pprof_profile *p);
+
+/* Moves the deferred samples, and the lines of a folded input, into the
+ * tree (no-op when there are none). */
+int pp_settle(struct pprof_profile *p);
+
+/* Keeps the totals of the top table for every sample type (top.c) in
+ * p->pretotal, before filters change them. */
+int pp_record_pretotal(struct pprof_profile *p);
+/* Appends a copy of S to p->legend; false when out of memory. */
+bool pp_legend_add(struct pprof_profile *p, const char *s);
+/* Interns a label set (sorted by the callee); N may be 0 (gives set 0). */
+int pp_labelset_intern(struct pprof_profile *p, const struct pp_label *l,
+		       uint32_t n, uint32_t *id);
+/* Declares the sample types of the input being read (string ids).  For the
+ * first input they become the profile's; later inputs must have the same
+ * names and units (in any order). */
+int pp_begin_input(struct pprof_profile *p, const struct pp_sample_type *t,
+		   uint32_t n, int default_type);
+/* The times of the input being read (after pp_begin_input()), merged into
+ * P's as pprof's merge does: the earliest TIME_NANOS that is not 0 (a wall
+ * clock date, nanoseconds since 1970: 0 when the input has none, never a
+ * monotonic clock), durations summed, the first input's PERIOD_TYPE and
+ * PERIOD unless it had none. */
+void pp_input_times(struct pprof_profile *p, int64_t time_nanos, int64_t duration_nanos,
+		    struct pp_sample_type period_type, int64_t period);
+/* Is string ID "(idle)" or "(program)", the samples V8 keeps and some
+ * producers of pprof files leave out? */
+bool pp_is_idle_name(const struct pprof_profile *p, uint32_t id);
+/* Called before and after each input is read (read.c): records what it was
+ * (format, idle samples) and warns once when the inputs merged so far are
+ * not alike (compare.c).  Costs a pass over the samples when a second
+ * input comes, none for one. */
+void pp_input_start(struct pprof_profile *p);
+void pp_input_done(struct pprof_profile *p);
+/* Adds VALUES (in the current input's type order) to (NODE, LABELS);
+ * PPROF_EINPUT when a sum leaves int64.  OFFSET is for the message. */
+int pp_add_sample(struct pprof_profile *p, uint32_t node, uint32_t labels,
+		  const int64_t *values, uint64_t offset);
+/* Appends a time-ordered sample. */
+int pp_seq_push(struct pprof_profile *p, uint32_t node, int64_t time, int64_t wall);
+/* Interns a C string, for readers' fixed names. */
+int pp_intern_cstr(struct pprof_profile *p, const char *s, uint32_t *id);
+
+/* ---- units (units.c) ---- */
+/* VALUE in unit FROM ("bytes", "nanoseconds", ...) as a number of unit TO,
+ * or of the largest unit it is at least one of when TO is "minimum" or
+ * "auto", as pprof's measurement.Scale; *UNIT receives the unit's printed
+ * name ("" for counts). */
+double pp_unit_scale(int64_t value, const char *from, const char *to, const char **unit);
+/* S in ASCII lower case into D (SIZE bytes, NUL-terminated, cut to fit). */
+void pp_ascii_lower(char *d, const char *s, size_t size);
+
+/* ---- naming ---- */
+/* Appends the name of frame F at granularity G to B, with ';' turned into
+ * ':' and CR/LF into spaces. */
+bool pp_frame_name(const struct pprof_profile *p, uint32_t frame,
+		   enum pprof_granularity g, struct pp_buf *b);
+
+#endif /* PPROF_MODEL_PRIVATE_H */

@@ -1,0 +1,103 @@
+/*
+ * walk_private.h: the stack walks that read_pprof.c, profile.c and top.c
+ * share: stacks given as lists of locations (pprof's samples), the walk
+ * that adds them to the call tree, and the samples kept out of the tree
+ * until something needs it.  Not installed; not for the tools.
+ */
+#ifndef PPROF_WALK_PRIVATE_H
+#define PPROF_WALK_PRIVATE_H
+
+#ifndef PPROF_INTERNAL
+#error "walk_private.h is private to libpprof"
+#endif
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "model_private.h"
+#include "read_private.h"
+
+/* ---- stacks given as lists of locations (pprof's samples) ---- */
+/* A location: its frames are FRAMES[off .. off + n), root side first.
+ * MEMO holds the last two steps of the tree walk through it, from node
+ * memo[k][0] to node memo[k][1] (0: none; a step never ends at the root).
+ * FLAGS are the reader's own. */
+struct pp_loc {
+	uint32_t memo[2][2];
+	uint32_t off;
+	uint32_t n : 30;
+	uint32_t flags : 2;
+};
+
+/* The walk that adds such stacks to the tree.  The tree look-ups are what
+ * costs (a random access each), so the previous stack's path is reused as
+ * far as it is the same, and each location's last two steps are
+ * remembered: on a 500k-stack profile four steps in five hit them.  STEPS
+ * counts the frames actually walked; past MAXSTEPS the input (of INLEN
+ * bytes) is refused as an inline bomb. */
+struct pp_locwalk {
+	struct pp_loc *locs;
+	const uint32_t *frames;
+	struct pp_locstep {
+		uint32_t loc, node;
+	} *prev; /* the previous path, root first */
+	size_t prevn, capprev;
+	uint64_t steps, maxsteps;
+	size_t inlen;
+};
+/* The node of the stack STACK[0 .. n) (location indexes, leaf first);
+ * OFFSET is for the message. */
+int pp_locwalk_node(struct pprof_profile *p, struct pp_locwalk *w, const uint32_t *stack,
+		    size_t n, uint64_t offset, uint32_t *node);
+void pp_locwalk_release(struct pp_locwalk *w);
+/* The error of stacks that expand past MAXSTEPS frames in an input of
+ * INLEN bytes (an inline bomb), at OFFSET. */
+int pp_steps_exceeded(struct pprof_profile *p, uint64_t offset, uint64_t maxsteps,
+		      size_t inlen);
+
+/* Samples kept out of the tree (pprof_read_options.defer_tree): each is a
+ * list of location indexes, leaf first, over the locations of all deferred
+ * inputs.  A sample whose locations are one packed field of ids 1 .. n in
+ * order (as every writer we know makes them) keeps that field's bytes as
+ * they are: in its input's buffer when the reader may keep it, else copied
+ * to BYTES.  pprof_top() reads them as they are; anything else that needs
+ * the tree calls pp_settle() first. */
+struct pp_deferred {
+	uint32_t *frames; /* the locations' frames */
+	size_t nframes, capframes;
+	struct pp_loc *locs;
+	size_t nlocs, caplocs;
+	uint32_t *stack; /* the lists of the samples that are not packed */
+	size_t nstack, capstack;
+	unsigned char *bytes; /* packed ids copied from buffers not kept */
+	size_t nbytes, capbytes;
+	struct pp_dpart {
+		const unsigned char *base; /* its packed ids' buffer; NULL: BYTES */
+		uint32_t locbase;          /* its first location */
+		struct pp_hold hold;       /* its buffer, when kept */
+	} *parts;                          /* one per input */
+	size_t nparts, capparts;
+	struct pp_dsample {
+		uint64_t stack;  /* its locations: stack[stack .. stack + n),
+				  * or packed: their ids at byte STACK of its
+				  * part's buffer */
+		uint64_t off;    /* byte offset in its input, for messages */
+		uint32_t n;      /* how many */
+		uint32_t labels; /* label set */
+		uint32_t part;   /* PP_DLIST, or its input: parts[part] */
+	} *samples;
+	size_t nsamples, capsamples;
+	uint64_t nsteps;  /* the locations of all samples */
+	int64_t *values; /* ntypes per sample, in the profile's type order */
+	size_t capvalues;
+	/* per type, the sum of the values' magnitudes: kept within int64, so
+	 * that no sum of deferred values can leave it */
+	uint64_t *magsum;
+};
+#define PP_DLIST UINT32_MAX
+/* The locations of deferred sample X, leaf first: in d->stack, or decoded
+ * into *SCRATCH (grown to *CAP entries).  NULL when out of memory. */
+const uint32_t *pp_dsample_locs(const struct pp_deferred *d, const struct pp_dsample *x,
+				uint32_t **scratch, size_t *cap);
+
+#endif /* PPROF_WALK_PRIVATE_H */
