@@ -863,17 +863,15 @@ out:
 	return s;
 }
 
-static int hs_read(struct pprof_profile *p, const unsigned char *buf, size_t len,
-		   const struct pprof_read_options *o)
+int pp_hs_parse(struct pprof_profile *p, const unsigned char *buf, size_t len,
+		const struct pprof_read_options *o, struct pp_hs *h)
 {
 	struct hsread r;
-	struct pp_hs h;
 	int s;
 
 	memset(&r, 0, sizeof(r));
-	memset(&h, 0, sizeof(h));
 	r.p = p;
-	r.h = &h;
+	r.h = h;
 	r.buf = buf;
 	r.len = len;
 	r.max_depth = o ? o->max_depth : 0;
@@ -885,10 +883,29 @@ static int hs_read(struct pprof_profile *p, const unsigned char *buf, size_t len
 	free(r.ecount);
 	free_list(r.nfields, r.nnf);
 	free_list(r.efields, r.nef);
+	return s;
+}
+
+static int hs_read(struct pprof_profile *p, const unsigned char *buf, size_t len,
+		   const struct pprof_read_options *o)
+{
+	struct pp_hs h;
+	struct pp_hs_ids ids;
+	bool leaks = o && (o->heap_since || o->heap_until || o->heap_retainers);
+	int s = PPROF_OK;
+
+	memset(&h, 0, sizeof(h));
+	memset(&ids, 0, sizeof(ids));
+	/* BASELINE's and TARGET's ids first: only they stay while FINAL is read */
+	if (leaks)
+		s = pp_hs_load_ids(p, o, &ids);
+	if (s == PPROF_OK)
+		s = pp_hs_parse(p, buf, len, o, &h);
 	if (s == PPROF_OK)
 		s = pp_hs_dominators(p, &h);
 	if (s == PPROF_OK)
-		s = build_profile(p, &h, len);
+		s = leaks ? pp_hs_leaks_profile(p, &h, &ids, len, o) : build_profile(p, &h, len);
+	pp_hs_ids_release(&ids);
 	pp_hs_release(&h);
 	return s;
 }
