@@ -82,7 +82,9 @@ int pp_hs_parse(struct pprof_profile *p, const unsigned char *buf, size_t len,
 
 /* heapsnap_leaks.c: the leak set between snapshots and retainer paths. */
 struct pp_hs_ids {
-	uint32_t *since, *until; /* sorted ids; NULL: not given */
+	/* sorted by id: id << 32 | a hash of the node's type and name (how
+	 * one object looks in two snapshots); NULL: not given */
+	uint64_t *since, *until;
 	size_t nsince, nuntil;
 	uint32_t since_max, until_max;
 };

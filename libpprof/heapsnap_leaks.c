@@ -46,29 +46,44 @@ void pp_hs_ids_release(struct pp_hs_ids *ids)
 	memset(ids, 0, sizeof(*ids));
 }
 
-static int cmp_u32(const void *a, const void *b)
+static int cmp_u64(const void *a, const void *b)
 {
-	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
 	return x < y ? -1 : x > y;
 }
 
-static bool has_id(const uint32_t *ids, size_t n, uint32_t id)
+/* The entry of ID in KEYS, or NULL. */
+static const uint64_t *find_id(const uint64_t *keys, size_t n, uint32_t id)
 {
 	size_t lo = 0, hi = n;
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
-		if (ids[mid] < id)
+		if ((uint32_t)(keys[mid] >> 32) < id)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	return lo < n && ids[lo] == id;
+	return lo < n && (uint32_t)(keys[lo] >> 32) == id ? &keys[lo] : NULL;
+}
+
+static bool has_id(const uint64_t *keys, size_t n, uint32_t id)
+{
+	return find_id(keys, n, id) != NULL;
+}
+
+/* What node V looks like: its type's and name's hash. */
+static uint32_t look(const struct pp_hs *h, uint32_t v)
+{
+	size_t len;
+	const char *name = pp_hs_str(h, h->name[v], &len);
+	const char *type = h->node_types[h->type[v]];
+	return (uint32_t)pp_hash_bytes(name, len, pp_hash_bytes(type, strlen(type), 0));
 }
 
 /* The ids of the objects of snapshot PATH (the synthetic nodes, which every
  * snapshot has with the same small ids, left out), sorted. */
 static int load_one(struct pprof_profile *p, const char *opt, const char *path,
-		    const struct pprof_read_options *o, uint32_t **out, size_t *nout,
+		    const struct pprof_read_options *o, uint64_t **out, size_t *nout,
 		    uint32_t *max)
 {
 	struct pprof_profile *q = pprof_profile_new();
@@ -97,21 +112,25 @@ static int load_one(struct pprof_profile *p, const char *opt, const char *path,
 		return s;
 	}
 	pprof_profile_free(q);
+	uint64_t *keys = malloc(((size_t)h.n + 1) * sizeof(*keys));
+	if (!keys) {
+		pp_hs_release(&h);
+		return pp_nomem(p);
+	}
 	size_t k = 0;
 	uint32_t m = 0;
 	for (uint32_t i = 0; i < h.n; i++) {
 		if (h.type[i] == h.t_synthetic)
 			continue;
-		h.id[k++] = h.id[i];
+		keys[k++] = (uint64_t)h.id[i] << 32 | look(&h, i);
 		if ((h.id[i] & 1) && h.id[i] > m) /* JavaScript's ids are odd (maxJsNodeId) */
 			m = h.id[i];
 	}
-	qsort(h.id, k, sizeof(*h.id), cmp_u32);
-	*out = h.id;
+	pp_hs_release(&h);
+	qsort(keys, k, sizeof(*keys), cmp_u64);
+	*out = keys;
 	*nout = k;
 	*max = m;
-	h.id = NULL;
-	pp_hs_release(&h);
 	return PPROF_OK;
 }
 
@@ -139,8 +158,9 @@ int pp_hs_load_ids(struct pprof_profile *p, const struct pprof_read_options *o,
 static int check_ids(struct pprof_profile *p, const struct pp_hs *h, const struct pp_hs_ids *ids,
 		     const struct pprof_read_options *o)
 {
-	size_t in_since = 0, in_until = 0;
+	size_t in_since = 0, in_until = 0, same_since = 0, same_until = 0;
 	uint32_t m = 0;
+	const uint64_t *k;
 	if (!ids->since)
 		return PPROF_OK;
 	for (uint32_t v = 0; v < h->n; v++) {
@@ -148,18 +168,28 @@ static int check_ids(struct pprof_profile *p, const struct pp_hs *h, const struc
 			continue;
 		if ((h->id[v] & 1) && h->id[v] > m)
 			m = h->id[v];
-		in_since += has_id(ids->since, ids->nsince, h->id[v]);
-		if (ids->until)
-			in_until += has_id(ids->until, ids->nuntil, h->id[v]);
+		uint32_t l = look(h, v);
+		if ((k = find_id(ids->since, ids->nsince, h->id[v]))) {
+			in_since++;
+			same_since += (uint32_t)*k == l;
+		}
+		if (ids->until && (k = find_id(ids->until, ids->nuntil, h->id[v]))) {
+			in_until++;
+			same_until += (uint32_t)*k == l;
+		}
 	}
-	if (in_since == 0)
+	/* One object keeps its id, type and name: ids shared by objects that
+	 * differ are of another process, when most do. */
+	if (same_since * 2 <= in_since)
 		return pp_error(p, PPROF_EINPUT,
-				"--since=%s: no object of it is in this snapshot: "
-				"a snapshot of another process", o->heap_since);
-	if (ids->until && in_until == 0)
+				"--since=%s: of the %zu ids it shares with this snapshot, %zu name "
+				"the same object: a snapshot of another process",
+				o->heap_since, in_since, same_since);
+	if (ids->until && same_until * 2 <= in_until)
 		return pp_error(p, PPROF_EINPUT,
-				"--until=%s: no object of it is in this snapshot: "
-				"a snapshot of another process", o->heap_until);
+				"--until=%s: of the %zu ids it shares with this snapshot, %zu name "
+				"the same object: a snapshot of another process",
+				o->heap_until, in_until, same_until);
 	if (m < ids->since_max)
 		return pp_error(p, PPROF_EINPUT,
 				"--since=%s: its ids go up to %u, this snapshot's all below (%u): "
@@ -452,7 +482,8 @@ int pp_hs_leaks_profile(struct pprof_profile *p, struct pp_hs *h, const struct p
 	if ((s = check_ids(p, h, ids, o)) != PPROF_OK)
 		goto out;
 	for (uint32_t v = 0; v < h->n; v++) {
-		bool in = v != h->root;
+		/* synthetic nodes are no objects (BASELINE's ids leave them out) */
+		bool in = v != h->root && h->type[v] != h->t_synthetic;
 		if (in && ids->since)
 			in = !has_id(ids->since, ids->nsince, h->id[v]);
 		if (in && ids->until)
