@@ -404,6 +404,9 @@ struct pprof_profile *cli_load(struct cli *c, char **files, int n)
 			return NULL;
 		}
 	}
+	if ((c->read.heap_since || c->read.heap_retainers) &&
+	    pprof_profile_format(p) != PPROF_FMT_HEAPSNAPSHOT)
+		cli_warn(c, "--since, --until and --paths apply to heap snapshots only");
 	/* The transforms, in DESIGN.md's order: symbolicate first. */
 	size_t nassoc = 0;
 	if (c->rules)

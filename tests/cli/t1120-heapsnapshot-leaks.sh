@@ -124,6 +124,13 @@ test_expect_success '--until without --since, a bad --paths: usage errors' '
 	grep -q "^pprof-fold: unknown --paths .callers." err
 '
 
+test_expect_success 'on a profile that is no snapshot the options are warned of' '
+	pprof-fold --since=x "$FIX/profiles/workerd-min.cpuprofile" >actual 2>err &&
+	pprof-fold "$FIX/profiles/workerd-min.cpuprofile" >expect &&
+	test_cmp expect actual &&
+	grep -q "^pprof-fold: warning: --since, --until and --paths apply to heap snapshots only\$" err
+'
+
 # Hostile: a 10^6-long chain.  Its retainer paths are quadratic in the
 # input (every object's path holds all before it): refused by the frames
 # bound; along the dominator chain it is one frame.
