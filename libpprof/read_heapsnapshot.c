@@ -901,6 +901,11 @@ static int hs_read(struct pprof_profile *p, const unsigned char *buf, size_t len
 		s = pp_hs_load_ids(p, o, &ids);
 	if (s == PPROF_OK)
 		s = pp_hs_parse(p, buf, len, o, &h);
+	/* The arrays hold all that is used: the input goes before the
+	 * dominators' own arrays come (the peak is then the larger of the two
+	 * steps, not their sum). */
+	if (s == PPROF_OK && p->hold && p->hold->ptr == (const void *)buf)
+		pp_hold_release(p->hold);
 	if (s == PPROF_OK)
 		s = pp_hs_dominators(p, &h);
 	if (s == PPROF_OK)
