@@ -21,6 +21,8 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "heapsnap.h"
 #include "v8.h"
@@ -31,6 +33,8 @@ struct hsread {
 	const unsigned char *buf;
 	size_t len;
 	uint32_t max_depth;
+	bool mapped;        /* BUF is a file's mapping: read pages may go */
+	uint64_t dropped;   /* bytes of it let go so far */
 	struct pp_hs *h;
 	/* meta */
 	bool have_meta, have_nodes, have_edges, have_strings;
@@ -76,6 +80,26 @@ void pp_hs_release(struct pp_hs *h)
 	free(h->order);
 	free(h->retained);
 	memset(h, 0, sizeof(*h));
+}
+
+/* A mapped file's pages before the parser's position go back to the
+ * page cache while the arrays grow: the peak is the arrays, not the arrays
+ * and the file.  They fault in again from the file if an error's offset is
+ * looked for. */
+static void drop_read(struct hsread *r)
+{
+	static long page;
+	if (!r->mapped)
+		return;
+	if (!page)
+		page = sysconf(_SC_PAGESIZE) > 0 ? sysconf(_SC_PAGESIZE) : 4096;
+	uint64_t at = json_offset(&r->j);
+	uint64_t end = at - at % (uint64_t)page;
+	if (end > r->dropped + ((uint64_t)8 << 20)) {
+		madvise((void *)(uintptr_t)(r->buf + r->dropped), (size_t)(end - r->dropped),
+			MADV_DONTNEED);
+		r->dropped = end;
+	}
 }
 
 static int jerr(struct hsread *r)
@@ -419,6 +443,8 @@ static int read_nodes(struct hsread *r)
 					   "nodes holds something other than a number");
 		if ((s = u32(r, "a node field", &v)) != PPROF_OK)
 			return s;
+		if (k == 0 && (n & 0xffff) == 0)
+			drop_read(r);
 		if (k == 0 && n == r->ncap) {
 			size_t c = r->ncap * 2, c2 = r->ncap;
 			if (n == UINT32_MAX - 1)
@@ -511,6 +537,8 @@ static int read_edges(struct hsread *r)
 			free(ty);
 			return s;
 		}
+		if (k == 0 && (e & 0xffff) == 0)
+			drop_read(r);
 		if (k == 0 && e == r->ecap) {
 			size_t c = r->ecap * 2, c2 = r->ecap;
 			if (e >= UINT32_MAX - 1) {
@@ -619,6 +647,8 @@ static int read_strings(struct hsread *r)
 		memcpy(h->blob + r->bloblen, j->str, j->len);
 		r->bloblen += j->len;
 		h->soff[++n] = r->bloblen;
+		if ((n & 0xffff) == 0)
+			drop_read(r);
 	}
 	h->nstrings = n;
 	r->have_strings = true;
@@ -875,6 +905,7 @@ int pp_hs_parse(struct pprof_profile *p, const unsigned char *buf, size_t len,
 	r.buf = buf;
 	r.len = len;
 	r.max_depth = o ? o->max_depth : 0;
+	r.mapped = p->hold && p->hold->ptr == (const void *)buf && p->hold->mapped;
 	json_init(&r.j, buf, len, r.max_depth);
 	s = top_level(&r);
 	if (s == PPROF_OK)
