@@ -83,8 +83,7 @@ static uint32_t look(const struct pp_hs *h, uint32_t v)
 /* The ids of the objects of snapshot PATH (the synthetic nodes, which every
  * snapshot has with the same small ids, left out), sorted. */
 static int load_one(struct pprof_profile *p, const char *opt, const char *path,
-		    const struct pprof_read_options *o, uint64_t **out, size_t *nout,
-		    uint32_t *max)
+		    const struct pprof_read_options *o, uint64_t **out, size_t *nout, uint32_t *max)
 {
 	struct pprof_profile *q = pprof_profile_new();
 	struct pprof_read_options qo;
