@@ -80,6 +80,11 @@ int pp_hs_class_names(struct pprof_profile *p, const struct pp_hs *h, uint32_t *
 int pp_hs_parse(struct pprof_profile *p, const unsigned char *buf, size_t len,
 		const struct pprof_read_options *o, struct pp_hs *h);
 
+/* The same for the nodes and strings alone: edges are skipped (H->e is
+ * 0, H->first NULL), nor checked beyond JSON; for the ids of a baseline. */
+int pp_hs_parse_ids(struct pprof_profile *p, const unsigned char *buf, size_t len,
+		    const struct pprof_read_options *o, struct pp_hs *h);
+
 /* heapsnap_leaks.c: the leak set between snapshots and retainer paths. */
 struct pp_hs_ids {
 	/* sorted by id: id << 32 | a hash of the node's type and name (how

@@ -101,7 +101,7 @@ static int load_one(struct pprof_profile *p, const char *opt, const char *path,
 	s = pp_input_load(q, path, &qo, &buf, &len, &mapped);
 	if (s == PPROF_OK) {
 		struct pp_hold hold = {buf, len, mapped};
-		s = pp_hs_parse(q, buf, len, &qo, &h);
+		s = pp_hs_parse_ids(q, buf, len, &qo, &h);
 		pp_hold_release(&hold);
 	}
 	if (s != PPROF_OK) {

@@ -33,6 +33,7 @@ struct hsread {
 	const unsigned char *buf;
 	size_t len;
 	uint32_t max_depth;
+	bool ids_only;      /* pp_hs_parse_ids(): the nodes alone, edges skipped */
 	bool mapped;        /* BUF is a file's mapping: read pages may go */
 	uint64_t dropped;   /* bytes of it let go so far */
 	struct pp_hs *h;
@@ -691,7 +692,12 @@ static int top_level(struct hsread *r)
 		} else if (KEY_IS(j, "edges")) {
 			if (r->have_edges)
 				return pp_error_at(r->p, PPROF_EINPUT, at, "duplicate key \"edges\"");
-			s = read_edges(r);
+			if (r->ids_only) {
+				s = skip_value(r);
+				r->have_edges = true;
+			} else {
+				s = read_edges(r);
+			}
 		} else if (KEY_IS(j, "strings")) {
 			if (r->have_strings)
 				return pp_error_at(r->p, PPROF_EINPUT, at,
@@ -727,6 +733,16 @@ static int check(struct hsread *r)
 		return pp_error_at(r->p, PPROF_EINPUT, r->node_count_at,
 				   "snapshot.node_count is %lld, nodes holds %u",
 				   (long long)r->node_count, h->n);
+	if (r->ids_only) {
+		for (uint32_t i = 0; i < h->n; i++)
+			if (h->name[i] >= h->nstrings)
+				return pp_error_at(r->p, PPROF_EINPUT,
+						   pp_v8_element_offset(r->buf, r->len, r->max_depth,
+									"nodes",
+									(size_t)i * nf + r->f_name),
+						   "node %u: name %u is not in strings", i, h->name[i]);
+		return PPROF_OK;
+	}
 	if (r->edge_count_at && (uint64_t)r->edge_count != h->e)
 		return pp_error_at(r->p, PPROF_EINPUT, r->edge_count_at,
 				   "snapshot.edge_count is %lld, edges holds %u",
@@ -893,13 +909,14 @@ out:
 	return s;
 }
 
-int pp_hs_parse(struct pprof_profile *p, const unsigned char *buf, size_t len,
-		const struct pprof_read_options *o, struct pp_hs *h)
+static int parse(struct pprof_profile *p, const unsigned char *buf, size_t len,
+		 const struct pprof_read_options *o, struct pp_hs *h, bool ids_only)
 {
 	struct hsread r;
 	int s;
 
 	memset(&r, 0, sizeof(r));
+	r.ids_only = ids_only;
 	r.p = p;
 	r.h = h;
 	r.buf = buf;
@@ -915,6 +932,18 @@ int pp_hs_parse(struct pprof_profile *p, const unsigned char *buf, size_t len,
 	free_list(r.nfields, r.nnf);
 	free_list(r.efields, r.nef);
 	return s;
+}
+
+int pp_hs_parse(struct pprof_profile *p, const unsigned char *buf, size_t len,
+		const struct pprof_read_options *o, struct pp_hs *h)
+{
+	return parse(p, buf, len, o, h, false);
+}
+
+int pp_hs_parse_ids(struct pprof_profile *p, const unsigned char *buf, size_t len,
+		    const struct pprof_read_options *o, struct pp_hs *h)
+{
+	return parse(p, buf, len, o, h, true);
 }
 
 static int hs_read(struct pprof_profile *p, const unsigned char *buf, size_t len,

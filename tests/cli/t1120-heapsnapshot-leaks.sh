@@ -114,7 +114,10 @@ test_expect_success 'a BASELINE that is no snapshot is refused, named' "
 	refused --since=nosnap.json $S/workerd-final.heapsnapshot.gz &&
 	grep -q ': --since=nosnap.json: ' err &&
 	refused --since=missing.heapsnapshot $S/workerd-final.heapsnapshot.gz &&
-	grep -q ': --since=missing.heapsnapshot: ' err
+	grep -q ': --since=missing.heapsnapshot: ' err &&
+	perl '$SRC/tests/hostile/gen-heapsnapshot.pl' lie-nodes >lie.heapsnapshot &&
+	refused --since=lie.heapsnapshot $S/workerd-final.heapsnapshot.gz &&
+	grep -q ': --since=lie.heapsnapshot: snapshot.node_count is 5, nodes holds 2 (at byte [0-9]*)\$' err
 "
 
 test_expect_success '--until without --since, a bad --paths: usage errors' '
