@@ -83,6 +83,7 @@ _pprof_tools_values()
 	--colors) words="hot mem io wakeup java js perl red green blue aqua yellow purple orange ts" ;;
 	--bgcolors) words="yellow blue green grey" ;;
 	--delta) words="leaf inclusive" ;;
+	--paths) words="dominators retainers" ;;
 	--diff-width) words="after before max" ;;
 	--fonttype) words="Verdana Helvetica monospace" ;;
 	-m | --sourcemap)
@@ -95,7 +96,7 @@ _pprof_tools_values()
 		mapfile -t COMPREPLY < <(compgen -d -- "$cur"; compgen -f -X '!*.@(yaml|yml)' -- "$cur")
 		return
 		;;
-	-o | --output | --cp)
+	-o | --output | --cp | --since | --until)
 		compopt -o filenames 2>/dev/null
 		mapfile -t COMPREPLY < <(compgen -f -- "$cur")
 		return

@@ -75,4 +75,31 @@ int pp_hs_dominators(struct pprof_profile *p, struct pp_hs *h);
  * P (interned): CLS[n]. */
 int pp_hs_class_names(struct pprof_profile *p, const struct pp_hs *h, uint32_t *cls);
 
+/* The snapshot in BUF parsed into H (no dominators yet): the reader's
+ * parsing and checks.  H is released by the caller, on failure too. */
+int pp_hs_parse(struct pprof_profile *p, const unsigned char *buf, size_t len,
+		const struct pprof_read_options *o, struct pp_hs *h);
+
+/* The same for the nodes and strings alone: edges are skipped (H->e is
+ * 0, H->first NULL), nor checked beyond JSON; for the ids of a baseline. */
+int pp_hs_parse_ids(struct pprof_profile *p, const unsigned char *buf, size_t len,
+		    const struct pprof_read_options *o, struct pp_hs *h);
+
+/* heapsnap_leaks.c: the leak set between snapshots and retainer paths. */
+struct pp_hs_ids {
+	/* sorted by id: id << 32 | a hash of the node's type and name (how
+	 * one object looks in two snapshots); NULL: not given */
+	uint64_t *since, *until;
+	size_t nsince, nuntil;
+	uint32_t since_max, until_max;
+};
+/* Loads the ids of O's heap_since / heap_until snapshots. */
+int pp_hs_load_ids(struct pprof_profile *p, const struct pprof_read_options *o,
+		   struct pp_hs_ids *ids);
+void pp_hs_ids_release(struct pp_hs_ids *ids);
+/* The profile of H (dominators done) restricted to the leak set IDS, along
+ * dominator chains or, with O's heap_retainers, retainer paths. */
+int pp_hs_leaks_profile(struct pprof_profile *p, struct pp_hs *h, const struct pp_hs_ids *ids,
+			size_t inlen, const struct pprof_read_options *o);
+
 #endif /* PP_HEAPSNAP_H */

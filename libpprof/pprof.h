@@ -99,6 +99,18 @@ struct pprof_read_options {
 	 * rather than warned of (pprof_flame_ignored_lines()).  Otherwise a
 	 * fractional count is rounded half away from zero, with one warning. */
 	int folded_flamegraph;
+	/* Heap snapshots: the leak set (doc/heapsnapshot.md, "Leaks between
+	 * snapshots").  With heap_since (a path, gzipped or not), only the
+	 * objects of the input whose id is not in that snapshot and, with
+	 * heap_until too, is in that one: memlab's three snapshots BASELINE,
+	 * TARGET, FINAL.  Snapshots whose ids cannot be of one process are
+	 * refused.  NULL: every object. */
+	const char *heap_since;
+	const char *heap_until;
+	/* Heap snapshots: each object's stack is its shortest retainer path
+	 * from the root (class and edge names) instead of its dominator
+	 * chain. */
+	int heap_retainers;
 };
 
 /* Reads the whole of FILE (a path, or NULL or "-" for standard input),

@@ -21,6 +21,8 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "heapsnap.h"
 #include "v8.h"
@@ -31,6 +33,9 @@ struct hsread {
 	const unsigned char *buf;
 	size_t len;
 	uint32_t max_depth;
+	bool ids_only;      /* pp_hs_parse_ids(): the nodes alone, edges skipped */
+	bool mapped;        /* BUF is a file's mapping: read pages may go */
+	uint64_t dropped;   /* bytes of it let go so far */
 	struct pp_hs *h;
 	/* meta */
 	bool have_meta, have_nodes, have_edges, have_strings;
@@ -76,6 +81,26 @@ void pp_hs_release(struct pp_hs *h)
 	free(h->order);
 	free(h->retained);
 	memset(h, 0, sizeof(*h));
+}
+
+/* A mapped file's pages before the parser's position go back to the
+ * page cache while the arrays grow: the peak is the arrays, not the arrays
+ * and the file.  They fault in again from the file if an error's offset is
+ * looked for. */
+static void drop_read(struct hsread *r)
+{
+	static long page;
+	if (!r->mapped)
+		return;
+	if (!page)
+		page = sysconf(_SC_PAGESIZE) > 0 ? sysconf(_SC_PAGESIZE) : 4096;
+	uint64_t at = json_offset(&r->j);
+	uint64_t end = at - at % (uint64_t)page;
+	if (end > r->dropped + ((uint64_t)8 << 20)) {
+		madvise((void *)(uintptr_t)(r->buf + r->dropped), (size_t)(end - r->dropped),
+			MADV_DONTNEED);
+		r->dropped = end;
+	}
 }
 
 static int jerr(struct hsread *r)
@@ -419,6 +444,8 @@ static int read_nodes(struct hsread *r)
 					   "nodes holds something other than a number");
 		if ((s = u32(r, "a node field", &v)) != PPROF_OK)
 			return s;
+		if (k == 0 && (n & 0xffff) == 0)
+			drop_read(r);
 		if (k == 0 && n == r->ncap) {
 			size_t c = r->ncap * 2, c2 = r->ncap;
 			if (n == UINT32_MAX - 1)
@@ -511,6 +538,8 @@ static int read_edges(struct hsread *r)
 			free(ty);
 			return s;
 		}
+		if (k == 0 && (e & 0xffff) == 0)
+			drop_read(r);
 		if (k == 0 && e == r->ecap) {
 			size_t c = r->ecap * 2, c2 = r->ecap;
 			if (e >= UINT32_MAX - 1) {
@@ -619,6 +648,8 @@ static int read_strings(struct hsread *r)
 		memcpy(h->blob + r->bloblen, j->str, j->len);
 		r->bloblen += j->len;
 		h->soff[++n] = r->bloblen;
+		if ((n & 0xffff) == 0)
+			drop_read(r);
 	}
 	h->nstrings = n;
 	r->have_strings = true;
@@ -661,7 +692,12 @@ static int top_level(struct hsread *r)
 		} else if (KEY_IS(j, "edges")) {
 			if (r->have_edges)
 				return pp_error_at(r->p, PPROF_EINPUT, at, "duplicate key \"edges\"");
-			s = read_edges(r);
+			if (r->ids_only) {
+				s = skip_value(r);
+				r->have_edges = true;
+			} else {
+				s = read_edges(r);
+			}
 		} else if (KEY_IS(j, "strings")) {
 			if (r->have_strings)
 				return pp_error_at(r->p, PPROF_EINPUT, at,
@@ -697,6 +733,16 @@ static int check(struct hsread *r)
 		return pp_error_at(r->p, PPROF_EINPUT, r->node_count_at,
 				   "snapshot.node_count is %lld, nodes holds %u",
 				   (long long)r->node_count, h->n);
+	if (r->ids_only) {
+		for (uint32_t i = 0; i < h->n; i++)
+			if (h->name[i] >= h->nstrings)
+				return pp_error_at(r->p, PPROF_EINPUT,
+						   pp_v8_element_offset(r->buf, r->len, r->max_depth,
+									"nodes",
+									(size_t)i * nf + r->f_name),
+						   "node %u: name %u is not in strings", i, h->name[i]);
+		return PPROF_OK;
+	}
 	if (r->edge_count_at && (uint64_t)r->edge_count != h->e)
 		return pp_error_at(r->p, PPROF_EINPUT, r->edge_count_at,
 				   "snapshot.edge_count is %lld, edges holds %u",
@@ -863,20 +909,20 @@ out:
 	return s;
 }
 
-static int hs_read(struct pprof_profile *p, const unsigned char *buf, size_t len,
-		   const struct pprof_read_options *o)
+static int parse(struct pprof_profile *p, const unsigned char *buf, size_t len,
+		 const struct pprof_read_options *o, struct pp_hs *h, bool ids_only)
 {
 	struct hsread r;
-	struct pp_hs h;
 	int s;
 
 	memset(&r, 0, sizeof(r));
-	memset(&h, 0, sizeof(h));
+	r.ids_only = ids_only;
 	r.p = p;
-	r.h = &h;
+	r.h = h;
 	r.buf = buf;
 	r.len = len;
 	r.max_depth = o ? o->max_depth : 0;
+	r.mapped = p->hold && p->hold->ptr == (const void *)buf && p->hold->mapped;
 	json_init(&r.j, buf, len, r.max_depth);
 	s = top_level(&r);
 	if (s == PPROF_OK)
@@ -885,10 +931,46 @@ static int hs_read(struct pprof_profile *p, const unsigned char *buf, size_t len
 	free(r.ecount);
 	free_list(r.nfields, r.nnf);
 	free_list(r.efields, r.nef);
+	return s;
+}
+
+int pp_hs_parse(struct pprof_profile *p, const unsigned char *buf, size_t len,
+		const struct pprof_read_options *o, struct pp_hs *h)
+{
+	return parse(p, buf, len, o, h, false);
+}
+
+int pp_hs_parse_ids(struct pprof_profile *p, const unsigned char *buf, size_t len,
+		    const struct pprof_read_options *o, struct pp_hs *h)
+{
+	return parse(p, buf, len, o, h, true);
+}
+
+static int hs_read(struct pprof_profile *p, const unsigned char *buf, size_t len,
+		   const struct pprof_read_options *o)
+{
+	struct pp_hs h;
+	struct pp_hs_ids ids;
+	bool leaks = o && (o->heap_since || o->heap_until || o->heap_retainers);
+	int s = PPROF_OK;
+
+	memset(&h, 0, sizeof(h));
+	memset(&ids, 0, sizeof(ids));
+	/* BASELINE's and TARGET's ids first: only they stay while FINAL is read */
+	if (leaks)
+		s = pp_hs_load_ids(p, o, &ids);
+	if (s == PPROF_OK)
+		s = pp_hs_parse(p, buf, len, o, &h);
+	/* The arrays hold all that is used: the input goes before the
+	 * dominators' own arrays come (the peak is then the larger of the two
+	 * steps, not their sum). */
+	if (s == PPROF_OK && p->hold && p->hold->ptr == (const void *)buf)
+		pp_hold_release(p->hold);
 	if (s == PPROF_OK)
 		s = pp_hs_dominators(p, &h);
 	if (s == PPROF_OK)
-		s = build_profile(p, &h, len);
+		s = leaks ? pp_hs_leaks_profile(p, &h, &ids, len, o) : build_profile(p, &h, len);
+	pp_hs_ids_release(&ids);
 	pp_hs_release(&h);
 	return s;
 }

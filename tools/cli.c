@@ -304,6 +304,20 @@ int cli_option(struct cli *c, int opt, const char *arg)
 	case CLI_OPT_NO_FIX_SAMPLES:
 		c->read.trace_keep_missing = 1;
 		return 1;
+	case CLI_OPT_SINCE:
+		c->read.heap_since = arg;
+		return 1;
+	case CLI_OPT_UNTIL:
+		c->read.heap_until = arg;
+		return 1;
+	case CLI_OPT_PATHS:
+		if (strcmp(arg, "retainers") == 0)
+			c->read.heap_retainers = 1;
+		else if (strcmp(arg, "dominators") == 0)
+			c->read.heap_retainers = 0;
+		else
+			cli_usage_error(c, "unknown --paths '%s' (dominators, retainers)", arg);
+		return 1;
 	case CLI_OPT_HELP:
 		c->usage(stdout);
 		exit(fflush(stdout) == 0 ? CLI_OK : CLI_FAIL);
@@ -364,6 +378,8 @@ static bool load_rules(struct cli *c)
 
 struct pprof_profile *cli_load(struct cli *c, char **files, int n)
 {
+	if (c->read.heap_until && !c->read.heap_since)
+		cli_usage_error(c, "--until needs --since (the baseline)");
 	if (!load_rules(c))
 		return NULL;
 	struct pprof_profile *p = pprof_profile_new();
@@ -388,6 +404,9 @@ struct pprof_profile *cli_load(struct cli *c, char **files, int n)
 			return NULL;
 		}
 	}
+	if ((c->read.heap_since || c->read.heap_retainers) &&
+	    pprof_profile_format(p) != PPROF_FMT_HEAPSNAPSHOT)
+		cli_warn(c, "--since, --until and --paths apply to heap snapshots only");
 	/* The transforms, in DESIGN.md's order: symbolicate first. */
 	size_t nassoc = 0;
 	if (c->rules)

@@ -31,6 +31,9 @@ enum {
 	CLI_OPT_PROGRESS,
 	CLI_OPT_THREAD,
 	CLI_OPT_NO_FIX_SAMPLES,
+	CLI_OPT_SINCE,
+	CLI_OPT_UNTIL,
+	CLI_OPT_PATHS,
 	CLI_OPT_GRANULARITY, /* CLI_OPT_GRANULARITY + enum pprof_granularity: pprof's -lines */
 	CLI_OPT_GRANULARITY_END = CLI_OPT_GRANULARITY + PPROF_G_ADDRESSES + 1,
 	CLI_OPT_FIRST_TOOL = 0x200, /* tools number their own long options from here */
@@ -54,6 +57,9 @@ enum {
 		{"progress", no_argument, NULL, CLI_OPT_PROGRESS},                \
 		{"thread", required_argument, NULL, CLI_OPT_THREAD},              \
 		{"no-fix-samples", no_argument, NULL, CLI_OPT_NO_FIX_SAMPLES},    \
+		{"since", required_argument, NULL, CLI_OPT_SINCE},                \
+		{"until", required_argument, NULL, CLI_OPT_UNTIL},                \
+		{"paths", required_argument, NULL, CLI_OPT_PATHS},                \
 		CLI_GRANULARITY_LONGOPTS
 
 /* pprof's granularity flags (-lines, -files ...) as synonyms of -g. */
@@ -104,7 +110,11 @@ enum {
 	"      --drop-idle            drop (idle) and (program) samples\n"            \
 	"      --rules=FILE.yaml      rename rules, default filters, source maps\n"     \
 	"      --thread=REGEX         Chrome traces: only the threads whose name matches\n" \
-	"      --no-fix-samples       Chrome traces: no DevTools repair of (program) samples\n"
+	"      --no-fix-samples       Chrome traces: no DevTools repair of (program) samples\n" \
+	"      --since=BASELINE       heap snapshots: only objects not in BASELINE\n"     \
+	"      --until=TARGET         heap snapshots: with --since, only objects in TARGET\n" \
+	"      --paths=dominators|retainers  heap snapshots: stacks along dominator chains,\n" \
+	"                             or shortest retainer paths from the GC roots\n"
 
 struct cli {
 	const char *prog;

@@ -42,7 +42,7 @@ if [ -z "$shared" ] && [ -d "$src/../shared/testdata" ]; then
 	shared=$(cd "$src/../shared" && pwd)
 fi
 
-harnesses=${*:-pprof input json cpuprofile heapprofile folded sourcemap jstoken rules flame convert trace heapsnapshot}
+harnesses=${*:-pprof input json cpuprofile heapprofile folded sourcemap jstoken rules flame convert trace heapsnapshot heapsnapshot_leaks}
 work=$(mktemp -d "${TMPDIR:-/tmp}/pprof-fuzz.XXXXXX") || exit 1
 trap 'rm -rf "$work"' EXIT
 
@@ -95,7 +95,7 @@ seeds() {
 		[ -f "$src/fixtures/trace/trace-array.json" ] &&
 			head -c 60000 "$src/fixtures/trace/trace-array.json" >"$s/chromium-head.json" ;;
 	heapprofile) files '*.heapprofile' $roots | copy_seeds "$s" ;;
-	heapsnapshot)
+	heapsnapshot | heapsnapshot_leaks)
 		{ files '*.heapsnapshot' $roots; files '*.heapsnapshot.gz' $roots; } |
 			GUNZIP=1 copy_seeds "$s" ;;
 	folded)
