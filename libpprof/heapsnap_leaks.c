@@ -98,11 +98,20 @@ static int load_one(struct pprof_profile *p, const char *opt, const char *path,
 	memset(&h, 0, sizeof(h));
 	qo = *o;
 	qo.progress = NULL;
-	s = pp_input_load(q, path, &qo, &buf, &len, &mapped);
+	/* Through the door's decoding (gzip, BOM, UTF-16), as every input. */
+	s = pp_input_load_raw(q, path, &qo, &buf, &len, &mapped);
 	if (s == PPROF_OK) {
-		struct pp_hold hold = {buf, len, mapped};
-		s = pp_hs_parse_ids(q, buf, len, &qo, &h);
-		pp_hold_release(&hold);
+		struct pp_hold raw = {buf, len, mapped}, held = {0};
+		const unsigned char *text;
+		size_t textlen;
+		s = pp_decode(q, buf, len, &qo, &text, &textlen, &held);
+		if (s == PPROF_OK && held.ptr) {
+			pp_hold_release(&raw); /* the decoded copy is what is read */
+			raw = held;
+		}
+		if (s == PPROF_OK)
+			s = pp_hs_parse_ids(q, text, textlen, &qo, &h);
+		pp_hold_release(&raw);
 	}
 	if (s != PPROF_OK) {
 		s = pp_error(p, s, "%s=%s: %s", opt, path, pprof_profile_error(q));
