@@ -523,23 +523,28 @@ int smap_function_at(struct smap_map *m, uint32_t line, uint32_t column,
 uint32_t smap_map_generated_lines(struct smap_map *m)
 {
 	uint64_t end = 0;
-	for (size_t k = 0; k < m->nsec; k++) {
-		struct pp_smap_section *s = &m->sec[k];
+	/* From the last section back: a line at or past a section's start
+	 * belongs to it (or to a later one), so the last section with
+	 * segments ends the map, and an index map of a million sections is
+	 * not decoded whole for it. */
+	for (size_t k = m->nsec; k > 0; k--) {
+		struct pp_smap_section *s = &m->sec[k - 1];
 		if (!s->mappings)
 			continue;
-		if (!s->indexed && pp_smap_index_lines(m, s))
+		if (!s->lz && pp_smap_index_lines(m, s))
 			continue;
 		/* trailing lines without segments do not count: only lines
 		 * with segments have records */
 		uint64_t nl = 0;
-		for (uint32_t r = s->nrec; r > 0; r--)
-			if (s->line[r - 1].end > s->line[r - 1].start) {
-				nl = (uint64_t)s->line[r - 1].lno + 1;
+		for (uint32_t r = s->lz->nrec; r > 0; r--)
+			if (s->lz->line[r - 1].end > s->lz->line[r - 1].start) {
+				nl = (uint64_t)s->lz->line[r - 1].lno + 1;
 				break;
 			}
-		uint64_t e = (uint64_t)s->off_line + nl;
-		if (e > end)
-			end = e;
+		if (nl) {
+			end = (uint64_t)s->off_line + nl;
+			break;
+		}
 	}
 	return end > UINT32_MAX ? UINT32_MAX : (uint32_t)end;
 }
