@@ -336,6 +336,42 @@ static size_t mapped_name(struct smap_map *m, const struct text *g, const struct
 	return at;
 }
 
+/* How many of the SEG_PROBE tokens of G from token FIRST on generated line
+ * LINE have a segment of the map starting strictly inside them: none for a
+ * map of this script, whose segments start at tokens; a map of another
+ * build has its segments where that build's tokens were.  Without a source
+ * text this is what tells a stale map from the right one. */
+#define SEG_PROBE 16
+static unsigned segs_inside_tokens(struct smap_map *m, const struct text *g, uint32_t first,
+				   uint32_t line)
+{
+	unsigned inside = 0;
+	for (size_t j = first; j < g->toks.n && j < (size_t)first + SEG_PROBE; j++) {
+		const struct pp_js_tok *t = &g->toks.t[j];
+		if (g->line[j] != line)
+			break;
+		/* its length in UTF-16 units (a token of one line) */
+		uint32_t units = 0;
+		bool one_line = true;
+		for (uint32_t b = 0; b < t->len; b++) {
+			unsigned char c = (unsigned char)g->s[t->off + b];
+			if (c == '\n' || c == '\r') {
+				one_line = false;
+				break;
+			}
+			if ((c & 0xc0) != 0x80)
+				units += c >= 0xf0 ? 2 : 1;
+		}
+		if (!one_line || units < 2)
+			continue;
+		struct smap_mapping mp;
+		if (smap_lookup(m, line, g->col[j] + units - 1, &mp) == SMAP_OK &&
+		    mp.generated_line == line && mp.generated_column > g->col[j])
+			inside++;
+	}
+	return inside;
+}
+
 int smap_function_at(struct smap_map *m, uint32_t line, uint32_t column,
 		     struct smap_function *out)
 {
@@ -389,6 +425,10 @@ int smap_function_at(struct smap_map *m, uint32_t line, uint32_t column,
 						       vm.generated_column >= g->col[first]) &&
 						      tok_exact(g, vm.generated_line,
 								vm.generated_column, &st);
+					/* the map's segments there start where the
+					 * script's tokens do (another build's do not) */
+					if (out->mapped && segs_inside_tokens(m, g, first, line) > 1)
+						out->mapped = 0;
 					/* the naming token maps just before, in the
 					 * same source */
 					uint32_t nt = naming_tok(gf);

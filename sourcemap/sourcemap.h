@@ -194,9 +194,12 @@ struct smap_function {
 	int start;
 	/* Whether the map agrees at a function start: the mapped position of
 	 * V8's position lies on the head of a function of the original source
-	 * (sourcesContent), or without it a segment starts exactly at the
-	 * position or at the token naming the function: 1 yes, 0 no, -1 not
-	 * known (no function start, or no text to judge by). */
+	 * (sourcesContent), or without it a segment starts in the
+	 * function's head, at a token, and no more than one of the
+	 * function's first tokens in the script has a segment starting
+	 * inside it (another build's segments start where its own tokens
+	 * were): 1 yes, 0 no, -1 not known (no function start, or no text to
+	 * judge by). */
 	int mapped;
 	/* With the script: the name the generated code gives the function
 	 * starting there ("P", "f.encodeAll", "get size"), "" for an
