@@ -39,6 +39,10 @@ struct pp_smap_names {
 	struct text gen;
 	struct text *src; /* per source, by global index */
 	size_t nsrc;
+	/* each source's first index of the same resolved name (an index
+	 * map's sections each list the files they use: one file, one text) */
+	uint32_t *canon;
+	bool canon_tried;
 };
 
 static void text_release(struct text *t)
@@ -58,6 +62,7 @@ void pp_smap_names_free(struct pp_smap_names *n)
 	for (size_t i = 0; i < n->nsrc; i++)
 		text_release(&n->src[i]);
 	free(n->src);
+	free(n->canon);
 	free(n->script);
 	free(n);
 }
@@ -162,11 +167,66 @@ static bool tok_exact(const struct text *t, uint32_t line, uint32_t col, size_t 
 	return *i < t->toks.n && t->line[*i] == line && t->col[*i] == col;
 }
 
+struct named_src {
+	const char *name; /* resolved, NULL for a null source */
+	uint32_t i;
+};
+
+static int by_name(const void *a, const void *b)
+{
+	const struct named_src *x = a, *y = b;
+	int c = strcmp(x->name ? x->name : "", y->name ? y->name : "");
+	return c ? c : (x->i > y->i) - (x->i < y->i);
+}
+
+/* The canonical index of source I: of the sources of its resolved name,
+ * the first with a sourcesContent entry, else the first.  A regular map
+ * is its own (its sources are distinct, or it is their business). */
+static size_t canon(struct smap_map *m, size_t i)
+{
+	struct pp_smap_names *n = names(m);
+	if (!n || !m->index || i >= m->nsrc || m->nsrc > UINT32_MAX)
+		return i;
+	if (!n->canon_tried) {
+		n->canon_tried = true;
+		struct named_src *v = malloc(m->nsrc * sizeof(*v));
+		n->canon = malloc(m->nsrc * sizeof(*n->canon));
+		if (!v || !n->canon) {
+			free(v);
+			free(n->canon);
+			n->canon = NULL;
+			return i;
+		}
+		for (size_t k = 0; k < m->nsrc; k++) {
+			v[k].name = m->src[k].resolved;
+			v[k].i = (uint32_t)k;
+		}
+		qsort(v, m->nsrc, sizeof(*v), by_name);
+		for (size_t a = 0, b; a < m->nsrc; a = b) {
+			uint32_t pick = v[a].i;
+			for (b = a + 1; b < m->nsrc && v[a].name && v[b].name &&
+					strcmp(v[a].name, v[b].name) == 0; b++)
+				if (!m->src[pick].content && m->src[v[b].i].content)
+					pick = v[b].i;
+			for (size_t k = a; k < b; k++)
+				n->canon[v[k].i] = v[a].name ? pick : v[k].i;
+		}
+		free(v);
+	}
+	return n->canon ? n->canon[i] : i;
+}
+
+static bool same_source(struct smap_map *m, size_t a, size_t b)
+{
+	return a == b || canon(m, a) == canon(m, b);
+}
+
 static struct text *source_text(struct smap_map *m, size_t i)
 {
 	struct pp_smap_names *n = names(m);
 	if (!n || i >= m->nsrc)
 		return NULL;
+	i = canon(m, i);
 	if (!n->src) {
 		if (!(n->src = calloc(m->nsrc, sizeof(*n->src))))
 			return NULL;
@@ -435,7 +495,7 @@ int smap_function_at(struct smap_map *m, uint32_t line, uint32_t column,
 					struct smap_mapping em;
 					if (out->mapped && nt != NIL &&
 					    exact(m, g->line[nt], g->col[nt], &em))
-						out->mapped = em.source_index == vm.source_index &&
+						out->mapped = same_source(m, em.source_index, vm.source_index) &&
 							      (em.line < vm.line ||
 							       (em.line == vm.line && em.column <= vm.column)) &&
 							      vm.line - em.line <= 2;
@@ -519,7 +579,7 @@ int smap_function_at(struct smap_map *m, uint32_t line, uint32_t column,
 		}
 		/* no source text: the mapping's name at the naming token, when it
 		 * sits just before the body in the same source */
-		if (named && (!have_first || (last.source_index == body_first.source_index &&
+		if (named && (!have_first || (same_source(m, last.source_index, body_first.source_index) &&
 					      last.line <= body_first.line &&
 					      body_first.line - last.line <= 2))) {
 			out->name = keep(m, nbuf, k);
