@@ -16,6 +16,7 @@
  */
 #include "smap_private.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -43,6 +44,8 @@ struct pp_smap_names {
 	 * map's sections each list the files they use: one file, one text) */
 	uint32_t *canon;
 	bool canon_tried;
+	char *srcdir;  /* smap_map_set_source_dir() */
+	char **files;  /* per source: its file's text read from srcdir */
 };
 
 static void text_release(struct text *t)
@@ -63,6 +66,11 @@ void pp_smap_names_free(struct pp_smap_names *n)
 		text_release(&n->src[i]);
 	free(n->src);
 	free(n->canon);
+	if (n->files)
+		for (size_t i = 0; i < n->nsrc; i++)
+			free(n->files[i]);
+	free(n->files);
+	free(n->srcdir);
 	free(n->script);
 	free(n);
 }
@@ -89,6 +97,116 @@ int smap_map_set_script(struct smap_map *m, const void *text, size_t len)
 	n->script = c;
 	n->slen = len;
 	return SMAP_OK;
+}
+
+int smap_map_set_source_dir(struct smap_map *m, const char *dir)
+{
+	struct pp_smap_names *n = names(m);
+	if (!n)
+		return pp_smap_fail(m, SMAP_ENOMEM, "out of memory");
+	char *d = NULL;
+	if (dir && !(d = strdup(dir)))
+		return pp_smap_fail(m, SMAP_ENOMEM, "out of memory");
+	free(n->srcdir);
+	n->srcdir = d;
+	return SMAP_OK;
+}
+
+#define SOURCE_FILE_MAX ((size_t)64 << 20)
+
+/* The text of file DIR/NAME (malloc'd, NUL after it), or NULL. */
+static char *read_under(const char *dir, const char *name, size_t *len)
+{
+	size_t dl = strlen(dir), nl = strlen(name);
+	while (dl > 1 && dir[dl - 1] == '/')
+		dl--;
+	while (nl && *name == '/') {
+		name++;
+		nl--;
+	}
+	if (!nl)
+		return NULL;
+	char *path = malloc(dl + nl + 2);
+	if (!path)
+		return NULL;
+	memcpy(path, dir, dl);
+	path[dl] = '/';
+	memcpy(path + dl + 1, name, nl + 1);
+	FILE *f = fopen(path, "rb");
+	free(path);
+	if (!f)
+		return NULL;
+	size_t cap = 4096, n = 0;
+	char *buf = malloc(cap + 1);
+	while (buf) {
+		if (n == cap) {
+			char *nb = cap >= SOURCE_FILE_MAX ? NULL : realloc(buf, cap * 2 + 1);
+			if (!nb) {
+				free(buf);
+				buf = NULL;
+				break;
+			}
+			buf = nb;
+			cap *= 2;
+		}
+		size_t got = fread(buf + n, 1, cap - n, f);
+		n += got;
+		if (got == 0) {
+			if (ferror(f)) {
+				free(buf);
+				buf = NULL;
+			}
+			break;
+		}
+	}
+	fclose(f);
+	if (!buf)
+		return NULL;
+	buf[n] = '\0';
+	*len = n;
+	return buf;
+}
+
+/* Whether a "sources" entry has a ".." segment. */
+static bool climbs(const char *s)
+{
+	for (const char *p = s; (p = strstr(p, "..")) != NULL; p += 2)
+		if ((p == s || p[-1] == '/' || p[-1] == '\\') &&
+		    (p[2] == '\0' || p[2] == '/' || p[2] == '\\'))
+			return true;
+	return false;
+}
+
+/* Source I's text from the source directory, or NULL. */
+static const char *source_file(struct smap_map *m, struct pp_smap_names *n, size_t i,
+			       size_t *len)
+{
+	if (!n->srcdir)
+		return NULL;
+	if (!n->files && !(n->files = calloc(n->nsrc, sizeof(*n->files))))
+		return NULL;
+	const char *res = m->src[i].resolved, *raw = m->src[i].raw;
+	char *text = NULL;
+	if (res) {
+		/* without "scheme:" and "//authority" */
+		const char *p = res, *q = res;
+		while ((*q >= 'a' && *q <= 'z') || (*q >= 'A' && *q <= 'Z') ||
+		       (*q >= '0' && *q <= '9') || *q == '+' || *q == '-' || *q == '.')
+			q++;
+		if (*q == ':' && q - res >= 2) {
+			p = q + 1;
+			if (p[0] == '/' && p[1] == '/') {
+				const char *sl = strchr(p + 2, '/');
+				p = sl ? sl : p + strlen(p);
+			}
+		}
+		if (!climbs(p))
+			text = read_under(n->srcdir, p, len);
+	}
+	if (!text && raw && !climbs(raw) && (!res || strcmp(raw, res) != 0))
+		text = read_under(n->srcdir, raw, len);
+	n->files[i] = text;
+	return text;
 }
 
 /* Tokenizes T (once) and finds its functions and token positions. */
@@ -233,8 +351,15 @@ static struct text *source_text(struct smap_map *m, size_t i)
 		n->nsrc = m->nsrc;
 	}
 	struct text *t = &n->src[i];
-	if (!m->src[i].content)
-		return NULL;
+	if (!m->src[i].content) {
+		size_t len = 0;
+		const char *f = t->tried ? t->s : source_file(m, n, i, &len);
+		if (!f) {
+			t->tried = true; /* read once, found or not */
+			return NULL;
+		}
+		return text_ready(t, f, t->tried ? t->len : len) ? t : NULL;
+	}
 	return text_ready(t, m->src[i].content, m->src[i].content_len) ? t : NULL;
 }
 
