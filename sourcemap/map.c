@@ -228,6 +228,26 @@ static int errno_fail(struct smap_map *m, const char *what, int e)
 	return pp_smap_fail(m, SMAP_EIO, "%s: %s", what, msg);
 }
 
+void pp_smap_input_done(struct smap_map *m, size_t upto)
+{
+#ifdef MADV_DONTNEED
+	const size_t step = (size_t)8 << 20, keep = (size_t)64 << 10;
+	long pg = sysconf(_SC_PAGESIZE);
+
+	if (!m->in_base || pg <= 0 || upto > m->in_len || upto < keep ||
+	    upto - keep < m->in_dropped + step)
+		return;
+	size_t to = (upto - keep) / (size_t)pg * (size_t)pg;
+	if (to > m->in_dropped &&
+	    madvise((void *)(m->in_base + m->in_dropped), to - m->in_dropped,
+		    MADV_DONTNEED) == 0)
+		m->in_dropped = to;
+#else
+	(void)m;
+	(void)upto;
+#endif
+}
+
 int smap_map_load_file(struct smap_map *m, const char *path, unsigned flags)
 {
 	struct stat st;
@@ -248,7 +268,11 @@ int smap_map_load_file(struct smap_map *m, const char *path, unsigned flags)
 		p = mmap(NULL, len, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
 		if (p != MAP_FAILED) {
 			close(fd);
+			m->in_base = p;
+			m->in_len = len;
+			m->in_dropped = 0;
 			rc = smap_map_parse(m, p, len, flags);
+			m->in_base = NULL;
 			munmap(p, len);
 			return rc;
 		}

@@ -639,6 +639,7 @@ static int parse_sections(struct parser *p, size_t kat)
 		}
 		if ((rc = parse_section(p, i)))
 			return rc;
+		pp_smap_input_done(p->m, here(p));
 	}
 	(void)kat;
 	return SMAP_OK;

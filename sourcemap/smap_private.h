@@ -175,6 +175,11 @@ struct smap_map {
 	char *warn_text;  /* malloc'd, rebuilt by smap_map_warning() */
 
 	struct pp_smap_names *names; /* funcname.c: texts tokenized for names */
+
+	/* While smap_map_load_file() parses a file it mapped: the mapping,
+	 * and how much of its start was handed back (pp_smap_input_done()). */
+	const char *in_base;
+	size_t in_len, in_dropped;
 };
 
 /* Sets the map's error message; returns CODE. */
@@ -184,6 +189,13 @@ int pp_smap_fail(struct smap_map *m, int code, const char *fmt, ...)
 void pp_smap_warn(struct smap_map *m, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 void pp_smap_vwarn(struct smap_map *m, const char *fmt, va_list ap);
+
+/* The parser is past byte UPTO of the input (counted as smap_map_parse()
+ * counts them): when the input is a file smap_map_load_file() mapped, the
+ * pages before it are handed back, so that an index map of a million
+ * sections does not hold its whole text besides what it keeps of it.  The
+ * bytes stay readable (they are read again from the file if touched). */
+void pp_smap_input_done(struct smap_map *m, size_t upto);
 
 /* parse.c: fills an empty map from JSON text. */
 int pp_smap_parse_json(struct smap_map *m, const char *buf, size_t len,
