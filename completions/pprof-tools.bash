@@ -91,6 +91,11 @@ _pprof_tools_values()
 		mapfile -t COMPREPLY < <(compgen -d -- "$cur"; compgen -f -X '!*.map' -- "$cur")
 		return
 		;;
+	--source-path)
+		compopt -o filenames 2>/dev/null
+		mapfile -t COMPREPLY < <(compgen -d -- "$cur")
+		return
+		;;
 	--rules)
 		compopt -o filenames 2>/dev/null
 		mapfile -t COMPREPLY < <(compgen -d -- "$cur"; compgen -f -X '!*.@(yaml|yml)' -- "$cur")

@@ -295,6 +295,9 @@ struct pprof_symbolicate_options {
 	 * sampled line can't be mapped (a one-line bundle) is said, once per
 	 * map; otherwise nothing is lost and nothing is said. */
 	int lines;
+	/* A directory holding the original sources, read where a map has no
+	 * sourcesContent (--source-path; may be NULL). */
+	const char *source_path;
 };
 int pprof_symbolicate(struct pprof_profile *p, const struct pprof_symbolicate_options *o);
 

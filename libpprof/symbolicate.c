@@ -322,6 +322,11 @@ static struct smap_map *script_map(struct symb *y, struct script *s)
 		return NULL;
 	}
 	s->map = m;
+	if (y->o->source_path && smap_map_set_source_dir(m, y->o->source_path) != SMAP_OK) {
+		s->map = NULL;
+		smap_map_free(m);
+		return NULL;
+	}
 	/* the generated script, for the names at its tokens */
 	script_text(s);
 	if (s->text && smap_map_set_script(m, s->text, s->textlen) != SMAP_OK) {
@@ -526,7 +531,11 @@ static int check_fit(struct symb *y, struct fpos *a, size_t n)
 		bool content = false;
 		for (size_t k = 0; k < smap_map_source_count(m) && !content; k++)
 			content = smap_map_source_content(m, k, NULL) != NULL;
-		if (!past && !checked && !content)
+		if (!past && !checked && !content && y->o->source_path)
+			pp_warn(p, "%s: no sourcesContent, no script %s at hand and none of its "
+				   "sources under %s: names are left as the profile has them",
+				name, s->key, y->o->source_path);
+		else if (!past && !checked && !content)
 			pp_warn(p, "%s: no sourcesContent and no script %s at hand: names are "
 				   "left as the profile has them", name, s->key);
 		if (past) {

@@ -16,6 +16,7 @@
  */
 #include "smap_private.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -39,6 +40,12 @@ struct pp_smap_names {
 	struct text gen;
 	struct text *src; /* per source, by global index */
 	size_t nsrc;
+	/* each source's first index of the same resolved name (an index
+	 * map's sections each list the files they use: one file, one text) */
+	uint32_t *canon;
+	bool canon_tried;
+	char *srcdir;  /* smap_map_set_source_dir() */
+	char **files;  /* per source: its file's text read from srcdir */
 };
 
 static void text_release(struct text *t)
@@ -58,6 +65,12 @@ void pp_smap_names_free(struct pp_smap_names *n)
 	for (size_t i = 0; i < n->nsrc; i++)
 		text_release(&n->src[i]);
 	free(n->src);
+	free(n->canon);
+	if (n->files)
+		for (size_t i = 0; i < n->nsrc; i++)
+			free(n->files[i]);
+	free(n->files);
+	free(n->srcdir);
 	free(n->script);
 	free(n);
 }
@@ -84,6 +97,116 @@ int smap_map_set_script(struct smap_map *m, const void *text, size_t len)
 	n->script = c;
 	n->slen = len;
 	return SMAP_OK;
+}
+
+int smap_map_set_source_dir(struct smap_map *m, const char *dir)
+{
+	struct pp_smap_names *n = names(m);
+	if (!n)
+		return pp_smap_fail(m, SMAP_ENOMEM, "out of memory");
+	char *d = NULL;
+	if (dir && !(d = strdup(dir)))
+		return pp_smap_fail(m, SMAP_ENOMEM, "out of memory");
+	free(n->srcdir);
+	n->srcdir = d;
+	return SMAP_OK;
+}
+
+#define SOURCE_FILE_MAX ((size_t)64 << 20)
+
+/* The text of file DIR/NAME (malloc'd, NUL after it), or NULL. */
+static char *read_under(const char *dir, const char *name, size_t *len)
+{
+	size_t dl = strlen(dir), nl = strlen(name);
+	while (dl > 1 && dir[dl - 1] == '/')
+		dl--;
+	while (nl && *name == '/') {
+		name++;
+		nl--;
+	}
+	if (!nl)
+		return NULL;
+	char *path = malloc(dl + nl + 2);
+	if (!path)
+		return NULL;
+	memcpy(path, dir, dl);
+	path[dl] = '/';
+	memcpy(path + dl + 1, name, nl + 1);
+	FILE *f = fopen(path, "rb");
+	free(path);
+	if (!f)
+		return NULL;
+	size_t cap = 4096, n = 0;
+	char *buf = malloc(cap + 1);
+	while (buf) {
+		if (n == cap) {
+			char *nb = cap >= SOURCE_FILE_MAX ? NULL : realloc(buf, cap * 2 + 1);
+			if (!nb) {
+				free(buf);
+				buf = NULL;
+				break;
+			}
+			buf = nb;
+			cap *= 2;
+		}
+		size_t got = fread(buf + n, 1, cap - n, f);
+		n += got;
+		if (got == 0) {
+			if (ferror(f)) {
+				free(buf);
+				buf = NULL;
+			}
+			break;
+		}
+	}
+	fclose(f);
+	if (!buf)
+		return NULL;
+	buf[n] = '\0';
+	*len = n;
+	return buf;
+}
+
+/* Whether a "sources" entry has a ".." segment. */
+static bool climbs(const char *s)
+{
+	for (const char *p = s; (p = strstr(p, "..")) != NULL; p += 2)
+		if ((p == s || p[-1] == '/' || p[-1] == '\\') &&
+		    (p[2] == '\0' || p[2] == '/' || p[2] == '\\'))
+			return true;
+	return false;
+}
+
+/* Source I's text from the source directory, or NULL. */
+static const char *source_file(struct smap_map *m, struct pp_smap_names *n, size_t i,
+			       size_t *len)
+{
+	if (!n->srcdir)
+		return NULL;
+	if (!n->files && !(n->files = calloc(n->nsrc, sizeof(*n->files))))
+		return NULL;
+	const char *res = m->src[i].resolved, *raw = m->src[i].raw;
+	char *text = NULL;
+	if (res) {
+		/* without "scheme:" and "//authority" */
+		const char *p = res, *q = res;
+		while ((*q >= 'a' && *q <= 'z') || (*q >= 'A' && *q <= 'Z') ||
+		       (*q >= '0' && *q <= '9') || *q == '+' || *q == '-' || *q == '.')
+			q++;
+		if (*q == ':' && q - res >= 2) {
+			p = q + 1;
+			if (p[0] == '/' && p[1] == '/') {
+				const char *sl = strchr(p + 2, '/');
+				p = sl ? sl : p + strlen(p);
+			}
+		}
+		if (!climbs(p))
+			text = read_under(n->srcdir, p, len);
+	}
+	if (!text && raw && !climbs(raw) && (!res || strcmp(raw, res) != 0))
+		text = read_under(n->srcdir, raw, len);
+	n->files[i] = text;
+	return text;
 }
 
 /* Tokenizes T (once) and finds its functions and token positions. */
@@ -162,19 +285,81 @@ static bool tok_exact(const struct text *t, uint32_t line, uint32_t col, size_t 
 	return *i < t->toks.n && t->line[*i] == line && t->col[*i] == col;
 }
 
+struct named_src {
+	const char *name; /* resolved, NULL for a null source */
+	uint32_t i;
+};
+
+static int by_name(const void *a, const void *b)
+{
+	const struct named_src *x = a, *y = b;
+	int c = strcmp(x->name ? x->name : "", y->name ? y->name : "");
+	return c ? c : (x->i > y->i) - (x->i < y->i);
+}
+
+/* The canonical index of source I: of the sources of its resolved name,
+ * the first with a sourcesContent entry, else the first.  A regular map
+ * is its own (its sources are distinct, or it is their business). */
+static size_t canon(struct smap_map *m, size_t i)
+{
+	struct pp_smap_names *n = names(m);
+	if (!n || !m->index || i >= m->nsrc || m->nsrc > UINT32_MAX)
+		return i;
+	if (!n->canon_tried) {
+		n->canon_tried = true;
+		struct named_src *v = malloc(m->nsrc * sizeof(*v));
+		n->canon = malloc(m->nsrc * sizeof(*n->canon));
+		if (!v || !n->canon) {
+			free(v);
+			free(n->canon);
+			n->canon = NULL;
+			return i;
+		}
+		for (size_t k = 0; k < m->nsrc; k++) {
+			v[k].name = m->src[k].resolved;
+			v[k].i = (uint32_t)k;
+		}
+		qsort(v, m->nsrc, sizeof(*v), by_name);
+		for (size_t a = 0, b; a < m->nsrc; a = b) {
+			uint32_t pick = v[a].i;
+			for (b = a + 1; b < m->nsrc && v[a].name && v[b].name &&
+					strcmp(v[a].name, v[b].name) == 0; b++)
+				if (!m->src[pick].content && m->src[v[b].i].content)
+					pick = v[b].i;
+			for (size_t k = a; k < b; k++)
+				n->canon[v[k].i] = v[a].name ? pick : v[k].i;
+		}
+		free(v);
+	}
+	return n->canon ? n->canon[i] : i;
+}
+
+static bool same_source(struct smap_map *m, size_t a, size_t b)
+{
+	return a == b || canon(m, a) == canon(m, b);
+}
+
 static struct text *source_text(struct smap_map *m, size_t i)
 {
 	struct pp_smap_names *n = names(m);
 	if (!n || i >= m->nsrc)
 		return NULL;
+	i = canon(m, i);
 	if (!n->src) {
 		if (!(n->src = calloc(m->nsrc, sizeof(*n->src))))
 			return NULL;
 		n->nsrc = m->nsrc;
 	}
 	struct text *t = &n->src[i];
-	if (!m->src[i].content)
-		return NULL;
+	if (!m->src[i].content) {
+		size_t len = 0;
+		const char *f = t->tried ? t->s : source_file(m, n, i, &len);
+		if (!f) {
+			t->tried = true; /* read once, found or not */
+			return NULL;
+		}
+		return text_ready(t, f, t->tried ? t->len : len) ? t : NULL;
+	}
 	return text_ready(t, m->src[i].content, m->src[i].content_len) ? t : NULL;
 }
 
@@ -336,6 +521,42 @@ static size_t mapped_name(struct smap_map *m, const struct text *g, const struct
 	return at;
 }
 
+/* How many of the SEG_PROBE tokens of G from token FIRST on generated line
+ * LINE have a segment of the map starting strictly inside them: none for a
+ * map of this script, whose segments start at tokens; a map of another
+ * build has its segments where that build's tokens were.  Without a source
+ * text this is what tells a stale map from the right one. */
+#define SEG_PROBE 16
+static unsigned segs_inside_tokens(struct smap_map *m, const struct text *g, uint32_t first,
+				   uint32_t line)
+{
+	unsigned inside = 0;
+	for (size_t j = first; j < g->toks.n && j < (size_t)first + SEG_PROBE; j++) {
+		const struct pp_js_tok *t = &g->toks.t[j];
+		if (g->line[j] != line)
+			break;
+		/* its length in UTF-16 units (a token of one line) */
+		uint32_t units = 0;
+		bool one_line = true;
+		for (uint32_t b = 0; b < t->len; b++) {
+			unsigned char c = (unsigned char)g->s[t->off + b];
+			if (c == '\n' || c == '\r') {
+				one_line = false;
+				break;
+			}
+			if ((c & 0xc0) != 0x80)
+				units += c >= 0xf0 ? 2 : 1;
+		}
+		if (!one_line || units < 2)
+			continue;
+		struct smap_mapping mp;
+		if (smap_lookup(m, line, g->col[j] + units - 1, &mp) == SMAP_OK &&
+		    mp.generated_line == line && mp.generated_column > g->col[j])
+			inside++;
+	}
+	return inside;
+}
+
 int smap_function_at(struct smap_map *m, uint32_t line, uint32_t column,
 		     struct smap_function *out)
 {
@@ -389,13 +610,17 @@ int smap_function_at(struct smap_map *m, uint32_t line, uint32_t column,
 						       vm.generated_column >= g->col[first]) &&
 						      tok_exact(g, vm.generated_line,
 								vm.generated_column, &st);
+					/* the map's segments there start where the
+					 * script's tokens do (another build's do not) */
+					if (out->mapped && segs_inside_tokens(m, g, first, line) > 1)
+						out->mapped = 0;
 					/* the naming token maps just before, in the
 					 * same source */
 					uint32_t nt = naming_tok(gf);
 					struct smap_mapping em;
 					if (out->mapped && nt != NIL &&
 					    exact(m, g->line[nt], g->col[nt], &em))
-						out->mapped = em.source_index == vm.source_index &&
+						out->mapped = same_source(m, em.source_index, vm.source_index) &&
 							      (em.line < vm.line ||
 							       (em.line == vm.line && em.column <= vm.column)) &&
 							      vm.line - em.line <= 2;
@@ -479,7 +704,7 @@ int smap_function_at(struct smap_map *m, uint32_t line, uint32_t column,
 		}
 		/* no source text: the mapping's name at the naming token, when it
 		 * sits just before the body in the same source */
-		if (named && (!have_first || (last.source_index == body_first.source_index &&
+		if (named && (!have_first || (same_source(m, last.source_index, body_first.source_index) &&
 					      last.line <= body_first.line &&
 					      body_first.line - last.line <= 2))) {
 			out->name = keep(m, nbuf, k);
@@ -523,23 +748,28 @@ int smap_function_at(struct smap_map *m, uint32_t line, uint32_t column,
 uint32_t smap_map_generated_lines(struct smap_map *m)
 {
 	uint64_t end = 0;
-	for (size_t k = 0; k < m->nsec; k++) {
-		struct pp_smap_section *s = &m->sec[k];
+	/* From the last section back: a line at or past a section's start
+	 * belongs to it (or to a later one), so the last section with
+	 * segments ends the map, and an index map of a million sections is
+	 * not decoded whole for it. */
+	for (size_t k = m->nsec; k > 0; k--) {
+		struct pp_smap_section *s = &m->sec[k - 1];
 		if (!s->mappings)
 			continue;
-		if (!s->indexed && pp_smap_index_lines(m, s))
+		if (!s->lz && pp_smap_index_lines(m, s))
 			continue;
 		/* trailing lines without segments do not count: only lines
 		 * with segments have records */
 		uint64_t nl = 0;
-		for (uint32_t r = s->nrec; r > 0; r--)
-			if (s->line[r - 1].end > s->line[r - 1].start) {
-				nl = (uint64_t)s->line[r - 1].lno + 1;
+		for (uint32_t r = s->lz->nrec; r > 0; r--)
+			if (s->lz->line[r - 1].end > s->lz->line[r - 1].start) {
+				nl = (uint64_t)s->lz->line[r - 1].lno + 1;
 				break;
 			}
-		uint64_t e = (uint64_t)s->off_line + nl;
-		if (e > end)
-			end = e;
+		if (nl) {
+			end = (uint64_t)s->off_line + nl;
+			break;
+		}
 	}
 	return end > UINT32_MAX ? UINT32_MAX : (uint32_t)end;
 }

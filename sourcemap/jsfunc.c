@@ -195,6 +195,7 @@ static int add(struct pp_js_funcs *fs, const struct pp_js_func *f)
 
 struct cls {
 	uint32_t open, close, name;
+	uint32_t order; /* found as the ORDER-th class */
 };
 
 static int cmp_start(const void *a, const void *b)
@@ -203,11 +204,21 @@ static int cmp_start(const void *a, const void *b)
 	return x->start < y->start ? -1 : x->start > y->start;
 }
 
+/* Classes by the token of their body's '{' (they nest: matched braces),
+ * the earlier found first among equals. */
+static int cmp_open(const void *a, const void *b)
+{
+	const struct cls *x = a, *y = b;
+	if (x->open != y->open)
+		return x->open < y->open ? -1 : 1;
+	return x->order < y->order ? -1 : x->order > y->order;
+}
+
 int pp_js_functions(const char *text, const struct pp_js_toks *v, struct pp_js_funcs *out)
 {
 	struct ctx c = {text, v->t, v->n};
 	struct cls *classes = NULL;
-	size_t ncls = 0, ccap = 0;
+	size_t ncls = 0, ccap = 0, *fstack = NULL, *cstack = NULL;
 	memset(out, 0, sizeof(*out));
 
 	for (size_t i = 0; i < c.n; i++) {
@@ -240,7 +251,9 @@ int pp_js_functions(const char *text, const struct pp_js_toks *v, struct pp_js_f
 					classes = nc;
 					ccap = cap;
 				}
-				classes[ncls++] = (struct cls){(uint32_t)j, c.t[j].match, name};
+				classes[ncls] = (struct cls){(uint32_t)j, c.t[j].match, name,
+							     (uint32_t)ncls};
+				ncls++;
 			}
 			continue;
 		}
@@ -381,26 +394,51 @@ int pp_js_functions(const char *text, const struct pp_js_toks *v, struct pp_js_f
 	if (out->n)
 		qsort(out->f, out->n, sizeof(*out->f), cmp_start);
 	/* parents and classes: both nest, so the innermost container is
-	 * the last one, in start order, that holds the token */
+	 * the last one, in start order, that holds the token.  Found with a
+	 * stack of the functions (and classes) before, from which those that
+	 * end before the current start leave for good: a text of 10^5
+	 * functions side by side is not 10^10 steps. */
+	if (out->n) {
+		if (out->n > SIZE_MAX / sizeof(*fstack) ||
+		    !(fstack = malloc(out->n * sizeof(*fstack))))
+			goto fail;
+		if (ncls)
+			qsort(classes, ncls, sizeof(*classes), cmp_open);
+		if (ncls && !(cstack = malloc(ncls * sizeof(*cstack))))
+			goto fail;
+	}
+	size_t nf = 0, nc = 0, nextc = 0;
 	for (size_t i = 0; i < out->n; i++) {
 		struct pp_js_func *f = &out->f[i];
-		for (size_t j = i; j-- > 0;) {
-			const struct pp_js_func *g = &out->f[j];
+		while (nf && out->f[fstack[nf - 1]].close < f->start)
+			nf--;
+		for (size_t k = nf; k-- > 0;) {
+			const struct pp_js_func *g = &out->f[fstack[k]];
 			if (g->open < f->start && f->start <= g->close) {
-				f->parent = (uint32_t)j;
+				f->parent = (uint32_t)fstack[k];
 				break;
 			}
 		}
-		for (size_t j = ncls; j-- > 0;) {
-			if (classes[j].open < f->start && f->start < classes[j].close) {
-				f->cls = classes[j].name;
+		fstack[nf++] = i;
+		while (nextc < ncls && classes[nextc].open < f->start)
+			cstack[nc++] = nextc++;
+		while (nc && classes[cstack[nc - 1]].close <= f->start)
+			nc--;
+		for (size_t k = nc; k-- > 0;) {
+			const struct cls *x = &classes[cstack[k]];
+			if (x->open < f->start && f->start < x->close) {
+				f->cls = x->name;
 				break;
 			}
 		}
 	}
+	free(fstack);
+	free(cstack);
 	free(classes);
 	return 0;
 fail:
+	free(fstack);
+	free(cstack);
 	free(classes);
 	pp_js_funcs_release(out);
 	return -1;

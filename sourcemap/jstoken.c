@@ -29,6 +29,9 @@ static bool ident_part(unsigned char c)
 
 bool pp_js_tok_is(const char *text, const struct pp_js_tok *t, const char *s)
 {
+	/* asked of nearly every token, mostly in vain: the first byte first */
+	if (!t->len || text[t->off] != s[0])
+		return !t->len && !s[0];
 	size_t n = strlen(s);
 	return t->len == n && memcmp(text + t->off, s, n) == 0;
 }
@@ -97,6 +100,11 @@ static size_t punct_len(const char *p, size_t left)
 		">>>=", "...", "===", "!==", "**=", "<<=", ">>=", ">>>", "&&=", "||=", "?\?=",
 		"=>",   "==",  "!=",  "<=",  ">=",  "&&",  "||",  "??",  "?.",  "++",  "--",
 		"+=",   "-=",  "*=",  "/=",  "%=",  "&=",  "|=",  "^=",  "**",  "<<",  ">>"};
+	static const char first[] = "=>!<&|?.+-*/%^", second[] = "=>.&|?+-*<";
+	/* most punctuators are one byte: no pair of these, no longer one */
+	if (left < 2 || !memchr(first, p[0], sizeof(first) - 1) ||
+	    !memchr(second, p[1], sizeof(second) - 1))
+		return 1;
 	for (size_t i = 0; i < sizeof(multi) / sizeof(multi[0]); i++) {
 		size_t n = strlen(multi[i]);
 		/* "?." before a digit is a ternary and a number (a?.5:1) */

@@ -20,18 +20,20 @@ struct pp_smap_chunk {
 
 #define CHUNK_SIZE (64 * 1024)
 
-void *pp_smap_alloc(struct pp_smap_arena *a, size_t n)
+/* N bytes at alignment AL (a power of two, at most max_align_t's). */
+static void *arena_alloc(struct pp_smap_arena *a, size_t n, size_t al)
 {
 	struct pp_smap_chunk *c;
-	size_t al = sizeof(max_align_t);
+	size_t at;
 
-	n = (n + al - 1) / al * al;
 	if (n == 0)
-		n = al;
-	if (a->head && a->cap - a->used >= n) {
-		void *p = (char *)a->head->data + a->used;
-		a->used += n;
-		return p;
+		n = 1;
+	if (a->head) {
+		at = (a->used + al - 1) & ~(al - 1);
+		if (at <= a->cap && a->cap - at >= n) {
+			a->used = at + n;
+			return (char *)a->head->data + at;
+		}
 	}
 	if (n > CHUNK_SIZE / 4) {
 		/* A big block gets a chunk of its own, kept behind the head so
@@ -61,19 +63,36 @@ void *pp_smap_alloc(struct pp_smap_arena *a, size_t n)
 	return c->data;
 }
 
+void *pp_smap_alloc(struct pp_smap_arena *a, size_t n)
+{
+	return arena_alloc(a, n, sizeof(max_align_t));
+}
+
 char *pp_smap_strndup(struct pp_smap_arena *a, const char *s, size_t n)
 {
 	char *p;
 
 	if (n == SIZE_MAX)
 		return NULL;
-	p = pp_smap_alloc(a, n + 1);
+	p = arena_alloc(a, n + 1, 1);
 	if (!p)
 		return NULL;
 	if (n)
 		memcpy(p, s, n);
 	p[n] = '\0';
 	return p;
+}
+
+struct pp_smap_mark pp_smap_arena_mark(const struct pp_smap_arena *a)
+{
+	struct pp_smap_mark k = { a->head, a->used };
+	return k;
+}
+
+void pp_smap_arena_rewind(struct pp_smap_arena *a, struct pp_smap_mark k)
+{
+	if (k.head && a->head == k.head && k.used <= a->used)
+		a->used = k.used;
 }
 
 void pp_smap_arena_release(struct pp_smap_arena *a)
@@ -95,16 +114,12 @@ struct smap_map *smap_map_new(void)
 
 static void section_release(struct pp_smap_section *s)
 {
-	free(s->mappings);
-	free(s->scopes_text);
-	free(s->line);
-	free(s->segs);
-	free(s->coarse);
-	if (s->scopes) {
-		free(s->scopes->scopes);
-		free(s->scopes->root);
-		free(s->scopes->ranges);
-		free(s->scopes);
+	pp_smap_lines_release(s);
+	if (s->sx && s->sx->dec) {
+		free(s->sx->dec->scopes);
+		free(s->sx->dec->root);
+		free(s->sx->dec->ranges);
+		free(s->sx->dec);
 	}
 }
 
@@ -213,6 +228,26 @@ static int errno_fail(struct smap_map *m, const char *what, int e)
 	return pp_smap_fail(m, SMAP_EIO, "%s: %s", what, msg);
 }
 
+void pp_smap_input_done(struct smap_map *m, size_t upto)
+{
+#ifdef MADV_DONTNEED
+	const size_t step = (size_t)8 << 20, keep = (size_t)64 << 10;
+	long pg = sysconf(_SC_PAGESIZE);
+
+	if (!m->in_base || pg <= 0 || upto > m->in_len || upto < keep ||
+	    upto - keep < m->in_dropped + step)
+		return;
+	size_t to = (upto - keep) / (size_t)pg * (size_t)pg;
+	if (to > m->in_dropped &&
+	    madvise((void *)(m->in_base + m->in_dropped), to - m->in_dropped,
+		    MADV_DONTNEED) == 0)
+		m->in_dropped = to;
+#else
+	(void)m;
+	(void)upto;
+#endif
+}
+
 int smap_map_load_file(struct smap_map *m, const char *path, unsigned flags)
 {
 	struct stat st;
@@ -233,7 +268,11 @@ int smap_map_load_file(struct smap_map *m, const char *path, unsigned flags)
 		p = mmap(NULL, len, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
 		if (p != MAP_FAILED) {
 			close(fd);
+			m->in_base = p;
+			m->in_len = len;
+			m->in_dropped = 0;
 			rc = smap_map_parse(m, p, len, flags);
+			m->in_base = NULL;
 			munmap(p, len);
 			return rc;
 		}

@@ -51,8 +51,9 @@ int pp_smap_index_lines(struct smap_map *m, struct pp_smap_section *s)
 {
 	const char *p = s->mappings ? s->mappings : "";
 	size_t len = s->mappings ? s->mlen : 0, i, lines = 1, nrec = 0, k;
+	struct pp_smap_lines *d;
 
-	if (s->indexed)
+	if (s->lz)
 		return SMAP_OK;
 	init_tabs();
 	if (len > UINT32_MAX - 1)
@@ -67,9 +68,15 @@ int pp_smap_index_lines(struct smap_map *m, struct pp_smap_section *s)
 	}
 	if (lines >= UINT32_MAX)
 		return pp_smap_fail(m, SMAP_ENOMEM, "too many generated lines");
-	s->line = malloc((nrec ? nrec : 1) * sizeof(*s->line));
-	if (!s->line)
+	d = calloc(1, sizeof(*d));
+	if (!d)
 		return pp_smap_fail(m, SMAP_ENOMEM, "out of memory");
+	d->line = malloc((nrec ? nrec : 1) * sizeof(*d->line));
+	if (!d->line) {
+		free(d);
+		return pp_smap_fail(m, SMAP_ENOMEM, "out of memory");
+	}
+	s->lz = d;
 	k = 0;
 	{
 		uint32_t lno = 0;
@@ -85,7 +92,7 @@ int pp_smap_index_lines(struct smap_map *m, struct pp_smap_section *s)
 			if (i >= len)
 				break;
 			q = memchr(p + i, ';', len - i);
-			struct pp_smap_line *r = &s->line[k++];
+			struct pp_smap_line *r = &s->lz->line[k++];
 			r->lno = lno;
 			r->start = (uint32_t)i;
 			r->end = q ? (uint32_t)(q - p) : (uint32_t)len;
@@ -95,30 +102,40 @@ int pp_smap_index_lines(struct smap_map *m, struct pp_smap_section *s)
 			i = r->end;
 		}
 	}
-	memset(&s->line[0].st, 0, sizeof(s->line[0].st));
-	s->npassed = 0;
-	s->nlines = (uint32_t)lines;
-	s->nrec = (uint32_t)nrec;
-	s->indexed = true;
+	memset(&s->lz->line[0].st, 0, sizeof(s->lz->line[0].st));
+	s->lz->npassed = 0;
+	s->lz->nlines = (uint32_t)lines;
+	s->lz->nrec = (uint32_t)nrec;
 	return SMAP_OK;
+}
+
+void pp_smap_lines_release(struct pp_smap_section *s)
+{
+	if (!s->lz)
+		return;
+	free(s->lz->line);
+	free(s->lz->segs);
+	free(s->lz->coarse);
+	free(s->lz);
+	s->lz = NULL;
 }
 
 /* The record of generated line L, or PP_SMAP_NIL for an empty line. */
 static uint32_t rec_of(const struct pp_smap_section *s, uint32_t l)
 {
-	uint32_t lo = 0, hi = s->nrec;
+	uint32_t lo = 0, hi = s->lz->nrec;
 
-	if (s->nrec == s->nlines)
-		return l < s->nrec ? l : PP_SMAP_NIL; /* no empty line */
+	if (s->lz->nrec == s->lz->nlines)
+		return l < s->lz->nrec ? l : PP_SMAP_NIL; /* no empty line */
 	while (lo < hi) {
 		uint32_t mid = lo + (hi - lo) / 2;
 
-		if (s->line[mid].lno < l)
+		if (s->lz->line[mid].lno < l)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	return lo < s->nrec && s->line[lo].lno == l ? lo : PP_SMAP_NIL;
+	return lo < s->lz->nrec && s->lz->line[lo].lno == l ? lo : PP_SMAP_NIL;
 }
 
 enum {
@@ -163,7 +180,7 @@ struct problem {
 };
 
 /* Decodes the segments of record L of S from state *ST (updated).  STORE:
- * append them to s->segs.  *PB gets the first problem, if any.  MAXCOL and
+ * append them to s->lz->segs.  *PB gets the first problem, if any.  MAXCOL and
  * ANY (may be NULL) get the greatest generated column and whether there
  * was a segment.  This is the hot loop of a look-up: one table lookup per
  * character, and a short path for the one-digit VLQs that make up most of
@@ -173,8 +190,8 @@ static int decode(struct smap_map *m, struct pp_smap_section *s, uint32_t l,
 		  uint32_t *maxcol, bool *any)
 {
 	const unsigned char *base = (const unsigned char *)s->mappings;
-	const unsigned char *p = base + s->line[l].start;
-	const unsigned char *end = base + s->line[l].end;
+	const unsigned char *p = base + s->lz->line[l].start;
+	const unsigned char *end = base + s->lz->line[l].end;
 	int64_t gcol = 0;
 	int64_t v[6];
 
@@ -322,22 +339,22 @@ static int decode(struct smap_map *m, struct pp_smap_section *s, uint32_t l,
 				if (store) {
 					struct pp_smap_seg *g;
 
-					if (s->nsegs == s->segcap) {
-						size_t nc = s->segcap ? s->segcap * 2 : 64;
+					if (s->lz->nsegs == s->lz->segcap) {
+						size_t nc = s->lz->segcap ? s->lz->segcap * 2 : 64;
 						struct pp_smap_seg *ns;
 
 						if (nc > SIZE_MAX / sizeof(*ns) ||
 						    nc > UINT32_MAX)
 							return pp_smap_fail(m, SMAP_ENOMEM,
 									    "too many segments");
-						ns = realloc(s->segs, nc * sizeof(*ns));
+						ns = realloc(s->lz->segs, nc * sizeof(*ns));
 						if (!ns)
 							return pp_smap_fail(m, SMAP_ENOMEM,
 									    "out of memory");
-						s->segs = ns;
-						s->segcap = nc;
+						s->lz->segs = ns;
+						s->lz->segcap = nc;
 					}
-					g = &s->segs[s->nsegs++];
+					g = &s->lz->segs[s->lz->nsegs++];
 					g->gcol = (uint32_t)gcol;
 					if (mapped) {
 						g->src = (uint32_t)st->src;
@@ -410,11 +427,11 @@ static int fast_line(struct smap_map *m, struct pp_smap_section *s,
 		     uint32_t l, struct pp_smap_state *st, bool store)
 {
 	const unsigned char *base = (const unsigned char *)s->mappings;
-	const unsigned char *p = base + s->line[l].start;
-	const unsigned char *end = base + s->line[l].end;
+	const unsigned char *p = base + s->lz->line[l].start;
+	const unsigned char *end = base + s->lz->line[l].end;
 	int64_t src = st->src, ol = st->oline, oc = st->ocol, nm = st->name;
 	int64_t gcol = 0;
-	size_t first = s->nsegs;
+	size_t first = s->lz->nsegs;
 
 	if (p >= end)
 		return 1;
@@ -472,23 +489,23 @@ static int fast_line(struct smap_map *m, struct pp_smap_section *s,
 		if (store) {
 			struct pp_smap_seg *g;
 
-			if (s->nsegs == s->segcap) {
-				size_t nc = s->segcap ? s->segcap * 2 : 64;
+			if (s->lz->nsegs == s->lz->segcap) {
+				size_t nc = s->lz->segcap ? s->lz->segcap * 2 : 64;
 				struct pp_smap_seg *ns;
 
 				if (nc > SIZE_MAX / sizeof(*ns) || nc > UINT32_MAX) {
 					pp_smap_fail(m, SMAP_ENOMEM, "too many segments");
 					return -1;
 				}
-				ns = realloc(s->segs, nc * sizeof(*ns));
+				ns = realloc(s->lz->segs, nc * sizeof(*ns));
 				if (!ns) {
 					pp_smap_fail(m, SMAP_ENOMEM, "out of memory");
 					return -1;
 				}
-				s->segs = ns;
-				s->segcap = nc;
+				s->lz->segs = ns;
+				s->lz->segcap = nc;
 			}
-			g = &s->segs[s->nsegs++];
+			g = &s->lz->segs[s->lz->nsegs++];
 			g->gcol = (uint32_t)gcol;
 			if (nf == 1) {
 				g->src = PP_SMAP_NIL;
@@ -517,7 +534,7 @@ static int fast_line(struct smap_map *m, struct pp_smap_section *s,
 	st->name = nm;
 	return 1;
 slow:
-	s->nsegs = first;
+	s->lz->nsegs = first;
 	return 0;
 }
 
@@ -527,9 +544,9 @@ static int reach(struct smap_map *m, struct pp_smap_section *s, uint32_t l)
 {
 	int rc;
 
-	while (s->npassed < l) {
-		uint32_t k = s->npassed;
-		struct pp_smap_state st = s->line[k].st;
+	while (s->lz->npassed < l) {
+		uint32_t k = s->lz->npassed;
+		struct pp_smap_state st = s->lz->line[k].st;
 		struct problem pb = { NULL, 0 };
 
 		rc = fast_line(m, s, k, &st, false);
@@ -541,9 +558,9 @@ static int reach(struct smap_map *m, struct pp_smap_section *s, uint32_t l)
 			if (pb.what)
 				report(m, s, &pb);
 		}
-		if (k + 1 < s->nrec)
-			s->line[k + 1].st = st;
-		s->npassed++;
+		if (k + 1 < s->lz->nrec)
+			s->lz->line[k + 1].st = st;
+		s->lz->npassed++;
 	}
 	return SMAP_OK;
 }
@@ -605,52 +622,52 @@ static int decode_rec(struct smap_map *m, struct pp_smap_section *s, uint32_t l)
 	size_t first, n, i;
 	int rc;
 
-	if (s->line[l].first != PP_SMAP_NIL)
+	if (s->lz->line[l].first != PP_SMAP_NIL)
 		return SMAP_OK;
 	if ((rc = reach(m, s, l)))
 		return rc;
-	st = s->line[l].st;
-	first = s->nsegs;
+	st = s->lz->line[l].st;
+	first = s->lz->nsegs;
 	rc = fast_line(m, s, l, &st, true);
 	if (rc < 0)
 		return SMAP_ENOMEM;
 	if (rc == 0 && (rc = decode(m, s, l, &st, true, &pb, NULL, NULL)))
 		return rc;
-	if (s->npassed == l) {
+	if (s->lz->npassed == l) {
 		if (pb.what)
 			report(m, s, &pb);
-		if (l + 1 < s->nrec)
-			s->line[l + 1].st = st;
-		s->npassed++;
+		if (l + 1 < s->lz->nrec)
+			s->lz->line[l + 1].st = st;
+		s->lz->npassed++;
 	}
-	n = s->nsegs - first;
+	n = s->lz->nsegs - first;
 	for (i = 1; i < n; i++)
-		if (s->segs[first + i].gcol < s->segs[first + i - 1].gcol)
+		if (s->lz->segs[first + i].gcol < s->lz->segs[first + i - 1].gcol)
 			break;
-	if (i < n && (rc = sort_segs(m, s->segs + first, n)))
+	if (i < n && (rc = sort_segs(m, s->lz->segs + first, n)))
 		return rc;
 	if (n >= 8 * PP_SMAP_STRIDE) {
 		size_t nc = (n + PP_SMAP_STRIDE - 1) / PP_SMAP_STRIDE;
 
-		if (s->ncoarse + nc > s->coarsecap) {
-			size_t cap = s->coarsecap * 2 > s->ncoarse + nc ?
-					     s->coarsecap * 2 :
-					     s->ncoarse + nc;
+		if (s->lz->ncoarse + nc > s->lz->coarsecap) {
+			size_t cap = s->lz->coarsecap * 2 > s->lz->ncoarse + nc ?
+					     s->lz->coarsecap * 2 :
+					     s->lz->ncoarse + nc;
 			uint32_t *v;
 
 			if (cap > UINT32_MAX ||
-			    !(v = realloc(s->coarse, cap * sizeof(*v))))
+			    !(v = realloc(s->lz->coarse, cap * sizeof(*v))))
 				return pp_smap_fail(m, SMAP_ENOMEM, "out of memory");
-			s->coarse = v;
-			s->coarsecap = cap;
+			s->lz->coarse = v;
+			s->lz->coarsecap = cap;
 		}
-		s->line[l].coarse = (uint32_t)s->ncoarse;
+		s->lz->line[l].coarse = (uint32_t)s->lz->ncoarse;
 		for (i = 0; i < nc; i++)
-			s->coarse[s->ncoarse++] =
-				s->segs[first + i * PP_SMAP_STRIDE].gcol;
+			s->lz->coarse[s->lz->ncoarse++] =
+				s->lz->segs[first + i * PP_SMAP_STRIDE].gcol;
 	}
-	s->line[l].first = (uint32_t)first;
-	s->line[l].count = (uint32_t)n;
+	s->lz->line[l].first = (uint32_t)first;
+	s->lz->line[l].count = (uint32_t)n;
 	return SMAP_OK;
 }
 
@@ -664,15 +681,15 @@ const struct pp_smap_seg *pp_smap_line_segs(struct smap_map *m,
 	*rc = SMAP_OK;
 	if (!s->mappings)
 		return NULL;
-	if (!s->indexed && (*rc = pp_smap_index_lines(m, s)))
+	if (!s->lz && (*rc = pp_smap_index_lines(m, s)))
 		return NULL;
 	if ((k = rec_of(s, l)) == PP_SMAP_NIL)
 		return NULL;
 	if ((*rc = decode_rec(m, s, k)))
 		return NULL;
-	*n = s->line[k].count;
+	*n = s->lz->line[k].count;
 	/* a line whose segments were all dropped may have no array at all */
-	return *n ? s->segs + s->line[k].first : NULL;
+	return *n ? s->lz->segs + s->lz->line[k].first : NULL;
 }
 
 int pp_smap_check_mappings(struct smap_map *m, struct pp_smap_section *s)
@@ -685,8 +702,8 @@ int pp_smap_check_mappings(struct smap_map *m, struct pp_smap_section *s)
 	if ((rc = pp_smap_index_lines(m, s)))
 		return rc;
 	s->has_last = false;
-	for (l = 0; l < s->nrec; l++) {
-		struct pp_smap_state st = s->line[l].st;
+	for (l = 0; l < s->lz->nrec; l++) {
+		struct pp_smap_state st = s->lz->line[l].st;
 		struct problem pb = { NULL, 0 };
 		uint32_t maxcol = 0;
 		bool any = false;
@@ -699,14 +716,14 @@ int pp_smap_check_mappings(struct smap_map *m, struct pp_smap_section *s)
 			describe(m, s, &pb, buf, sizeof(buf));
 			return pp_smap_fail(m, SMAP_EINPUT, "%s", buf);
 		}
-		if (s->npassed == l) {
-			if (l + 1 < s->nrec)
-				s->line[l + 1].st = st;
-			s->npassed++;
+		if (s->lz->npassed == l) {
+			if (l + 1 < s->lz->nrec)
+				s->lz->line[l + 1].st = st;
+			s->lz->npassed++;
 		}
 		if (any) {
 			s->has_last = true;
-			s->last_line = s->line[l].lno;
+			s->last_line = s->lz->line[l].lno;
 			s->last_col = maxcol;
 		}
 	}
@@ -725,22 +742,22 @@ const struct pp_smap_seg *pp_smap_find_seg(struct smap_map *m,
 	*rc = SMAP_OK;
 	if (!s->mappings)
 		return NULL;
-	if (!s->indexed && (*rc = pp_smap_index_lines(m, s)))
+	if (!s->lz && (*rc = pp_smap_index_lines(m, s)))
 		return NULL;
 	if ((k = rec_of(s, l)) == PP_SMAP_NIL)
 		return NULL;
-	if (s->line[k].first == PP_SMAP_NIL && (*rc = decode_rec(m, s, k)))
+	if (s->lz->line[k].first == PP_SMAP_NIL && (*rc = decode_rec(m, s, k)))
 		return NULL;
-	n = s->line[k].count;
+	n = s->lz->line[k].count;
 	if (n == 0) /* segs may be NULL: no pointer arithmetic on it */
 		return NULL;
-	v = s->segs + s->line[k].first;
+	v = s->lz->segs + s->lz->line[k].first;
 	/* the first segment with a column past C (at or past C: BELOW) */
 	lo = 0;
 	hi = n;
-	if (s->line[k].coarse != PP_SMAP_NIL) {
+	if (s->lz->line[k].coarse != PP_SMAP_NIL) {
 		/* narrow [lo, hi) to one stride with the coarse columns */
-		const uint32_t *cv = s->coarse + s->line[k].coarse;
+		const uint32_t *cv = s->lz->coarse + s->lz->line[k].coarse;
 		size_t clo = 0, chi = (n + PP_SMAP_STRIDE - 1) / PP_SMAP_STRIDE;
 
 		while (clo < chi) {

@@ -4,10 +4,14 @@
  *
  * One pass of the pull parser; fields may come in any order, so each map
  * object is first gathered into a struct rawmap and judged when it ends.
+ * A section of an index map is adopted as soon as its object ends, into
+ * the one struct rawmap the parser reuses for every section: an index map
+ * of a million sections costs a small record per section and its strings,
+ * not a gathered map each.
  * What ECMA-426 calls an error (thrown or "optionally reported") is a
  * failure in strict mode and a skipped part otherwise; the strings that
  * survive are copied into the map's arena, the mappings and scopes
- * strings into buffers of their own.
+ * strings too.
  */
 #include "smap_private.h"
 
@@ -40,7 +44,7 @@ struct rawmap {
 	const char **names;
 	size_t nnames, capnames;
 	bool has_mappings;
-	char *mappings; /* malloc'd */
+	const char *mappings; /* in the arena */
 	size_t mlen, mat;
 	bool mexact;
 	bool has_ignore;
@@ -49,15 +53,9 @@ struct rawmap {
 	bool has_xignore;
 	struct ignore_item *xignore;
 	size_t nxignore, capxignore;
-	char *scopes; /* malloc'd */
+	const char *scopes; /* in the arena */
 	size_t scopes_len, scopes_at;
 	bool has_sections, sections_ok;
-};
-
-struct rawsection {
-	struct rawmap map;
-	bool usable;
-	uint32_t line, col;
 };
 
 struct parser {
@@ -66,9 +64,10 @@ struct parser {
 	const char *buf;
 	size_t len, base;
 	bool strict;
-	char ctx[40]; /* "sections[3].map." while inside a section's map */
-	struct rawsection *secs;
-	size_t nsecs, capsecs;
+	/* inside sections[ctx - 1].map while ctx (the messages' prefix
+	 * "sections[3].map.", written only when there is a message) */
+	size_t ctx;
+	struct rawmap sec; /* the section's map being read, reused */
 };
 
 static void rawmap_release(struct rawmap *r)
@@ -76,11 +75,27 @@ static void rawmap_release(struct rawmap *r)
 	free(r->sources);
 	free(r->contents);
 	free(r->names);
-	free(r->mappings);
 	free(r->ignore);
 	free(r->xignore);
-	free(r->scopes);
 	memset(r, 0, sizeof(*r));
+}
+
+/* Empties R for the next section, keeping its arrays. */
+static void rawmap_reset(struct rawmap *r)
+{
+	struct rawmap k = *r;
+
+	memset(r, 0, sizeof(*r));
+	r->sources = k.sources;
+	r->capsources = k.capsources;
+	r->contents = k.contents;
+	r->capcontents = k.capcontents;
+	r->names = k.names;
+	r->capnames = k.capnames;
+	r->ignore = k.ignore;
+	r->capignore = k.capignore;
+	r->xignore = k.xignore;
+	r->capxignore = k.capxignore;
 }
 
 static bool grow(void *vp, size_t *cap, size_t n, size_t size)
@@ -118,16 +133,18 @@ static int bad(struct parser *p, size_t at, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 static int bad(struct parser *p, size_t at, const char *fmt, ...)
 {
-	char msg[400];
+	char msg[400], pre[48] = "";
 	va_list ap;
 
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
+	if (p->ctx)
+		snprintf(pre, sizeof(pre), "sections[%zu].map.", p->ctx - 1);
 	if (p->strict)
 		return pp_smap_fail(p->m, SMAP_EINPUT, "%s%s (at byte %zu)",
-				    p->ctx, msg, at);
-	pp_smap_warn(p->m, "%s%s (at byte %zu)", p->ctx, msg, at);
+				    pre, msg, at);
+	pp_smap_warn(p->m, "%s%s (at byte %zu)", pre, msg, at);
 	return SMAP_OK;
 }
 
@@ -396,7 +413,6 @@ static int parse_object(struct parser *p, struct rawmap *r, bool nested)
 			if ((rc = next(p, &t)))
 				return rc;
 			at = here(p);
-			free(r->mappings);
 			r->mappings = NULL;
 			r->mlen = 0;
 			r->has_mappings = t == JSON_STRING;
@@ -412,11 +428,9 @@ static int parse_object(struct parser *p, struct rawmap *r, bool nested)
 				return pp_smap_fail(p->m, SMAP_ENOMEM,
 						    "mappings longer than 4 GiB (at byte %zu)",
 						    at);
-			r->mappings = malloc(p->j.len + 1);
+			r->mappings = copy_str(p);
 			if (!r->mappings)
 				return nomem(p);
-			memcpy(r->mappings, p->j.str, p->j.len);
-			r->mappings[p->j.len] = '\0';
 			r->mlen = p->j.len;
 			r->mat = at + 1;
 			r->mexact = str_exact(p);
@@ -435,7 +449,6 @@ static int parse_object(struct parser *p, struct rawmap *r, bool nested)
 			if ((rc = next(p, &t)))
 				return rc;
 			at = here(p);
-			free(r->scopes);
 			r->scopes = NULL;
 			if (t != JSON_STRING) {
 				/* A proposal, not ECMA-426: never fatal. */
@@ -446,11 +459,9 @@ static int parse_object(struct parser *p, struct rawmap *r, bool nested)
 					     type_name(t), at);
 				continue;
 			}
-			r->scopes = malloc(p->j.len + 1);
+			r->scopes = copy_str(p);
 			if (!r->scopes)
 				return nomem(p);
-			memcpy(r->scopes, p->j.str, p->j.len);
-			r->scopes[p->j.len] = '\0';
 			r->scopes_len = p->j.len;
 			r->scopes_at = at + 1;
 		} else if (json_is(&p->j, "sections")) {
@@ -495,12 +506,18 @@ static int offset_field(struct parser *p, size_t idx, const char *key,
 		   idx, key);
 }
 
-static int parse_section(struct parser *p, size_t idx, struct rawsection *s)
+static int take_section(struct parser *p, size_t idx, uint32_t line,
+			uint32_t col);
+
+/* Reads the section whose '{' was just read into p->sec, and adopts it
+ * when it is usable. */
+static int parse_section(struct parser *p, size_t idx)
 {
 	int t, rc;
 	size_t at, sat = here(p);
+	uint32_t line = 0, col = 0;
 	bool has_offset = false, has_map = false, seen_line = false,
-	     seen_col = false, offset_ok = false;
+	     seen_col = false, offset_ok = false, usable;
 
 	for (;;) {
 		if ((rc = next(p, &t)))
@@ -529,12 +546,12 @@ static int parse_section(struct parser *p, size_t idx, struct rawsection *s)
 				if (t == JSON_OBJECT_END)
 					break;
 				if (json_is(&p->j, "line")) {
-					if ((rc = offset_field(p, idx, "line", &s->line,
+					if ((rc = offset_field(p, idx, "line", &line,
 							       &seen_line)))
 						return rc;
 				} else if (json_is(&p->j, "column")) {
 					if ((rc = offset_field(p, idx, "column",
-							       &s->col, &seen_col)))
+							       &col, &seen_col)))
 						return rc;
 				} else if ((rc = next(p, &t)) ||
 					   (rc = skip(p, t))) {
@@ -562,11 +579,11 @@ static int parse_section(struct parser *p, size_t idx, struct rawsection *s)
 					return rc;
 				continue;
 			}
-			rawmap_release(&s->map);
+			rawmap_reset(&p->sec);
 			has_map = true;
-			snprintf(p->ctx, sizeof(p->ctx), "sections[%zu].map.", idx);
-			rc = parse_object(p, &s->map, true);
-			p->ctx[0] = '\0';
+			p->ctx = idx + 1;
+			rc = parse_object(p, &p->sec, true);
+			p->ctx = 0;
 			if (rc)
 				return rc;
 		} else if ((rc = next(p, &t)) || (rc = skip(p, t))) {
@@ -578,15 +595,15 @@ static int parse_section(struct parser *p, size_t idx, struct rawsection *s)
 		return rc;
 	if (!has_map && (rc = bad(p, sat, "sections[%zu] has no map", idx)))
 		return rc;
-	s->usable = offset_ok && has_map;
-	if (has_map && s->map.has_sections) {
-		s->usable = false;
-		if ((rc = bad(p, s->map.at,
+	usable = offset_ok && has_map;
+	if (has_map && p->sec.has_sections) {
+		usable = false;
+		if ((rc = bad(p, p->sec.at,
 			      "sections[%zu].map is an index map (nested sections are not supported)",
 			      idx)))
 			return rc;
 	}
-	return SMAP_OK;
+	return usable ? take_section(p, idx, line, col) : SMAP_OK;
 }
 
 static int parse_sections(struct parser *p, size_t kat)
@@ -594,9 +611,10 @@ static int parse_sections(struct parser *p, size_t kat)
 	int t, rc;
 	size_t at, i;
 
-	for (i = 0; i < p->nsecs; i++)
-		rawmap_release(&p->secs[i].map);
-	p->nsecs = 0;
+	/* a second "sections" replaces the first (nothing of a section is
+	 * decoded while parsing: its record and arena strings are all) */
+	p->m->nsec = 0;
+	p->m->nsrc = 0;
 	if ((rc = next(p, &t)))
 		return rc;
 	at = here(p);
@@ -606,8 +624,6 @@ static int parse_sections(struct parser *p, size_t kat)
 		return bad(p, at, "sections is %s, not an array", type_name(t));
 	}
 	for (i = 0;; i++) {
-		struct rawsection *s;
-
 		if ((rc = next(p, &t)))
 			return rc;
 		if (t == JSON_ARRAY_END)
@@ -621,12 +637,9 @@ static int parse_sections(struct parser *p, size_t kat)
 				return rc;
 			continue;
 		}
-		if (!grow(&p->secs, &p->capsecs, p->nsecs, sizeof(*p->secs)))
-			return nomem(p);
-		s = &p->secs[p->nsecs++];
-		memset(s, 0, sizeof(*s));
-		if ((rc = parse_section(p, i, s)))
+		if ((rc = parse_section(p, i)))
 			return rc;
+		pp_smap_input_done(p->m, here(p));
 	}
 	(void)kat;
 	return SMAP_OK;
@@ -681,15 +694,19 @@ static int adopt(struct parser *p, struct rawmap *r, struct pp_smap_section *s)
 	int rc;
 
 	s->mappings = r->mappings;
-	r->mappings = NULL;
-	s->mlen = r->mlen;
+	s->mlen = (uint32_t)r->mlen;
 	s->mat = r->mat;
 	s->mexact = r->mexact;
-	s->scopes_text = r->scopes;
-	r->scopes = NULL;
-	s->scopes_len = r->scopes_len;
-	s->scopes_at = r->scopes_at;
-	if (n > UINT32_MAX || r->nnames > UINT32_MAX)
+	if (r->scopes) {
+		s->sx = pp_smap_alloc(&m->arena, sizeof(*s->sx));
+		if (!s->sx)
+			return nomem(p);
+		memset(s->sx, 0, sizeof(*s->sx));
+		s->sx->text = r->scopes;
+		s->sx->len = r->scopes_len;
+		s->sx->at = r->scopes_at;
+	}
+	if (n > UINT32_MAX - m->nsrc || r->nnames > UINT32_MAX)
 		return pp_smap_fail(m, SMAP_ENOMEM, "too many sources or names");
 	s->nsrc = (uint32_t)n;
 	s->nnames = (uint32_t)r->nnames;
@@ -699,7 +716,7 @@ static int adopt(struct parser *p, struct rawmap *r, struct pp_smap_section *s)
 			return nomem(p);
 		memcpy(s->names, r->names, r->nnames * sizeof(char *));
 	}
-	s->src_base = m->nsrc;
+	s->src_base = (uint32_t)m->nsrc;
 	if (n) {
 		src = grow_pow2(m->src, m->nsrc, n, sizeof(*src));
 		if (!src)
@@ -710,10 +727,17 @@ static int adopt(struct parser *p, struct rawmap *r, struct pp_smap_section *s)
 		for (i = 0; i < n; i++) {
 			src[i].raw = r->sources[i];
 			if (r->sources[i]) {
+				struct pp_smap_mark k = pp_smap_arena_mark(&m->arena);
+
 				src[i].resolved = pp_smap_resolve(&m->arena, r->root,
 								  r->sources[i]);
 				if (!src[i].resolved)
 					return nomem(p);
+				/* mostly the name as written: no second copy */
+				if (strcmp(src[i].resolved, r->sources[i]) == 0) {
+					pp_smap_arena_rewind(&m->arena, k);
+					src[i].resolved = r->sources[i];
+				}
 			}
 			if (i < r->ncontents) {
 				src[i].content = r->contents[i].s;
@@ -772,6 +796,41 @@ static int cmp_pos(uint32_t l1, uint32_t c1, uint32_t l2, uint32_t c2)
 	return 0;
 }
 
+/* Adopts the section just read (p->sec), sections[IDX] at LINE:COL. */
+static int take_section(struct parser *p, size_t idx, uint32_t line,
+			uint32_t col)
+{
+	struct smap_map *m = p->m;
+	struct pp_smap_section *s;
+	int rc;
+
+	p->ctx = idx + 1;
+	rc = judge_regular(p, &p->sec);
+	p->ctx = 0;
+	if (rc)
+		return rc;
+	if (m->nsec) {
+		struct pp_smap_section *prev = &m->sec[m->nsec - 1];
+
+		if (cmp_pos(line, col, prev->off_line, prev->off_col) < 0)
+			/* lenient: dropped */
+			return bad(p, p->sec.at,
+				   "sections[%zu] starts before the section before it",
+				   idx);
+	}
+	if (idx > UINT32_MAX)
+		return pp_smap_fail(m, SMAP_ENOMEM, "too many sections");
+	if ((rc = add_section(p, &s)))
+		return rc;
+	s->off_line = line;
+	s->off_col = col;
+	s->label = (uint32_t)idx;
+	p->ctx = idx + 1;
+	rc = adopt(p, &p->sec, s);
+	p->ctx = 0;
+	return rc;
+}
+
 static int build(struct parser *p, struct rawmap *top)
 {
 	struct smap_map *m = p->m;
@@ -800,39 +859,6 @@ static int build(struct parser *p, struct rawmap *top)
 		if ((rc = bad(p, top->at,
 			      "an index map has a mappings field besides sections")))
 			return rc;
-	for (i = 0; i < p->nsecs; i++) {
-		struct rawsection *rs = &p->secs[i];
-
-		if (!rs->usable)
-			continue;
-		snprintf(p->ctx, sizeof(p->ctx), "sections[%zu].map.", i);
-		rc = judge_regular(p, &rs->map);
-		p->ctx[0] = '\0';
-		if (rc)
-			return rc;
-		if (m->nsec) {
-			struct pp_smap_section *prev = &m->sec[m->nsec - 1];
-
-			if (cmp_pos(rs->line, rs->col, prev->off_line,
-				    prev->off_col) < 0) {
-				if ((rc = bad(p, rs->map.at,
-					      "sections[%zu] starts before the section before it",
-					      i)))
-					return rc;
-				continue; /* lenient: drop it */
-			}
-		}
-		if ((rc = add_section(p, &s)))
-			return rc;
-		s->off_line = rs->line;
-		s->off_col = rs->col;
-		s->label = (uint32_t)i;
-		snprintf(p->ctx, sizeof(p->ctx), "sections[%zu].map.", i);
-		rc = adopt(p, &rs->map, s);
-		p->ctx[0] = '\0';
-		if (rc)
-			return rc;
-	}
 	if (!p->strict)
 		return SMAP_OK;
 	/* Strict: every section valid, and none starting at or before the
@@ -846,6 +872,9 @@ static int build(struct parser *p, struct rawmap *top)
 			s = &m->sec[i];
 			if ((rc = pp_smap_check_mappings(m, s)))
 				return rc;
+			/* what the check decoded is made again when a look-up
+			 * needs it: a million sections are not all kept decoded */
+			pp_smap_lines_release(s);
 			if (have_last &&
 			    (s->off_line < ll ||
 			     (s->off_line == ll && s->off_col <= lc)))
@@ -872,7 +901,6 @@ int pp_smap_parse_json(struct smap_map *m, const char *buf, size_t len,
 	struct parser p;
 	struct rawmap top;
 	int t, rc;
-	size_t i;
 
 	memset(&p, 0, sizeof(p));
 	memset(&top, 0, sizeof(top));
@@ -898,8 +926,6 @@ int pp_smap_parse_json(struct smap_map *m, const char *buf, size_t len,
 out:
 	json_release(&p.j);
 	rawmap_release(&top);
-	for (i = 0; i < p.nsecs; i++)
-		rawmap_release(&p.secs[i].map);
-	free(p.secs);
+	rawmap_release(&p.sec);
 	return rc;
 }

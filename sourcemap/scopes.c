@@ -87,7 +87,7 @@ static void warn_once(struct dec *d, const char *what, size_t at)
 		return;
 	d->warned = true;
 	pp_smap_warn(d->m, "scopes: %s (at byte %zu)", what,
-		     d->s->scopes_at + at);
+		     d->s->sx->at + at);
 }
 
 /* An index into names, accumulated as the spec's RelativeName does. */
@@ -173,11 +173,9 @@ int pp_smap_decode_scopes(struct smap_map *m, struct pp_smap_section *s)
 	size_t i;
 	int rc = SMAP_OK;
 
-	if (s->scopes_tried)
+	if (!s->sx || s->sx->tried)
 		return SMAP_OK;
-	s->scopes_tried = true;
-	if (!s->scopes_text)
-		return SMAP_OK;
+	s->sx->tried = true;
 	memset(&d, 0, sizeof(d));
 	sc = calloc(1, sizeof(*sc));
 	if (!sc)
@@ -194,9 +192,9 @@ int pp_smap_decode_scopes(struct smap_map *m, struct pp_smap_section *s)
 		for (i = 0; i < s->nsrc; i++)
 			sc->root[i] = PP_SMAP_NIL;
 	}
-	base = (const unsigned char *)s->scopes_text;
+	base = (const unsigned char *)s->sx->text;
 	p = base;
-	end = base + s->scopes_len;
+	end = base + s->sx->len;
 	while (p < end) {
 		const unsigned char *item = p;
 		uint64_t tag;
@@ -391,7 +389,7 @@ int pp_smap_decode_scopes(struct smap_map *m, struct pp_smap_section *s)
 	}
 	if (d.depth) {
 		/* unclosed nodes reach to the end */
-		warn_once(&d, "scope or range left open", s->scopes_len);
+		warn_once(&d, "scope or range left open", s->sx->len);
 		while (d.depth) {
 			struct open *o = &d.stack[--d.depth];
 
@@ -404,7 +402,7 @@ int pp_smap_decode_scopes(struct smap_map *m, struct pp_smap_section *s)
 			}
 		}
 	}
-	s->scopes = sc;
+	s->sx->dec = sc;
 	goto out;
 nomem:
 	free(sc->scopes);
@@ -443,9 +441,11 @@ bool smap_map_has_scopes(struct smap_map *m)
 	for (k = 0; k < m->nsec; k++) {
 		struct pp_smap_section *s = &m->sec[k];
 
-		if (!s->scopes_tried && pp_smap_decode_scopes(m, s))
+		if (!s->sx)
+			continue;
+		if (!s->sx->tried && pp_smap_decode_scopes(m, s))
 			return false;
-		if (s->scopes && (s->scopes->nscopes || s->scopes->nranges))
+		if (s->sx->dec && (s->sx->dec->nscopes || s->sx->dec->nranges))
 			return true;
 	}
 	return false;
@@ -477,7 +477,7 @@ int smap_lookup_function(struct smap_map *m, uint32_t line, uint32_t column,
 		s = &m->sec[lo - 1];
 		if ((r = pp_smap_decode_scopes(m, s)))
 			return r;
-		sc = s->scopes;
+		sc = s->sx ? s->sx->dec : NULL;
 		rl = line - s->off_line;
 		rc = rl == 0 ? column - s->off_col : column;
 		if (sc && sc->nranges) {
@@ -504,16 +504,30 @@ int smap_lookup_function(struct smap_map *m, uint32_t line, uint32_t column,
 	r = smap_lookup(m, line, column, &mp);
 	if (r)
 		return r;
-	for (k = 0; k < m->nsec; k++)
-		if (mp.source_index >= m->sec[k].src_base &&
-		    mp.source_index < m->sec[k].src_base + m->sec[k].nsrc)
+	/* the section of the source: sections number their sources one
+	 * after the other, so src_base grows with k */
+	lo = 0;
+	hi = m->nsec;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (m->sec[mid].src_base <= mp.source_index)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	/* sections without sources share a src_base: the last of them
+	 * comes first, so walk back to the one that has it */
+	for (k = lo; k > 0; k--)
+		if (mp.source_index < (size_t)m->sec[k - 1].src_base +
+					      m->sec[k - 1].nsrc)
 			break;
-	if (k == m->nsec)
+	if (k == 0 || mp.source_index < m->sec[k - 1].src_base)
 		return SMAP_NONE;
-	s = &m->sec[k];
+	s = &m->sec[k - 1];
 	if ((r = pp_smap_decode_scopes(m, s)))
 		return r;
-	sc = s->scopes;
+	sc = s->sx ? s->sx->dec : NULL;
 	local = (uint32_t)(mp.source_index - s->src_base);
 	if (!sc || local >= sc->nroot || sc->root[local] == PP_SMAP_NIL)
 		return SMAP_NONE;

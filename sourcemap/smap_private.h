@@ -25,7 +25,16 @@ struct pp_smap_arena {
 	size_t used, cap; /* in head */
 };
 void *pp_smap_alloc(struct pp_smap_arena *a, size_t n);
+/* A NUL-terminated copy, not aligned (strings only). */
 char *pp_smap_strndup(struct pp_smap_arena *a, const char *s, size_t n);
+/* Gives back what was allocated since the mark, when it is all in the
+ * chunk the mark was taken in (else nothing: it stays until the end). */
+struct pp_smap_mark {
+	struct pp_smap_chunk *head;
+	size_t used;
+};
+struct pp_smap_mark pp_smap_arena_mark(const struct pp_smap_arena *a);
+void pp_smap_arena_rewind(struct pp_smap_arena *a, struct pp_smap_mark k);
 void pp_smap_arena_release(struct pp_smap_arena *a);
 
 /* One decoded segment of a generated line.  SRC is PP_SMAP_NIL for a
@@ -99,40 +108,51 @@ struct pp_smap_scopes {
 	uint32_t first_top_range;
 };
 
-/* A regular map, or one section of an index map. */
-struct pp_smap_section {
-	uint32_t off_line, off_col;
-	uint32_t label; /* its index in "sections", for messages */
+/* A section's "scopes" field (rare: kept out of the section). */
+struct pp_smap_sx {
+	const char *text; /* in the arena */
+	size_t len, at;   /* at: byte offset of its first character */
+	struct pp_smap_scopes *dec; /* decoded on first need */
+	bool tried;
+};
 
-	/* the mappings string, owned (NUL-terminated) */
-	char *mappings;
-	size_t mlen;
-	size_t mat;  /* byte offset of its first character in the input */
-	bool mexact; /* the string had no escapes: offsets are exact */
-
-	size_t src_base; /* first of its sources in map->src */
-	uint32_t nsrc;
-	const char **names;
-	uint32_t nnames;
-
-	char *scopes_text; /* owned, or NULL */
-	size_t scopes_len, scopes_at;
-	struct pp_smap_scopes *scopes; /* decoded on first need */
-	bool scopes_tried;
-
-	/* lazy decoding (mappings.c) */
-	bool indexed;
+/* The decoding state of a section's mappings (mappings.c), made by
+ * pp_smap_index_lines() on the first look-up in the section, so that a
+ * section nothing asks about costs only its struct pp_smap_section (an
+ * index map may have a million). */
+struct pp_smap_lines {
 	uint32_t nlines;  /* generated lines, empty ones included */
 	uint32_t nrec;    /* lines with segments: the records of line[] */
-	struct pp_smap_line *line;     /* nrec, by line */
 	uint32_t npassed; /* records decoded once; line[0..npassed].st known */
+	struct pp_smap_line *line;     /* nrec, by line */
 	struct pp_smap_seg *segs;
 	size_t nsegs, segcap;
 	uint32_t *coarse;
 	size_t ncoarse, coarsecap;
+};
+
+/* A regular map, or one section of an index map: kept small, since an
+ * index map may have a million.  Its strings live in the map's arena. */
+struct pp_smap_section {
+	uint32_t off_line, off_col;
+	uint32_t label; /* its index in "sections", for messages */
+
+	uint32_t mlen;           /* of mappings */
+	const char *mappings;    /* NUL-terminated, or NULL */
+	size_t mat;  /* byte offset of its first character in the input */
+
+	uint32_t src_base; /* first of its sources in map->src */
+	uint32_t nsrc;
+	const char **names;
+	uint32_t nnames;
+
+	bool mexact; /* the string had no escapes: offsets are exact */
+	bool has_last;
+
+	struct pp_smap_sx *sx;    /* its "scopes", or NULL */
+	struct pp_smap_lines *lz; /* NULL until first needed */
 
 	/* set by the strict check: the greatest generated position */
-	bool has_last;
 	uint32_t last_line, last_col;
 };
 
@@ -155,6 +175,11 @@ struct smap_map {
 	char *warn_text;  /* malloc'd, rebuilt by smap_map_warning() */
 
 	struct pp_smap_names *names; /* funcname.c: texts tokenized for names */
+
+	/* While smap_map_load_file() parses a file it mapped: the mapping,
+	 * and how much of its start was handed back (pp_smap_input_done()). */
+	const char *in_base;
+	size_t in_len, in_dropped;
 };
 
 /* Sets the map's error message; returns CODE. */
@@ -164,6 +189,13 @@ int pp_smap_fail(struct smap_map *m, int code, const char *fmt, ...)
 void pp_smap_warn(struct smap_map *m, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 void pp_smap_vwarn(struct smap_map *m, const char *fmt, va_list ap);
+
+/* The parser is past byte UPTO of the input (counted as smap_map_parse()
+ * counts them): when the input is a file smap_map_load_file() mapped, the
+ * pages before it are handed back, so that an index map of a million
+ * sections does not hold its whole text besides what it keeps of it.  The
+ * bytes stay readable (they are read again from the file if touched). */
+void pp_smap_input_done(struct smap_map *m, size_t upto);
 
 /* parse.c: fills an empty map from JSON text. */
 int pp_smap_parse_json(struct smap_map *m, const char *buf, size_t len,
@@ -175,6 +207,8 @@ char *pp_smap_resolve(struct pp_smap_arena *a, const char *root,
 
 /* mappings.c */
 int pp_smap_index_lines(struct smap_map *m, struct pp_smap_section *s);
+/* Drops what the look-ups decoded in S (made again when needed). */
+void pp_smap_lines_release(struct pp_smap_section *s);
 /* The segments of line L of S (0-based, section-relative), sorted by
  * column, decoding it first if needed; NULL with *N = 0 for a line without
  * any (and NULL with *RC set on an error). */

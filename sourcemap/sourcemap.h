@@ -174,6 +174,16 @@ bool smap_map_has_scopes(struct smap_map *m);
 /* Copies TEXT as the generated script the map belongs to. */
 int smap_map_set_script(struct smap_map *m, const void *text, size_t len);
 
+/* Where the original sources are when the map has no "sourcesContent" for
+ * them (a tool's --source-path): source NAME is read from DIR/NAME, NAME
+ * its resolved name without a scheme and authority ("webpack://app/src/
+ * a.ts" is DIR/src/a.ts, "file:///app/src/a.ts" DIR/app/src/a.ts), else
+ * from DIR/ and the name as "sources" wrote it when that has no ".."
+ * segment; nothing outside DIR is read.  A file is read once, when a name
+ * is first asked of it, and at most 64 MiB.  DIR is copied; NULL turns it
+ * off.  SMAP_ENOMEM, or SMAP_OK. */
+int smap_map_set_source_dir(struct smap_map *m, const char *dir);
+
 enum smap_name_from {
 	SMAP_FROM_NONE = 0, /* nothing known: keep the name the profile has */
 	SMAP_FROM_SCOPES,   /* the map's "scopes" */
@@ -194,9 +204,12 @@ struct smap_function {
 	int start;
 	/* Whether the map agrees at a function start: the mapped position of
 	 * V8's position lies on the head of a function of the original source
-	 * (sourcesContent), or without it a segment starts exactly at the
-	 * position or at the token naming the function: 1 yes, 0 no, -1 not
-	 * known (no function start, or no text to judge by). */
+	 * (sourcesContent), or without it a segment starts in the
+	 * function's head, at a token, and no more than one of the
+	 * function's first tokens in the script has a segment starting
+	 * inside it (another build's segments start where its own tokens
+	 * were): 1 yes, 0 no, -1 not known (no function start, or no text to
+	 * judge by). */
 	int mapped;
 	/* With the script: the name the generated code gives the function
 	 * starting there ("P", "f.encodeAll", "get size"), "" for an

@@ -284,6 +284,9 @@ int cli_option(struct cli *c, int opt, const char *arg)
 	case CLI_OPT_HIDE_IGNORED:
 		c->hide_ignored = true;
 		return 1;
+	case CLI_OPT_SOURCE_PATH:
+		c->source_path = arg;
+		return 1;
 	case CLI_OPT_THREAD: {
 		/* The regex is checked as --tagfocus checks its own. */
 		struct pprof_filter *f = pprof_filter_new();
@@ -414,7 +417,8 @@ struct pprof_profile *cli_load(struct cli *c, char **files, int n)
 	if (c->nmaps || c->hide_ignored || nassoc || pprof_profile_has_sourcemaps(p)) {
 		struct pprof_symbolicate_options so = {c->maps, c->nmaps, c->hide_ignored,
 						       c->rules,
-						       c->lines_out || c->granularity == PPROF_G_LINES};
+						       c->lines_out || c->granularity == PPROF_G_LINES,
+						       c->source_path};
 		if (pprof_symbolicate(p, &so) != PPROF_OK) {
 			cli_error(c, "%s", pprof_profile_error(p));
 			pprof_profile_free(p);

@@ -23,6 +23,7 @@ enum {
 	CLI_OPT_MAX_INPUT = 0x100,
 	CLI_OPT_QUIET,
 	CLI_OPT_HIDE_IGNORED,
+	CLI_OPT_SOURCE_PATH,
 	CLI_OPT_RULES,
 	CLI_OPT_FILTER, /* CLI_OPT_FILTER + enum pprof_filter_option */
 	CLI_OPT_FILTER_END = CLI_OPT_FILTER + PPROF_FILTER_NOPTIONS,
@@ -50,6 +51,7 @@ enum {
 		{"max-input", required_argument, NULL, CLI_OPT_MAX_INPUT},        \
 		{"quiet", no_argument, NULL, CLI_OPT_QUIET},                      \
 		{"hide-ignored", no_argument, NULL, CLI_OPT_HIDE_IGNORED},        \
+		{"source-path", required_argument, NULL, CLI_OPT_SOURCE_PATH},    \
 		{"rules", required_argument, NULL, CLI_OPT_RULES},                \
 		CLI_FILTER_LONGOPTS,                                              \
 		{"help", no_argument, NULL, CLI_OPT_HELP},                        \
@@ -127,6 +129,7 @@ struct cli {
 	bool quiet;
 	struct cli_progress progress; /* progress.h; --progress forces it */
 	bool hide_ignored; /* --hide-ignored */
+	const char *source_path; /* --source-path */
 	bool lines_out;    /* the output has lines whatever -g says (pprof-convert) */
 	const char *rules_path;      /* --rules */
 	struct pprof_rules *rules;   /* loaded by the first cli_load() */

@@ -21,6 +21,7 @@ static void usage(FILE *out)
 	      "  -o, --output=FILE          write FILE atomically (default: standard\n"
 	      "                             output, which must not be a terminal)\n"
 	      "  -m, --sourcemap=PATH       source map file or directory (repeatable)\n"
+	      "      --source-path=DIR      original sources, where a map has no sourcesContent\n"
 	      "      --hide-ignored         remove frames on a source map's ignore list\n" CLI_FILTER_HELP
 	      "      --max-input=SIZE       largest inflated input (default 4g)\n"
 	      "      --quiet                no warnings\n"

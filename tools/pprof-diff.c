@@ -32,6 +32,7 @@ static void usage(FILE *out)
 	      "  -i, --sample-index=NAME|N  value to compare (default: the profile's default)\n"
 	      "  -g, --granularity=G        functions, filefunctions, lines, files, addresses\n"
 	      "  -m, --sourcemap=PATH       source map file or directory (repeatable)\n"
+	      "      --source-path=DIR      original sources, where a map has no sourcesContent\n"
 	      "  -o, --output=FILE          write FILE atomically instead of standard output\n"
 	      CLI_FILTER_HELP
 	      "      --max-input=SIZE       largest inflated input (default 4g)\n"

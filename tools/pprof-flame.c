@@ -30,6 +30,7 @@ static void usage(FILE *out)
 	      "  -i, --sample-index=NAME|N  value to draw (default: the profile's default)\n"
 	      "  -g, --granularity=G        functions, filefunctions, lines, files, addresses\n"
 	      "  -m, --sourcemap=PATH       source map file or directory (repeatable)\n"
+	      "      --source-path=DIR      original sources, where a map has no sourcesContent\n"
 	      "  -o, --output=FILE          write FILE atomically instead of standard output\n"
 	      "      --title, --subtitle    headings\n"
 	      "      --width, --height      image width (1200), frame height (16)\n"

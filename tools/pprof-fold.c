@@ -10,7 +10,8 @@ static void usage(FILE *out)
 {
 	fputs("usage: pprof-fold [-i sample] [-g granularity] [-m map] [-o file]\n"
 	      "                  [--rules file] [filter options] [--hide-ignored]\n"
-	      "                  [--max-input size] [--progress] [--quiet] [file ...]\n"
+	      "                  [--source-path dir] [--max-input size] [--progress]\n"
+	      "                  [--quiet] [file ...]\n"
 	      "\n"
 	      "Reads pprof (.pb, .pb.gz), V8 .cpuprofile and .heapprofile, Chrome traces,\n"
 	      "or folded stacks, gzipped or not, and writes folded stacks\n"
@@ -20,6 +21,7 @@ static void usage(FILE *out)
 	      "  -i, --sample-index=NAME|N  value to fold (default: the profile's default)\n"
 	      "  -g, --granularity=G        functions, filefunctions, lines, files, addresses\n"
 	      "  -m, --sourcemap=PATH       source map file or directory (repeatable)\n"
+	      "      --source-path=DIR      original sources, where a map has no sourcesContent\n"
 	      "      --hide-ignored         drop frames whose source is on a map's ignoreList\n"
 	      "  -o, --output=FILE          write FILE atomically instead of standard output\n"
 	      CLI_FILTER_HELP

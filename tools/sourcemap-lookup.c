@@ -13,12 +13,14 @@ enum {
 	OPT_VALIDATE,
 	OPT_FUNCTION,
 	OPT_SCRIPT,
+	OPT_SOURCE_PATH,
 };
 
 static void usage(FILE *out)
 {
 	fputs("usage: sourcemap-lookup [--zero-based] [--validate] [--function]\n"
-	      "                        [--script=file] [-o file] [--quiet]\n"
+	      "                        [--script=file] [--source-path=dir]\n"
+	      "                        [-o file] [--quiet]\n"
 	      "                        map [line:col ...]\n"
 	      "\n"
 	      "Prints \"SOURCE:LINE:COL NAME\" for each generated position, one line\n"
@@ -41,6 +43,8 @@ static void usage(FILE *out)
 	      "                    names it, not the segment's name\n"
 	      "      --script=FILE the generated script (default: the map's name\n"
 	      "                    without .map, when it exists), for --function\n"
+	      "      --source-path=DIR the original sources, for --function where the\n"
+	      "                    map has no sourcesContent\n"
 	      "  -o, --output=FILE write FILE atomically instead of standard output\n"
 	      "      --quiet       no warnings about skipped parts of the map\n"
 	      "      --help, --version\n",
@@ -258,6 +262,7 @@ int main(int argc, char **argv)
 		{ "validate", no_argument, NULL, OPT_VALIDATE },
 		{ "function", no_argument, NULL, OPT_FUNCTION },
 		{ "script", required_argument, NULL, OPT_SCRIPT },
+		{ "source-path", required_argument, NULL, OPT_SOURCE_PATH },
 		{ "output", required_argument, NULL, 'o' },
 		{ "quiet", no_argument, NULL, CLI_OPT_QUIET },
 		{ "help", no_argument, NULL, CLI_OPT_HELP },
@@ -267,7 +272,7 @@ int main(int argc, char **argv)
 	struct cli c;
 	struct smap_map *m = NULL;
 	bool zero = false, validate = false, func = false, bad = false;
-	const char *path, *w, *script = NULL;
+	const char *path, *w, *script = NULL, *srcdir = NULL;
 	int opt, status = CLI_FAIL, i;
 	FILE *out;
 
@@ -285,6 +290,9 @@ int main(int argc, char **argv)
 			break;
 		case OPT_SCRIPT:
 			script = optarg;
+			break;
+		case OPT_SOURCE_PATH:
+			srcdir = optarg;
 			break;
 		default:
 			if (!cli_option(&c, opt, optarg))
@@ -309,6 +317,10 @@ int main(int argc, char **argv)
 	}
 	if (func && !load_script(&c, m, path, script))
 		goto done;
+	if (func && srcdir && smap_map_set_source_dir(m, srcdir) != SMAP_OK) {
+		cli_error(&c, "%s", smap_map_error(m));
+		goto done;
+	}
 	out = cli_open_output(&c);
 	if (!out)
 		goto done;

@@ -56,4 +56,27 @@ test_expect_success 'esbuild without sourcesContent: 95% from the script alone' 
 	at_least 95 "$S/esbuild.min-nosc.score"
 '
 
+# An index map (fixtures/names/index-map.mjs: esbuild's map cut into
+# sections, each listing the sources it uses): the same names and files as
+# the regular map, with and without sourcesContent.
+test_expect_success 'esbuild as an index map: the same frames as its regular map' '
+	for v in min min-nosc; do
+		pprof-fold -i samples -g lines -m "$N/esbuild/$v" "$N/esbuild/min.cpuprofile" >regular 2>/dev/null &&
+		pprof-fold -i samples -g lines -m "$N/esbuild/${v%-nosc}-index${v#min}" \
+			"$N/esbuild/min.cpuprofile" >index 2>err &&
+		test_cmp regular index &&
+		! grep -v "sampled lines map to several original lines (a one-line bundle?)" err || return 1
+	done
+'
+
+test_expect_success 'esbuild as an index map: sourcemap-lookup --function agrees' '
+	for c in 223 569 1252 1349 2060 2338 2404 2797 3077; do echo "1:$((c + 1))"; done >pos &&
+	sourcemap-lookup --function --script="$N/esbuild/min/names.js" \
+		"$N/esbuild/min/names.js.map" <pos >regular &&
+	sourcemap-lookup --function --script="$N/esbuild/min-index/names.js" \
+		"$N/esbuild/min-index/names.js.map" <pos >index &&
+	test_cmp regular index &&
+	test "$(grep -c " " index)" = 9
+'
+
 test_done

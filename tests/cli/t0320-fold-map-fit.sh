@@ -23,6 +23,25 @@ test_expect_success 'a stale map beside the script (the previous revision): one 
 	grep -q "^pprof-fold: warning: $N/stale/names.js.map does not fit names.js: [0-9]* of [0-9]* function positions are not function starts" err
 '
 
+# The fit check without sourcesContent: the map's segments must start at
+# the script's tokens around each function position (a stale map's start
+# where the previous build's tokens were).
+test_expect_success 'a stale map without sourcesContent beside the script: one warning' '
+	pprof-fold -m "$N/stale-nosc" "$N/min.cpuprofile" >actual 2>err &&
+	pprof-fold "$N/min.cpuprofile" >expect &&
+	test_cmp expect actual &&
+	test "$(wc -l <err)" = 1 &&
+	grep -q "^pprof-fold: warning: $N/stale-nosc/names.js.map does not fit names.js: [0-9]* of [0-9]* function positions are not function starts" err
+'
+
+test_expect_success 'the maps without sourcesContent that fit give no warning' '
+	for b in esbuild tsc-terser rollup-terser webpack swc vite; do
+		[ -d "$FIX/names/$b" ] || continue
+		pprof-fold -m "$FIX/names/$b/min-nosc" "$FIX/names/$b/min.cpuprofile" >/dev/null 2>err &&
+		test ! -s err || { echo "$b:"; cat err; return 1; }
+	done
+'
+
 test_expect_success 'a map without sourcesContent and no script: names left, said once' '
 	mkdir d && cp "$N/min-nosc/names.js.map" d/ &&
 	pprof-fold -g lines -m d "$N/min.cpuprofile" >actual 2>err &&
@@ -44,7 +63,7 @@ test_expect_success 'a directory without the script'"'"'s map: where it was look
 '
 
 test_expect_success 'the maps that fit give no warning' '
-	for b in esbuild tsc-terser rollup-terser webpack swc; do
+	for b in esbuild tsc-terser rollup-terser webpack swc vite; do
 		[ -d "$FIX/names/$b" ] || continue
 		pprof-fold -m "$FIX/names/$b/min" "$FIX/names/$b/min.cpuprofile" >/dev/null 2>err &&
 		test ! -s err || { echo "$b:"; cat err; return 1; }

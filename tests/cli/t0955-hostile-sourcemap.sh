@@ -123,4 +123,47 @@ test_expect_success 'an index map of 100,000 sections' '
 	printf "s99999.js:1:1\ns0.js:1:1\n" >expect && test_cmp expect out
 '
 
+# Each function's parent and class were looked for among all the functions
+# before it: 200,000 side by side took 2 * 10^10 steps (minutes).
+test_expect_success 'name recovery in a script of 200,000 functions side by side' '
+	perl -e "print q(function a(){}) x 200000, qq(\n)" >wide.js &&
+	printf "{\"version\":3,\"sources\":[\"a.js\"],\"names\":[],\"mappings\":\"AAAA\"}" >wide.js.map &&
+	run_bounded sourcemap-lookup --function wide.js.map 1:11 >out &&
+	echo a.js:1:1 >expect && test_cmp expect out
+'
+
+# index.js.map: 10^6 sections, 97 MiB (tests/hostile/gen-indexmap.pl).
+# Issue 14: one look-up took 8 s and 858 MB while every section was
+# gathered whole before it was adopted (now 0.5 s and 143 MB: the pages of
+# the file parsed are handed back as the parse goes); 512 MB of address
+# space is plenty.
+index_map() {
+	[ -s index.js.map ] || perl "$SRC/tests/hostile/gen-indexmap.pl" 1000000 >index.js.map
+}
+
+test_expect_success '10^6 sections: look-ups at the first, middle and last sections' '
+	index_map &&
+	run_small sourcemap-lookup index.js.map 1:1 2:1 998:1 500001:1 1000000:1 \
+		1000000:7 1000001:1 >out &&
+	printf "%s\n" s0.js:1:1 s1.js:2:1 s997.js:1:1 s500000.js:504:1 \
+		s999999.js:9:1 s999999.js:9:1 - >expect &&
+	test_cmp expect out
+'
+
+test_expect_success '10^6 sections: --validate accepts it' '
+	index_map &&
+	run_small sourcemap-lookup --validate index.js.map >out 2>err &&
+	test ! -s err
+'
+
+test_expect_success '10^6 sections: a profile folds through it' '
+	index_map &&
+	printf "%s\n" "{\"nodes\":[{\"id\":1,\"callFrame\":{\"functionName\":\"(root)\",\"scriptId\":\"0\",\"url\":\"\",\"lineNumber\":-1,\"columnNumber\":-1},\"children\":[2]}," \
+		"{\"id\":2,\"callFrame\":{\"functionName\":\"f\",\"scriptId\":\"1\",\"url\":\"index.js\",\"lineNumber\":500000,\"columnNumber\":0},\"children\":[3]}," \
+		"{\"id\":3,\"callFrame\":{\"functionName\":\"g\",\"scriptId\":\"1\",\"url\":\"index.js\",\"lineNumber\":999999,\"columnNumber\":0}}]," \
+		"\"startTime\":0,\"endTime\":2,\"samples\":[3,3],\"timeDeltas\":[1,1]}" >index.cpuprofile &&
+	run_small pprof-fold -i samples -g lines -m index.js.map index.cpuprofile >out 2>err &&
+	echo "f s500000.js:504;g s999999.js:9 2" >expect && test_cmp expect out
+'
+
 test_done

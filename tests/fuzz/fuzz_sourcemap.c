@@ -99,6 +99,34 @@ static void sources(struct smap_map *m)
 	(void)smap_map_is_index(m);
 }
 
+/* Name recovery (funcname.c) at a few positions: without a script, then
+ * with the first source's content as the generated script, so that the
+ * script's tokens meet the map's segments (the fit checks). */
+static void functions(struct smap_map *m)
+{
+	static const uint32_t pos[][2] = { { 0, 0 }, { 0, 1 }, { 0, 9 }, { 1, 0 }, { 2, 4 } };
+	struct smap_function fn;
+	for (int pass = 0; pass < 2; pass++) {
+		if (pass == 1) {
+			size_t len = 0;
+			const char *c = smap_map_source_count(m) ? smap_map_source_content(m, 0, &len) : NULL;
+			if (!c || smap_map_set_script(m, c, len) != SMAP_OK)
+				return;
+		}
+		for (size_t i = 0; i < sizeof(pos) / sizeof(pos[0]); i++) {
+			if (smap_function_at(m, pos[i][0], pos[i][1], &fn) != SMAP_OK) {
+				check_message(smap_map_error(m));
+				return;
+			}
+			if (fn.name)
+				(void)strlen(fn.name);
+			if (fn.token)
+				(void)strlen(fn.token);
+		}
+	}
+	(void)smap_map_generated_lines(m);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct smap_map *m = smap_map_new();
@@ -108,6 +136,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (lenient == SMAP_OK) {
 		sources(m);
 		lookups(m);
+		functions(m);
 		const char *w = smap_map_warning(m);
 		if (w)
 			check_message(w);

@@ -410,7 +410,7 @@ static void test_sourcemap_long_line_runs(void **state)
 	assert_string_equal(at(m, 0, 41), "a.js:51:0");
 	assert_string_equal(at(m, 0, 589), "a.js:599:0");
 	assert_string_equal(at(m, 0, 100000), "a.js:599:0");
-	assert_non_null(m->sec[0].coarse);
+	assert_non_null(m->sec[0].lz->coarse);
 	smap_map_free(m);
 	free(b.s);
 }
@@ -669,16 +669,16 @@ static void test_sourcemap_lazy(void **state)
 	sb_put(&b, "\"}");
 	m = load(b.s, 0);
 	s = &m->sec[0];
-	assert_false(s->indexed); /* nothing decoded at load */
+	assert_null(s->lz); /* nothing decoded at load */
 	assert_string_equal(at(m, 500, 4), "a.js:1502:0");
-	assert_int_equal(s->nlines, 1000);
-	assert_int_equal(s->nsegs, 3); /* only line 500 is stored */
-	assert_int_equal(s->npassed, 501);
+	assert_int_equal(s->lz->nlines, 1000);
+	assert_int_equal(s->lz->nsegs, 3); /* only line 500 is stored */
+	assert_int_equal(s->lz->npassed, 501);
 	assert_string_equal(at(m, 10, 0), "a.js:30:0");
-	assert_int_equal(s->nsegs, 6);
-	assert_int_equal(s->npassed, 501);
+	assert_int_equal(s->lz->nsegs, 6);
+	assert_int_equal(s->lz->npassed, 501);
 	assert_string_equal(at(m, 999, 9), "a.js:2999:0");
-	assert_int_equal(s->nsegs, 9);
+	assert_int_equal(s->lz->nsegs, 9);
 	smap_map_free(m);
 	free(b.s);
 }
@@ -867,7 +867,7 @@ static void dump_record(struct sb *b, struct smap_map *m)
 	uint32_t x;
 
 	assert_int_equal(pp_smap_decode_scopes(m, s), SMAP_OK);
-	sc = s->scopes;
+	sc = s->sx ? s->sx->dec : NULL;
 	assert_non_null(sc);
 	sb_put(b, "{\"file\":");
 	sb_str(b, smap_map_file(m));
