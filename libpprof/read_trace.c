@@ -27,6 +27,7 @@
 #include <unistd.h>
 
 #include "filter_private.h"
+#include "lines.h"
 #include "v8.h"
 
 /* ---- a small open-addressing map from (int64, int64) to uint32 ---- */
@@ -141,6 +142,10 @@ struct tprof {
 	int64_t cum;
 	struct chunkmark *marks;
 	size_t nmarks, capmarks;
+	/* the line of each sample (1-based, 0 unknown), for samples
+	 * [0, nlines); NULL while every line read was 0 */
+	uint32_t *lines;
+	size_t nlines, caplines;
 };
 
 struct tr {
@@ -161,6 +166,9 @@ struct tr {
 	unsigned char *drop; /* the buffer, when the library owns it: pages behind the parser are let go */
 	size_t dropped;      /* bytes of it let go so far */
 	struct pp_emap **emap_tail; /* where the next embedded map goes */
+	uint32_t *clines;  /* the lines of the chunk being read */
+	size_t nclines, capclines;
+	bool chunk_lines;  /* the chunk has a lines array */
 	size_t last_end;  /* byte after the last complete event */
 	bool have_profile_event;
 };
@@ -210,9 +218,34 @@ static void prof_release(struct tprof *f)
 	free(f->samples);
 	free(f->stamps);
 	free(f->marks);
+	free(f->lines);
 }
 
 /* ---- args ---- */
+
+/* The shape every object here is read with: the next key (*END at the
+ * object's end), the value after a key (*K its first token), or that value
+ * skipped; PPROF_OK or the parser's error. */
+static int next_key(struct tr *t, struct json *j, bool *end)
+{
+	int k = json_next(j);
+
+	*end = k == JSON_OBJECT_END;
+	return k == JSON_ERROR ? jerr(t, j) : PPROF_OK;
+}
+
+static int value(struct tr *t, struct json *j, int *k)
+{
+	*k = json_next(j);
+	return *k == JSON_ERROR ? jerr(t, j) : PPROF_OK;
+}
+
+static int skip_value(struct tr *t, struct json *j)
+{
+	int k = json_next(j);
+
+	return k == JSON_ERROR || json_skip(j, k) == JSON_ERROR ? jerr(t, j) : PPROF_OK;
+}
 
 /* Positions the parser J (over an args object, whose OBJECT_BEGIN is the
  * next token) inside the object at args.data: true when found (the
@@ -221,6 +254,7 @@ static void prof_release(struct tprof *f)
 static bool enter_data(struct tr *t, struct json *j, int *s)
 {
 	int k = json_next(j);
+	bool end;
 
 	*s = PPROF_OK;
 	if (k != JSON_OBJECT_BEGIN) {
@@ -229,19 +263,11 @@ static bool enter_data(struct tr *t, struct json *j, int *s)
 		return false;
 	}
 	for (;;) {
-		k = json_next(j);
-		if (k == JSON_OBJECT_END)
+		if ((*s = next_key(t, j, &end)) != PPROF_OK || end)
 			return false;
-		if (k == JSON_ERROR) {
-			*s = jerr(t, j);
-			return false;
-		}
 		bool is_data = KEY_IS(j, "data");
-		k = json_next(j);
-		if (k == JSON_ERROR) {
-			*s = jerr(t, j);
+		if ((*s = value(t, j, &k)) != PPROF_OK)
 			return false;
-		}
 		if (is_data && k == JSON_OBJECT_BEGIN)
 			return true;
 		if (json_skip(j, k) == JSON_ERROR) {
@@ -263,6 +289,7 @@ static int skip_rest(struct tr *t, struct json *j)
 static int read_name_args(struct tr *t, struct json *j, uint32_t *name, bool *found)
 {
 	int k = json_next(j), s;
+	bool end;
 
 	*found = false;
 	if (k == JSON_ERROR)
@@ -270,45 +297,36 @@ static int read_name_args(struct tr *t, struct json *j, uint32_t *name, bool *fo
 	if (k != JSON_OBJECT_BEGIN)
 		return PPROF_OK;
 	for (;;) {
-		k = json_next(j);
-		if (k == JSON_OBJECT_END)
-			return PPROF_OK;
-		if (k == JSON_ERROR)
-			return jerr(t, j);
-		if (KEY_IS(j, "name")) {
-			k = json_next(j);
-			if (k == JSON_STRING) {
-				s = pp_intern(t->p, j->str, j->len, name);
-				if (s != PPROF_OK)
-					return s;
-				*found = true;
-				continue;
-			}
-		} else {
-			k = json_next(j);
+		if ((s = next_key(t, j, &end)) != PPROF_OK || end)
+			return s;
+		bool is_name = KEY_IS(j, "name");
+		if ((s = value(t, j, &k)) != PPROF_OK)
+			return s;
+		if (is_name && k == JSON_STRING) {
+			s = pp_intern(t->p, j->str, j->len, name);
+			if (s != PPROF_OK)
+				return s;
+			*found = true;
+			continue;
 		}
-		if (k == JSON_ERROR || json_skip(j, k) == JSON_ERROR)
+		if (json_skip(j, k) == JSON_ERROR)
 			return jerr(t, j);
 	}
 }
 
 static int read_profile_args(struct tr *t, struct json *j, struct tprof *f)
 {
-	int s;
+	int s, k;
+	bool end;
 
 	if (!enter_data(t, j, &s))
 		return s;
 	for (;;) {
-		int k = json_next(j);
-
-		if (k == JSON_OBJECT_END)
-			return PPROF_OK;
-		if (k == JSON_ERROR)
-			return jerr(t, j);
+		if ((s = next_key(t, j, &end)) != PPROF_OK || end)
+			return s;
 		bool start = KEY_IS(j, "startTime");
-		k = json_next(j);
-		if (k == JSON_ERROR)
-			return jerr(t, j);
+		if ((s = value(t, j, &k)) != PPROF_OK)
+			return s;
 		if (start && k == JSON_NUMBER) {
 			double d;
 
@@ -325,12 +343,17 @@ static int read_profile_args(struct tr *t, struct json *j, struct tprof *f)
 	}
 }
 
-static int read_samples(struct tr *t, struct json *j, int k, struct tprof *f)
+/* The integers of the array WHAT that starts with token K, each given to
+ * EACH (V NULL for a number that is not a 64-bit integer). */
+typedef int (*int_fn)(struct tr *t, struct json *j, struct tprof *f, const int64_t *v);
+static int read_ints(struct tr *t, struct json *j, int k, struct tprof *f, const char *what,
+		     int_fn each)
 {
 	if (k != JSON_ARRAY_BEGIN)
-		return pp_error_at(t->p, PPROF_EINPUT, json_offset(j), "samples is not an array");
+		return pp_error_at(t->p, PPROF_EINPUT, json_offset(j), "%s is not an array", what);
 	for (;;) {
 		int64_t v;
+		int s;
 
 		k = json_next(j);
 		if (k == JSON_ARRAY_END)
@@ -339,64 +362,73 @@ static int read_samples(struct tr *t, struct json *j, int k, struct tprof *f)
 			return jerr(t, j);
 		if (k != JSON_NUMBER)
 			return pp_error_at(t->p, PPROF_EINPUT, json_offset(j),
-					   "samples holds something other than a number");
-		if (!json_int64(j, &v) || v < 0 || v >= UINT32_MAX)
-			return pp_error_at(t->p, PPROF_EINPUT, json_offset(j),
-					   "sample node id out of range");
-		if (f->nsamples == f->capsamples &&
-		    !grow((void **)&f->samples, &f->capsamples, f->nsamples + 1,
-			     sizeof(*f->samples)))
-			return pp_nomem(t->p);
-		f->samples[f->nsamples++] = (uint32_t)v;
+					   "%s holds something other than a number", what);
+		s = each(t, j, f, json_int64(j, &v) ? &v : NULL);
+		if (s != PPROF_OK)
+			return s;
 	}
 }
 
-static int read_deltas(struct tr *t, struct json *j, int k, struct tprof *f)
+static int add_sample_id(struct tr *t, struct json *j, struct tprof *f, const int64_t *v)
 {
-	if (k != JSON_ARRAY_BEGIN)
-		return pp_error_at(t->p, PPROF_EINPUT, json_offset(j),
-				   "timeDeltas is not an array");
-	for (;;) {
-		int64_t v;
+	if (!v || *v < 0 || *v >= UINT32_MAX)
+		return pp_error_at(t->p, PPROF_EINPUT, json_offset(j), "sample node id out of range");
+	if (f->nsamples == f->capsamples &&
+	    !grow((void **)&f->samples, &f->capsamples, f->nsamples + 1, sizeof(*f->samples)))
+		return pp_nomem(t->p);
+	f->samples[f->nsamples++] = (uint32_t)*v;
+	return PPROF_OK;
+}
 
-		k = json_next(j);
-		if (k == JSON_ARRAY_END)
-			return PPROF_OK;
-		if (k == JSON_ERROR)
-			return jerr(t, j);
-		if (k != JSON_NUMBER)
-			return pp_error_at(t->p, PPROF_EINPUT, json_offset(j),
-					   "timeDeltas holds something other than a number");
-		if (!json_int64(j, &v))
-			return pp_error_at(t->p, PPROF_EINPUT, json_offset(j),
-					   "timeDeltas holds a number that is not a 64-bit integer");
-		if (__builtin_add_overflow(f->cum, v, &f->cum))
-			return pp_error_at(t->p, PPROF_EINPUT, json_offset(j),
-					   "timestamp leaves the 64-bit range");
-		if (f->nstamps == f->capstamps &&
-		    !grow((void **)&f->stamps, &f->capstamps, f->nstamps + 1,
-			     sizeof(*f->stamps)))
-			return pp_nomem(t->p);
-		f->stamps[f->nstamps++] = f->cum;
-	}
+static int add_delta(struct tr *t, struct json *j, struct tprof *f, const int64_t *v)
+{
+	if (!v)
+		return pp_error_at(t->p, PPROF_EINPUT, json_offset(j),
+				   "timeDeltas holds a number that is not a 64-bit integer");
+	if (__builtin_add_overflow(f->cum, *v, &f->cum))
+		return pp_error_at(t->p, PPROF_EINPUT, json_offset(j),
+				   "timestamp leaves the 64-bit range");
+	if (f->nstamps == f->capstamps &&
+	    !grow((void **)&f->stamps, &f->capstamps, f->nstamps + 1, sizeof(*f->stamps)))
+		return pp_nomem(t->p);
+	f->stamps[f->nstamps++] = f->cum;
+	return PPROF_OK;
+}
+
+/* A line of the chunk being read (1-based; 0 unknown). */
+static int add_line(struct tr *t, struct json *j, struct tprof *f, const int64_t *v)
+{
+	(void)f;
+	if (!v || *v < 0 || *v >= UINT32_MAX)
+		return pp_error_at(t->p, PPROF_EINPUT, json_offset(j), "line number out of range");
+	if (t->nclines == t->capclines &&
+	    !grow((void **)&t->clines, &t->capclines, t->nclines + 1, sizeof(*t->clines)))
+		return pp_nomem(t->p);
+	t->clines[t->nclines++] = (uint32_t)*v;
+	return PPROF_OK;
+}
+
+/* A lines array of the chunk (the last one read counts). */
+static int read_lines(struct tr *t, struct json *j, int k, struct tprof *f)
+{
+	t->nclines = 0;
+	t->chunk_lines = true;
+	return read_ints(t, j, k, f, "lines", add_line);
 }
 
 static int read_cpu_profile(struct tr *t, struct json *j, int k, struct tprof *f)
 {
+	bool end;
+	int s;
+
 	if (k != JSON_OBJECT_BEGIN)
 		return json_skip(j, k) == JSON_ERROR ? jerr(t, j) : PPROF_OK;
 	for (;;) {
-		int s = PPROF_OK;
-
-		k = json_next(j);
-		if (k == JSON_OBJECT_END)
-			return PPROF_OK;
-		if (k == JSON_ERROR)
-			return jerr(t, j);
+		if ((s = next_key(t, j, &end)) != PPROF_OK || end)
+			return s;
 		if (KEY_IS(j, "nodes")) {
-			k = json_next(j);
-			if (k == JSON_ERROR)
-				return jerr(t, j);
+			if ((s = value(t, j, &k)) != PPROF_OK)
+				return s;
 			if (k != JSON_ARRAY_BEGIN)
 				return pp_error_at(t->p, PPROF_EINPUT, json_offset(j),
 						   "nodes is not an array");
@@ -416,49 +448,73 @@ static int read_cpu_profile(struct tr *t, struct json *j, int k, struct tprof *f
 					return s;
 			}
 		} else if (KEY_IS(j, "samples")) {
-			k = json_next(j);
-			if (k == JSON_ERROR)
-				return jerr(t, j);
-			s = read_samples(t, j, k, f);
+			if ((s = value(t, j, &k)) == PPROF_OK)
+				s = read_ints(t, j, k, f, "samples", add_sample_id);
+		} else if (KEY_IS(j, "lines")) {
+			if ((s = value(t, j, &k)) == PPROF_OK)
+				s = read_lines(t, j, k, f);
 		} else {
-			k = json_next(j);
-			if (k == JSON_ERROR || json_skip(j, k) == JSON_ERROR)
-				return jerr(t, j);
+			s = skip_value(t, j);
 		}
 		if (s != PPROF_OK)
 			return s;
 	}
 }
 
+/* The chunk's lines, for its samples [N0, f->nsamples): kept when some
+ * line is known.  DevTools takes a chunk without lines as all 0; lines
+ * that do not match the samples in number are left out, with a warning
+ * (DevTools would shift every later line). */
+static int chunk_lines(struct tr *t, struct tprof *f, size_t n0)
+{
+	size_t n = f->nsamples - n0, i;
+
+	if (!t->chunk_lines || t->nclines == 0)
+		return PPROF_OK;
+	if (t->nclines != n) {
+		pp_warn(t->p, "a ProfileChunk's lines do not match its samples in number: "
+			      "its lines are left out");
+		return PPROF_OK;
+	}
+	for (i = 0; i < n && t->clines[i] == 0; i++)
+		;
+	if (i == n)
+		return PPROF_OK;
+	if (!grow((void **)&f->lines, &f->caplines, f->nsamples, sizeof(*f->lines)))
+		return pp_nomem(t->p);
+	if (f->nlines < n0)
+		memset(f->lines + f->nlines, 0, (n0 - f->nlines) * sizeof(*f->lines));
+	memcpy(f->lines + n0, t->clines, n * sizeof(*f->lines));
+	f->nlines = f->nsamples;
+	return PPROF_OK;
+}
+
 static int read_chunk_args(struct tr *t, struct json *j, struct tprof *f, uint64_t evoff)
 {
 	size_t n0 = f->nsamples, d0 = f->nstamps;
-	int s;
+	bool end;
+	int s, k;
 
+	t->chunk_lines = false;
+	t->nclines = 0;
 	if (!enter_data(t, j, &s))
 		return s;
 	for (;;) {
-		int k = json_next(j);
-
-		s = PPROF_OK;
-		if (k == JSON_OBJECT_END)
+		if ((s = next_key(t, j, &end)) != PPROF_OK)
+			return s;
+		if (end)
 			break;
-		if (k == JSON_ERROR)
-			return jerr(t, j);
 		if (KEY_IS(j, "cpuProfile")) {
-			k = json_next(j);
-			if (k == JSON_ERROR)
-				return jerr(t, j);
-			s = read_cpu_profile(t, j, k, f);
+			if ((s = value(t, j, &k)) == PPROF_OK)
+				s = read_cpu_profile(t, j, k, f);
 		} else if (KEY_IS(j, "timeDeltas")) {
-			k = json_next(j);
-			if (k == JSON_ERROR)
-				return jerr(t, j);
-			s = read_deltas(t, j, k, f);
+			if ((s = value(t, j, &k)) == PPROF_OK)
+				s = read_ints(t, j, k, f, "timeDeltas", add_delta);
+		} else if (KEY_IS(j, "lines")) {
+			if ((s = value(t, j, &k)) == PPROF_OK)
+				s = read_lines(t, j, k, f);
 		} else {
-			k = json_next(j);
-			if (k == JSON_ERROR || json_skip(j, k) == JSON_ERROR)
-				return jerr(t, j);
+			s = skip_value(t, j);
 		}
 		if (s != PPROF_OK)
 			return s;
@@ -473,7 +529,7 @@ static int read_chunk_args(struct tr *t, struct json *j, struct tprof *f, uint64
 			return pp_nomem(t->p);
 		f->marks[f->nmarks++] = (struct chunkmark){ n0, evoff };
 	}
-	return PPROF_OK;
+	return chunk_lines(t, f, n0);
 }
 
 /* ---- events ---- */
@@ -1016,9 +1072,17 @@ static int profile_to_model(struct tr *t, struct tprof *f, bool timeline)
 	int64_t *ts = NULL;
 	struct acc *acc = NULL;
 	struct pp_label lab[4];
-	uint32_t nlab = 0, labels, name;
+	uint32_t nlab = 0, labels, name, *ln = NULL;
+	/* the samples on a line (lines.h): an at-line node's values */
+	struct kvmap atmap;
+	struct atline {
+		uint32_t model, node;
+		struct acc a;
+	} *at = NULL;
+	size_t nat = 0, capat = 0;
 	int s;
 
+	memset(&atmap, 0, sizeof(atmap));
 	f->v.j = NULL;
 	s = pp_v8_build(&f->v);
 	if (s != PPROF_OK)
@@ -1066,6 +1130,16 @@ static int profile_to_model(struct tr *t, struct tprof *f, bool timeline)
 		seq[i] = k;
 	}
 	ts = f->stamps;
+	if (f->lines) {
+		/* a line for every sample: 0 for those of chunks without */
+		if (!grow((void **)&f->lines, &f->caplines, n, sizeof(*f->lines))) {
+			s = pp_nomem(p);
+			goto out;
+		}
+		memset(f->lines + f->nlines, 0, (n - f->nlines) * sizeof(*f->lines));
+		f->nlines = n;
+		ln = f->lines;
+	}
 	/* Stable sort by timestamp: usually in order already, nearly so
 	 * otherwise (V8 writes a negative delta now and then). */
 	for (i = 1; i < n; i++)
@@ -1103,6 +1177,19 @@ static int profile_to_model(struct tr *t, struct tprof *f, bool timeline)
 		}
 		free(seq);
 		seq = sorted;
+		if (ln) {
+			/* the lines with their samples */
+			uint32_t *sl = malloc(n * sizeof(*sl));
+			if (!sl) {
+				s = pp_nomem(p);
+				goto out;
+			}
+			for (i = 0; i < n; i++)
+				sl[i] = ln[st[i].i];
+			free(f->lines);
+			f->lines = ln = sl;
+			f->caplines = f->nlines = n;
+		}
 	}
 	if (!(t->o && t->o->trace_keep_missing))
 		fix_missing(p, &f->v, seq, n);
@@ -1120,8 +1207,9 @@ static int profile_to_model(struct tr *t, struct tprof *f, bool timeline)
 	}
 	int64_t base = f->has_start ? 0 : (n ? ts[0] : 0);
 	for (i = 0; i < n; i++) {
-		uint32_t k = seq[i];
+		uint32_t k = seq[i], model = f->v.nodes[k].model;
 		int64_t wall = last_wall, time;
+		struct acc *a = &acc[k];
 
 		if (i + 1 < n &&
 		    (__builtin_sub_overflow(ts[i + 1], ts[i], &wall) ||
@@ -1129,18 +1217,36 @@ static int profile_to_model(struct tr *t, struct tprof *f, bool timeline)
 			s = range_error(t);
 			goto out;
 		}
-		if (__builtin_add_overflow(acc[k].wall, wall, &acc[k].wall)) {
+		/* The sample's exact line (lines.h), in a script (a native
+		 * frame has no lines to put it on). */
+		if (ln && ln[i] && model && f->v.nodes[k].url) {
+			s = pp_node_at_line(p, model, ln[i], &model);
+			if (s != PPROF_OK)
+				goto out;
+			uint32_t x = kv_get(&atmap, model, 0);
+			if (x == UINT32_MAX) {
+				if (!grow((void **)&at, &capat, nat + 1, sizeof(*at)) ||
+				    !kv_put(&atmap, model, 0, (uint32_t)nat)) {
+					s = pp_nomem(p);
+					goto out;
+				}
+				x = (uint32_t)nat;
+				at[nat++] = (struct atline){ model, k, { 0, 0 } };
+			}
+			a = &at[x].a;
+		}
+		if (__builtin_add_overflow(a->wall, wall, &a->wall)) {
 			s = pp_error(p, PPROF_EINPUT, "sum of wall values leaves the 64-bit range");
 			goto out;
 		}
-		acc[k].count++;
+		a->count++;
 		if (timeline) {
 			if (__builtin_sub_overflow(ts[i], base, &time) ||
 			    __builtin_mul_overflow(time, 1000, &time)) {
 				s = range_error(t);
 				goto out;
 			}
-			s = pp_seq_push(p, f->v.nodes[k].model, time, wall);
+			s = pp_seq_push(p, model, time, wall);
 			if (s != PPROF_OK)
 				goto out;
 		}
@@ -1154,11 +1260,20 @@ static int profile_to_model(struct tr *t, struct tprof *f, bool timeline)
 		if (s != PPROF_OK)
 			goto out;
 	}
+	for (size_t x = 0; x < nat; x++) {
+		int64_t vals[2] = { at[x].a.count, at[x].a.wall };
+
+		s = pp_add_sample(p, at[x].model, labels, vals, f->v.nodes[at[x].node].offset);
+		if (s != PPROF_OK)
+			goto out;
+	}
 	s = PPROF_OK;
 out:
 	free(st);
 	free(seq);
 	free(acc);
+	free(at);
+	free(atmap.slots);
 	return s;
 }
 
@@ -1295,6 +1410,7 @@ static int trace_read(struct pprof_profile *p, const unsigned char *buf, size_t 
 	free(t.threadname.slots);
 	free(t.procname.slots);
 	free(t.idbuf);
+	free(t.clines);
 	json_release(&t.j);
 	return s;
 }

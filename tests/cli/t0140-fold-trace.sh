@@ -16,6 +16,25 @@ test_expect_success 'samples' '
 test_expect_success 'lines: 0-based V8 positions printed 1-based' '
 	pprof-fold -g lines "$T/basic.json" >actual && test_cmp "$E/basic.lines.folded" actual
 '
+test_expect_success 'per-sample lines: each sample on its own line, exact' '
+	pprof-fold -g lines "$T/lines.json" >actual 2>err && test_cmp "$E/lines.lines.folded" actual &&
+	test ! -s err
+'
+test_expect_success 'per-sample lines: functions granularity unchanged' '
+	pprof-fold "$T/lines.json" >actual && test_cmp "$E/lines.folded" actual
+'
+test_expect_success 'per-sample lines: pprof-convert writes them, read back' '
+	pprof-convert -o lines.pb.gz "$T/lines.json" && pprof-fold -g lines lines.pb.gz >actual &&
+	test_cmp "$E/lines.lines.folded" actual
+'
+test_expect_success 'per-sample lines: gzipped, from a pipe' '
+	gzip -c "$T/lines.json" | pprof-fold -g lines >actual && test_cmp "$E/lines.lines.folded" actual
+'
+test_expect_success 'lines that do not match a chunk'"'"'s samples are left out, one warning' '
+	pprof-fold -i samples -g lines "$T/lines-mismatch.json" >actual 2>err &&
+	printf "%s\n" "f u.js:1 3" "f u.js:5 1" "f u.js:6 1" >expect && test_cmp expect actual &&
+	test "$(grep -c "lines do not match its samples" err)" = 1
+'
 test_expect_success 'labels pid, tid, process, thread' '
 	pprof-fold --tagroot=process,pid,thread,tid "$T/basic.json" >actual &&
 	test_cmp "$E/basic.tagroot.folded" actual
