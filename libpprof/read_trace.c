@@ -616,38 +616,32 @@ static int read_event(struct tr *t)
 	int k, s;
 
 	for (;;) {
-		k = json_next(j);
-		if (k == JSON_OBJECT_END)
+		bool end;
+
+		if ((s = next_key(t, j, &end)) != PPROF_OK)
+			return s;
+		if (end)
 			break;
-		if (k == JSON_ERROR)
-			return jerr(t, j);
 		if (KEY_IS(j, "ph")) {
-			k = json_next(j);
-			if (k == JSON_ERROR)
-				return jerr(t, j);
+			if ((s = value(t, j, &k)) != PPROF_OK)
+				return s;
 			if (k != JSON_STRING || j->len != 1 || (j->str[0] != 'M' && j->str[0] != 'P'))
 				return json_skip(j, k) == JSON_ERROR ? jerr(t, j) : skip_rest(t, j);
 			ph = j->str[0];
 			have_ph = true;
 		} else if (KEY_IS(j, "name")) {
-			k = json_next(j);
-			if (k == JSON_ERROR)
-				return jerr(t, j);
+			if ((s = value(t, j, &k)) != PPROF_OK)
+				return s;
 			if (k != JSON_STRING || (kind = event_kind(j)) == EV_OTHER)
 				return json_skip(j, k) == JSON_ERROR ? jerr(t, j) : skip_rest(t, j);
 			have_name = true;
 		} else if (KEY_IS(j, "pid")) {
 			s = int_value(t, j, &pid, &has_pid);
-			if (s != PPROF_OK)
-				return s;
 		} else if (KEY_IS(j, "tid")) {
 			s = int_value(t, j, &tid, &has_tid);
-			if (s != PPROF_OK)
-				return s;
 		} else if (KEY_IS(j, "id")) {
-			k = json_next(j);
-			if (k == JSON_ERROR)
-				return jerr(t, j);
+			if ((s = value(t, j, &k)) != PPROF_OK)
+				return s;
 			if (k == JSON_STRING || k == JSON_NUMBER) {
 				/* j->str may be scratch: copied. */
 				if (j->len > t->idcap) {
@@ -665,24 +659,20 @@ static int read_event(struct tr *t)
 				return jerr(t, j);
 			}
 		} else if (KEY_IS(j, "args")) {
-			k = json_next(j);
-			if (k == JSON_ERROR)
-				return jerr(t, j);
-			if (k == JSON_OBJECT_BEGIN) {
+			if ((s = value(t, j, &k)) != PPROF_OK)
+				return s;
+			args_at = args_end = 0;
+			if (k == JSON_OBJECT_BEGIN)
 				args_at = json_offset(j);
-				if (json_skip(j, k) == JSON_ERROR)
-					return jerr(t, j);
-				args_end = json_offset(j) + 1;
-			} else {
-				args_at = args_end = 0;
-				if (json_skip(j, k) == JSON_ERROR)
-					return jerr(t, j);
-			}
-		} else {
-			k = json_next(j);
-			if (k == JSON_ERROR || json_skip(j, k) == JSON_ERROR)
+			if (json_skip(j, k) == JSON_ERROR)
 				return jerr(t, j);
+			if (k == JSON_OBJECT_BEGIN)
+				args_end = json_offset(j) + 1;
+		} else {
+			s = skip_value(t, j);
 		}
+		if (s != PPROF_OK)
+			return s;
 	}
 	if (!have_ph || !have_name || !has_pid || args_end == 0)
 		return PPROF_OK;
@@ -794,15 +784,14 @@ static int read_metadata(struct tr *t)
 	if (k != JSON_OBJECT_BEGIN)
 		return k == JSON_ERROR || json_skip(j, k) == JSON_ERROR ? jerr(t, j) : PPROF_OK;
 	for (;;) {
-		k = json_next(j);
-		if (k == JSON_OBJECT_END)
-			return PPROF_OK;
-		if (k == JSON_ERROR)
-			return jerr(t, j);
+		bool end;
+		int s;
+
+		if ((s = next_key(t, j, &end)) != PPROF_OK || end)
+			return s;
 		bool maps = KEY_IS(j, "sourceMaps");
-		k = json_next(j);
-		if (k == JSON_ERROR)
-			return jerr(t, j);
+		if ((s = value(t, j, &k)) != PPROF_OK)
+			return s;
 		if (!maps || k != JSON_ARRAY_BEGIN) {
 			if (json_skip(j, k) == JSON_ERROR)
 				return jerr(t, j);
@@ -824,17 +813,15 @@ static int read_metadata(struct tr *t)
 			const char *text = NULL;
 			size_t len = 0;
 			for (;;) {
-				k = json_next(j);
-				if (k == JSON_OBJECT_END)
+				if ((s = next_key(t, j, &end)) != PPROF_OK)
+					return s;
+				if (end)
 					break;
-				if (k == JSON_ERROR)
-					return jerr(t, j);
 				bool is_url = KEY_IS(j, "url"), is_map = KEY_IS(j, "sourceMap");
-				k = json_next(j);
-				if (k == JSON_ERROR)
-					return jerr(t, j);
+				if ((s = value(t, j, &k)) != PPROF_OK)
+					return s;
 				if (is_url && k == JSON_STRING) {
-					int s = pp_intern(t->p, j->str, j->len, &url);
+					s = pp_intern(t->p, j->str, j->len, &url);
 					if (s != PPROF_OK)
 						return s;
 					has_url = true;
