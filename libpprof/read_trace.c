@@ -151,8 +151,9 @@ struct tprof {
 struct tr {
 	struct pprof_profile *p;
 	const struct pprof_read_options *o;
-	const unsigned char *buf;
-	size_t len;
+	const unsigned char *buf; /* the input when whole, else NULL */
+	size_t len;               /* its length; SIZE_MAX until a stream ends */
+	struct pp_stream *stream; /* the input as a stream of chunks, else NULL */
 	uint32_t max_depth;
 	struct json j;
 	struct tprof *profs;
@@ -177,6 +178,11 @@ enum evkind { EV_OTHER, EV_THREAD_NAME, EV_PROCESS_NAME, EV_PROFILE, EV_CHUNK };
 
 static int jerr(struct tr *t, const struct json *j)
 {
+	/* the stream failed (gzip): its message is on P already */
+	if (json_read_failed(j))
+		return t->stream && pp_stream_status(t->stream) != PPROF_OK
+			       ? pp_stream_status(t->stream)
+			       : PPROF_EINPUT;
 	return pp_v8_json_error(t->p, j);
 }
 
@@ -573,7 +579,12 @@ static int event_args(struct tr *t, enum evkind kind, size_t at, size_t end, int
 	bool found = false;
 	int s;
 
-	json_init(&j, t->buf + at, end - at, t->max_depth > 2 ? t->max_depth - 2 : 1);
+	/* the bytes are pinned in the outer parser (read_event()) */
+	const unsigned char *args = json_bytes(&t->j, at, end - at);
+
+	if (!args)
+		return pp_error_at(t->p, PPROF_ENOMEM, at, "an event's args were not kept");
+	json_init(&j, args, end - at, t->max_depth > 2 ? t->max_depth - 2 : 1);
 	json_set_base(&j, at);
 	switch (kind) {
 	case EV_THREAD_NAME:
@@ -603,8 +614,18 @@ static int event_args(struct tr *t, enum evkind kind, size_t at, size_t end, int
 	return s;
 }
 
-/* One event, whose OBJECT_BEGIN was the last token. */
+/* One event, whose OBJECT_BEGIN was the last token: its args are pinned
+ * from where they start (a stream keeps them while the event is read). */
+static int read_event_pinned(struct tr *t);
 static int read_event(struct tr *t)
+{
+	int s = read_event_pinned(t);
+
+	json_unpin(&t->j);
+	return s;
+}
+
+static int read_event_pinned(struct tr *t)
 {
 	struct json *j = &t->j;
 	uint64_t evoff = json_offset(j);
@@ -662,8 +683,10 @@ static int read_event(struct tr *t)
 			if ((s = value(t, j, &k)) != PPROF_OK)
 				return s;
 			args_at = args_end = 0;
-			if (k == JSON_OBJECT_BEGIN)
+			if (k == JSON_OBJECT_BEGIN) {
 				args_at = json_offset(j);
+				json_pin(j, args_at);
+			}
 			if (json_skip(j, k) == JSON_ERROR)
 				return jerr(t, j);
 			if (k == JSON_OBJECT_BEGIN)
@@ -829,15 +852,19 @@ static int read_metadata(struct tr *t)
 					size_t at = json_offset(j);
 					const char *src = j->str;
 					if (k == JSON_OBJECT_BEGIN) {
-						if (json_skip(j, k) == JSON_ERROR)
+						json_pin(j, at);
+						if (json_skip(j, k) == JSON_ERROR) {
+							json_unpin(j);
 							return jerr(t, j);
-						src = (const char *)t->buf + at;
+						}
 						len = json_offset(j) + 1 - at;
+						src = (const char *)json_bytes(j, at, len);
+						json_unpin(j);
 					} else {
 						len = j->len;
 					}
 					char *c = pp_arena_alloc(&t->p->arena, len ? len : 1);
-					if (!c)
+					if (!c || !src)
 						return pp_nomem(t->p);
 					memcpy(c, src, len);
 					text = c;
@@ -1368,38 +1395,77 @@ out:
 	return s;
 }
 
+/* Reads the trace T's parser is set up over. */
+static int trace_run(struct tr *t)
+{
+	bool cut = false;
+	int s = read_top(t, &cut);
+
+	if (s == PPROF_OK && cut)
+		pp_warn(t->p, "truncated trace: read up to the last complete event (at byte %zu)",
+			t->last_end);
+	if (s == PPROF_OK)
+		s = finish(t);
+	for (uint32_t i = 0; i < t->nprofs; i++)
+		prof_release(&t->profs[i]);
+	free(t->profs);
+	free(t->profmap.slots);
+	free(t->threadname.slots);
+	free(t->procname.slots);
+	free(t->idbuf);
+	free(t->clines);
+	json_release(&t->j);
+	return s;
+}
+
+static void trace_init(struct tr *t, struct pprof_profile *p, const struct pprof_read_options *o)
+{
+	memset(t, 0, sizeof(*t));
+	t->p = p;
+	t->o = o;
+	t->max_depth = o && o->max_depth ? o->max_depth : 1000000;
+}
+
+/* The whole input in memory (a file's mapping, a pipe's bytes): pages
+ * behind the parser are let go when the library owns them. */
 static int trace_read(struct pprof_profile *p, const unsigned char *buf, size_t len,
 		      const struct pprof_read_options *o)
 {
 	struct tr t;
-	bool cut = false;
-	int s;
 
-	memset(&t, 0, sizeof(t));
-	t.p = p;
-	t.o = o;
+	trace_init(&t, p, o);
 	t.buf = buf;
 	t.len = len;
-	t.max_depth = o && o->max_depth ? o->max_depth : 1000000;
 	if (p->hold && p->hold->ptr == buf)
 		t.drop = (unsigned char *)buf;
 	json_init(&t.j, buf, len, t.max_depth);
-	s = read_top(&t, &cut);
-	if (s == PPROF_OK && cut)
-		pp_warn(p, "truncated trace: read up to the last complete event (at byte %zu)",
-			t.last_end);
-	if (s == PPROF_OK)
-		s = finish(&t);
-	for (uint32_t i = 0; i < t.nprofs; i++)
-		prof_release(&t.profs[i]);
-	free(t.profs);
-	free(t.profmap.slots);
-	free(t.threadname.slots);
-	free(t.procname.slots);
-	free(t.idbuf);
-	free(t.clines);
-	json_release(&t.j);
-	return s;
+	return trace_run(&t);
+}
+
+/* The stream's next piece for the parser; the input's length once it ends. */
+static bool trace_more(void *ctx, const void **buf, size_t *len)
+{
+	struct tr *t = ctx;
+
+	if (!pp_stream_json_more(t->stream, buf, len))
+		return false;
+	if (*len == 0)
+		t->len = (size_t)pp_stream_offset(t->stream);
+	return true;
+}
+
+/* A decoded input (gzip inflated as it is read): never whole in memory,
+ * only the window of the parser, which holds the event being read. */
+static int trace_read_stream(struct pprof_profile *p, struct pp_stream *s,
+			     const struct pprof_read_options *o)
+{
+	struct tr t;
+
+	trace_init(&t, p, o);
+	t.len = SIZE_MAX;
+	t.stream = s;
+	json_init_chunked(&t.j, trace_more, &t, t.max_depth);
+	return trace_run(&t);
 }
 
 /* ---- bid ---- */
@@ -1486,4 +1552,5 @@ const struct pp_reader pp_reader_trace = {
 	.name = "trace",
 	.bid = trace_bid,
 	.read = trace_read,
+	.read_stream = trace_read_stream,
 };

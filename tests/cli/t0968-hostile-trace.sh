@@ -57,6 +57,16 @@ test_expect_success '200,000 chunks of as many profiles without a Profile event'
 	echo "f 1" >expect && test_cmp expect actual
 '
 
+test_expect_success 'a gzipped trace is read as a stream: 124 MB inflated in 60 MB' '
+	{ printf "[%s,\n" "$PROFILE"; chunk "$NODES" 2 1; printf ",\n";
+	  perl -e "print qq({\"ph\":\"X\",\"name\":\"Other\",\"pid\":1,\"args\":{\"data\":{\"x\":[1,2,3]}}},\n) x 2000000";
+	  printf "{}]\n"; } | gzip -1 >ignored.json.gz &&
+	(
+		[ -n "$limit_mem" ] && ulimit -v 60000
+		exec timeout 60 pprof-fold --max-input=8G -i samples ignored.json.gz
+	) >actual && echo "f 1" >expect && test_cmp expect actual
+'
+
 test_expect_success 'a node whose parent does not exist' '
 	{ printf "[%s," "$PROFILE"; chunk "$NODES,{\"callFrame\":{\"functionName\":\"g\"},\"id\":3,\"parent\":7}" 3 1; printf "]"; } >orphan.json &&
 	bounded_fails 1 pprof-fold orphan.json &&
