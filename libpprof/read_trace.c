@@ -1383,7 +1383,12 @@ static int finish(struct tr *t)
 	    (s = pp_begin_input(p, types, 2, 1)) != PPROF_OK)
 		goto out;
 	for (uint32_t w = 0; w < nwin; w++) {
-		s = profile_to_model(t, &t->profs[order[w]], w == best);
+		struct tprof *f = &t->profs[order[w]];
+
+		s = profile_to_model(t, f, w == best);
+		/* done with it: a million profiles are not all held built */
+		prof_release(f);
+		memset(f, 0, sizeof(*f));
 		if (s != PPROF_OK)
 			goto out;
 	}
