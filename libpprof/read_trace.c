@@ -146,6 +146,10 @@ struct tprof {
 	 * [0, nlines); NULL while every line read was 0 */
 	uint32_t *lines;
 	size_t nlines, caplines;
+	/* once in the model: the span of its samples, ns on the trace's
+	 * clock, and its average interval (0 with fewer than 2 samples) */
+	int64_t begin_ns, end_ns, interval;
+	bool spans;
 };
 
 struct tr {
@@ -172,6 +176,7 @@ struct tr {
 	bool chunk_lines;  /* the chunk has a lines array */
 	size_t last_end;  /* byte after the last complete event */
 	bool have_profile_event;
+	int64_t date_ns; /* metadata.startTime, ns since the epoch (0: none) */
 };
 
 enum evkind { EV_OTHER, EV_THREAD_NAME, EV_PROCESS_NAME, EV_PROFILE, EV_CHUNK };
@@ -795,6 +800,82 @@ static int read_events(struct tr *t, bool *cut)
 	}
 }
 
+/* Days from 1970-01-01 to Y-M-D in the proleptic Gregorian calendar
+ * (March-based years, so that the leap day ends a year). */
+static int64_t days_from_civil(int64_t y, int64_t m, int64_t d)
+{
+	y -= m <= 2;
+	int64_t era = (y >= 0 ? y : y - 399) / 400;
+	int64_t yoe = y - era * 400;
+	int64_t doy = (153 * (m > 2 ? m - 3 : m + 9) + 2) / 5 + d - 1;
+	int64_t doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+
+	return era * 146097 + doe - 719468;
+}
+
+/* N digits at *P into *V. */
+static bool digits(const char **p, const char *e, int n, int64_t *v)
+{
+	*v = 0;
+	for (int i = 0; i < n; i++, (*p)++) {
+		if (*p >= e || **p < '0' || **p > '9')
+			return false;
+		*v = *v * 10 + (**p - '0');
+	}
+	return true;
+}
+
+/* DevTools' metadata.startTime, Date.prototype.toJSON's form of ISO 8601:
+ * YYYY-MM-DDTHH:MM:SS[.fraction](Z|+HH:MM|-HH:MM), as nanoseconds since
+ * the epoch; false for anything else or a time outside 1970..2262. */
+static bool iso_date_ns(const char *p, size_t len, int64_t *out)
+{
+	static const int mdays[] = { 31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31 };
+	const char *e = p + len;
+	int64_t y, mo, d, h, mi, sec, frac = 0, off = 0, v;
+
+	if (!digits(&p, e, 4, &y) || p >= e || *p++ != '-' || !digits(&p, e, 2, &mo) ||
+	    p >= e || *p++ != '-' || !digits(&p, e, 2, &d) || p >= e || *p++ != 'T' ||
+	    !digits(&p, e, 2, &h) || p >= e || *p++ != ':' || !digits(&p, e, 2, &mi) ||
+	    p >= e || *p++ != ':' || !digits(&p, e, 2, &sec))
+		return false;
+	if (mo < 1 || mo > 12 || d < 1 || d > mdays[mo - 1] ||
+	    (mo == 2 && d == 29 && !(y % 4 == 0 && (y % 100 != 0 || y % 400 == 0))) || h > 23 ||
+	    mi > 59 || sec > 60)
+		return false;
+	if (p < e && *p == '.') {
+		int n = 0;
+		for (p++; p < e && *p >= '0' && *p <= '9'; p++, n++)
+			if (n < 9)
+				frac = frac * 10 + (*p - '0');
+		if (n == 0)
+			return false;
+		for (; n < 9; n++)
+			frac *= 10;
+	}
+	if (p < e && *p == 'Z') {
+		p++;
+	} else if (p < e && (*p == '+' || *p == '-')) {
+		int64_t oh, om;
+		bool neg = *p++ == '-';
+		if (!digits(&p, e, 2, &oh) || p >= e || *p++ != ':' || !digits(&p, e, 2, &om) ||
+		    oh > 23 || om > 59)
+			return false;
+		off = (oh * 60 + om) * 60;
+		if (neg)
+			off = -off;
+	} else {
+		return false; /* a local time: which zone, no one knows */
+	}
+	if (p != e)
+		return false;
+	v = days_from_civil(y, mo, d) * 86400 + h * 3600 + mi * 60 + sec - off;
+	if (v < 0 || v > INT64_MAX / 1000000000 - 1)
+		return false;
+	*out = v * 1000000000 + frac;
+	return true;
+}
+
 /* metadata.sourceMaps (DevTools' "Include script source maps"): a list of
  * {url, sourceMapUrl, sourceMap}, the map as a JSON object.  Each map is
  * kept, in the arena, for pprof_symbolicate(), keyed by its script's URL.
@@ -812,9 +893,15 @@ static int read_metadata(struct tr *t)
 
 		if ((s = next_key(t, j, &end)) != PPROF_OK || end)
 			return s;
-		bool maps = KEY_IS(j, "sourceMaps");
+		bool maps = KEY_IS(j, "sourceMaps"), start = KEY_IS(j, "startTime");
 		if ((s = value(t, j, &k)) != PPROF_OK)
 			return s;
+		if (start && k == JSON_STRING) {
+			int64_t ns;
+			if (iso_date_ns(j->str, j->len, &ns))
+				t->date_ns = ns;
+			continue;
+		}
 		if (!maps || k != JSON_ARRAY_BEGIN) {
 			if (json_skip(j, k) == JSON_ERROR)
 				return jerr(t, j);
@@ -1220,6 +1307,15 @@ static int profile_to_model(struct tr *t, struct tprof *f, bool timeline)
 		last_wall = span / (int64_t)(n - 1);
 	}
 	int64_t base = f->has_start ? 0 : (n ? ts[0] : 0);
+	/* the span: from startTime (or the first sample) to the last sample's
+	 * end; left out when it leaves int64 */
+	if (n > 0 && !__builtin_add_overflow(f->start, f->has_start ? 0 : ts[0], &f->begin_ns) &&
+	    !__builtin_mul_overflow(f->begin_ns, 1000, &f->begin_ns) &&
+	    !__builtin_add_overflow(f->start, ts[n - 1], &f->end_ns) &&
+	    !__builtin_mul_overflow(f->end_ns, 1000, &f->end_ns) &&
+	    !__builtin_add_overflow(f->end_ns, last_wall, &f->end_ns) && f->end_ns >= f->begin_ns)
+		f->spans = true;
+	f->interval = last_wall;
 	for (i = 0; i < n; i++) {
 		uint32_t k = seq[i], model = f->v.nodes[k].model;
 		int64_t wall = last_wall, time;
@@ -1291,6 +1387,31 @@ out:
 	return s;
 }
 
+/* The profile's time (metadata.startTime), duration (the samples' span
+ * over all threads read) and period (the average interval of the flame
+ * chart's thread), merged with the earlier inputs' as read_pprof.c does:
+ * the earliest time, the durations summed, the first period. */
+static int set_times(struct tr *t, int64_t duration, int64_t period)
+{
+	struct pprof_profile *p = t->p;
+	struct pp_sample_type pt = { 0, 0 };
+	int s;
+
+	if (period > 0 && ((s = pp_intern_cstr(p, "wall", &pt.type)) != PPROF_OK ||
+			   (s = pp_intern_cstr(p, "nanoseconds", &pt.unit)) != PPROF_OK))
+		return s;
+	if (p->ninputs <= 1 || p->time_nanos == 0 ||
+	    (t->date_ns != 0 && t->date_ns < p->time_nanos))
+		p->time_nanos = t->date_ns;
+	if (p->ninputs <= 1 || __builtin_add_overflow(p->duration_nanos, duration, &p->duration_nanos))
+		p->duration_nanos = duration;
+	if (p->ninputs <= 1 || (!p->period_type.type && !p->period_type.unit)) {
+		p->period_type = pt;
+		p->period = period > 0 ? period : 0;
+	}
+	return PPROF_OK;
+}
+
 static int finish(struct tr *t)
 {
 	struct pprof_profile *p = t->p;
@@ -1298,7 +1419,8 @@ static int finish(struct tr *t)
 	struct pp_sample_type types[2];
 	uint32_t *order = NULL, nwin = 0, best = UINT32_MAX;
 	size_t most = 0;
-	bool several = false;
+	bool several = false, spans = false;
+	int64_t begin = 0, end = 0, period = 0;
 	int s;
 
 	if (!t->have_profile_event)
@@ -1386,12 +1508,24 @@ static int finish(struct tr *t)
 		struct tprof *f = &t->profs[order[w]];
 
 		s = profile_to_model(t, f, w == best);
+		if (s == PPROF_OK && f->spans) {
+			if (!spans || f->begin_ns < begin)
+				begin = f->begin_ns;
+			if (!spans || f->end_ns > end)
+				end = f->end_ns;
+			spans = true;
+		}
+		if (w == best)
+			period = f->interval;
 		/* done with it: a million profiles are not all held built */
 		prof_release(f);
 		memset(f, 0, sizeof(*f));
 		if (s != PPROF_OK)
 			goto out;
 	}
+	s = set_times(t, spans && !__builtin_sub_overflow(end, begin, &end) ? end : 0, period);
+	if (s != PPROF_OK)
+		goto out;
 	if (nwin == 0)
 		pp_warn(p, "the trace's profiles have no samples");
 	s = PPROF_OK;

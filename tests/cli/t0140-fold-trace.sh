@@ -35,6 +35,23 @@ test_expect_success 'lines that do not match a chunk'"'"'s samples are left out,
 	printf "%s\n" "f u.js:1 3" "f u.js:5 1" "f u.js:6 1" >expect && test_cmp expect actual &&
 	test "$(grep -c "lines do not match its samples" err)" = 1
 '
+test_expect_success 'time (metadata.startTime), duration and period' '
+	pprof-top --format=json "$T/times.json" >top.json &&
+	grep -q "\"time_nanos\":1709251198250000000,\"duration_nanos\":850000" top.json &&
+	pprof-convert -o times.pb.gz "$T/times.json" && pprof-top --format=json times.pb.gz >top2.json &&
+	grep -q "\"time_nanos\":1709251198250000000,\"duration_nanos\":850000" top2.json &&
+	if command -v go >/dev/null; then
+		go tool pprof -raw times.pb.gz 2>/dev/null >raw &&
+		grep -qx "PeriodType: wall nanoseconds" raw && grep -qx "Period: 250000" raw
+	fi
+'
+test_expect_success 'metadata.startTime with an offset; a date that does not exist is no time' '
+	sed "s/2024-02-29T23:59:58.250Z/2024-03-01T01:59:58.25+02:00/" "$T/times.json" >off.json &&
+	pprof-top --format=json off.json | grep -q "\"time_nanos\":1709251198250000000," &&
+	sed "s/2024-02-29T/2023-02-29T/" "$T/times.json" >bad.json &&
+	pprof-top --format=json bad.json >top.json && ! grep -q time_nanos top.json &&
+	grep -q "\"duration_nanos\":850000" top.json
+'
 test_expect_success 'labels pid, tid, process, thread' '
 	pprof-fold --tagroot=process,pid,thread,tid "$T/basic.json" >actual &&
 	test_cmp "$E/basic.tagroot.folded" actual
