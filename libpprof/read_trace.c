@@ -110,10 +110,10 @@ enum evkind { EV_OTHER, EV_THREAD_NAME, EV_PROCESS_NAME, EV_PROFILE, EV_CHUNK };
 static int jerr(struct tr *t, const struct json *j)
 {
 	/* the stream failed (gzip): its message is on P already */
+	if (t->stream && pp_stream_status(t->stream) != PPROF_OK)
+		return pp_stream_status(t->stream);
 	if (json_read_failed(j))
-		return t->stream && pp_stream_status(t->stream) != PPROF_OK
-			       ? pp_stream_status(t->stream)
-			       : PPROF_EINPUT;
+		return PPROF_EINPUT;
 	return pp_v8_json_error(t->p, j);
 }
 
@@ -653,6 +653,24 @@ static int read_event_pinned(struct tr *t)
 
 /* An error of the parser that the end of the input caused: the trace was
  * cut (DevTools and Chrome leave such files when a recording stops early). */
+/* The input's length, or SIZE_MAX when it is longer than AT: a stream
+ * not read to its end yet is read on that far (the parser has failed, so
+ * nothing else needs the rest).  A stream that fails meanwhile keeps its
+ * error, which jerr() reports. */
+static size_t input_len_after(struct tr *t, size_t at)
+{
+	while (t->len == SIZE_MAX && t->stream && pp_stream_offset(t->stream) <= at) {
+		const unsigned char *b;
+		size_t n;
+
+		if (pp_stream_next(t->stream, &b, &n) != PPROF_OK)
+			break;
+		if (n == 0)
+			t->len = (size_t)pp_stream_offset(t->stream);
+	}
+	return t->len;
+}
+
 static bool cut_short(struct tr *t)
 {
 	const char *m = json_error(&t->j);
@@ -661,9 +679,9 @@ static bool cut_short(struct tr *t)
 	if (!strcmp(m, "unexpected end of input") || !strcmp(m, "unterminated string"))
 		return true;
 	/* a literal, a number or an escape cut in the middle */
-	return at + 6 >= t->len &&
-	       (!strcmp(m, "invalid literal") || !strncmp(m, "expected a digit", 16) ||
-		!strcmp(m, "invalid \\u escape in string"));
+	return (!strcmp(m, "invalid literal") || !strncmp(m, "expected a digit", 16) ||
+		!strcmp(m, "invalid \\u escape in string")) &&
+	       at + 6 >= input_len_after(t, at + 6);
 }
 
 /* The trace is read front to back once and nothing points into it once an

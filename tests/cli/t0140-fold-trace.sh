@@ -52,6 +52,18 @@ test_expect_success 'metadata.startTime with an offset; a date that does not exi
 	pprof-top --format=json bad.json >top.json && ! grep -q time_nanos top.json &&
 	grep -q "\"duration_nanos\":850000" top.json
 '
+test_expect_success 'cut inside a number: whole and gzipped (a stream), the same reading' '
+	{ head -n 5 "$T/basic.json"; printf "{\"pid\":1e,"; } >cut.json &&
+	pprof-fold cut.json >expect 2>err1 && gzip -c cut.json >cut.json.gz &&
+	pprof-fold cut.json.gz >actual 2>err2 && test_cmp expect actual &&
+	sed s/cut.json.gz/cut.json/ err2 >err2b && test_cmp err1 err2b &&
+	grep -q "truncated trace" err1
+'
+test_expect_success 'a gzipped trace cut short: the gzip error, as when inflated whole' '
+	gzip -c "$T/basic.json" | head -c 300 >cutgz.json.gz &&
+	! pprof-fold cutgz.json.gz >out 2>err && test ! -s out &&
+	grep -q "^pprof-fold: cutgz.json.gz: truncated gzip stream (at byte [0-9]*)$" err
+'
 test_expect_success 'labels pid, tid, process, thread' '
 	pprof-fold --tagroot=process,pid,thread,tid "$T/basic.json" >actual &&
 	test_cmp "$E/basic.tagroot.folded" actual
