@@ -133,12 +133,16 @@ bool json_read_failed(const struct json *j)
  * MORE failed or memory ran out (the error set). */
 static bool refill(struct json *j)
 {
-	size_t keep = j->size - j->pos, want = keep ? keep * 2 : 1;
-	if (j->pos) {
-		memmove(j->win, j->win + j->pos, keep);
-		j->base += j->pos;
-		j->size = keep;
-		j->pos = 0;
+	size_t tail = j->size - j->pos, from = j->pos;
+	/* pinned bytes stay (json_pin()) */
+	if (j->pinned && j->pin < j->base + from)
+		from = j->pin > j->base ? j->pin - j->base : 0;
+	size_t want = (j->pos - from) + (tail ? tail * 2 : 1);
+	if (from) {
+		memmove(j->win, j->win + from, j->size - from);
+		j->base += from;
+		j->size -= from;
+		j->pos -= from;
 	}
 	while (!j->eof && j->size < want) {
 		const void *c;
@@ -183,6 +187,24 @@ void json_init_chunked(struct json *j, bool (*more)(void *ctx, const void **buf,
 	json_init(j, "", 0, max_depth);
 	j->more = more;
 	j->ctx = ctx;
+}
+
+void json_pin(struct json *j, size_t at)
+{
+	j->pin = at;
+	j->pinned = true;
+}
+
+void json_unpin(struct json *j)
+{
+	j->pinned = false;
+}
+
+const unsigned char *json_bytes(const struct json *j, size_t at, size_t len)
+{
+	if (at < j->base || at - j->base > j->size || len > j->size - (at - j->base))
+		return NULL;
+	return j->buf + (at - j->base);
 }
 
 const char *json_error(const struct json *j)

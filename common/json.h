@@ -91,6 +91,8 @@ struct json {
 	unsigned char *win;
 	size_t wincap;
 	bool eof, shortin, readerr;
+	size_t pin; /* json_pin(): kept in the window from this offset */
+	bool pinned;
 };
 
 /* MAX_DEPTH 0 means the default, 1,000,000 levels. */
@@ -110,6 +112,18 @@ bool json_is_prefix(const void *buf, size_t len, size_t *erroff);
  * BASE plus the position in the buffer: for a parser over a slice of a
  * larger input, whose offsets the messages name. */
 void json_set_base(struct json *j, size_t base);
+
+/* Chunked mode keeps in its window only the token being read.  json_pin()
+ * keeps the input from offset AT on (AT no earlier than the start of the
+ * last token returned) until json_unpin(), so that json_bytes() can hand
+ * out a value that was skipped: the window grows to hold it.  Nothing to
+ * do in whole-buffer mode. */
+void json_pin(struct json *j, size_t at);
+void json_unpin(struct json *j);
+/* The input's bytes [AT, AT + LEN), or NULL when they are not in the
+ * buffer (chunked mode: bytes not pinned, or not read yet).  Valid until
+ * the next json_next() or json_skip(). */
+const unsigned char *json_bytes(const struct json *j, size_t at, size_t len);
 
 /* The next token.  JSON_ERROR is sticky. */
 int json_next(struct json *j);

@@ -714,8 +714,10 @@ static bool try_stream(struct pprof_profile *p, const struct pp_reader *const *t
 {
 	bool plain = !pp_is_gzip(in, len) && !pp_is_utf16(in, len);
 	const struct pp_reader *r = NULL;
-	/* plain input is looked at whole, as by the other readers */
-	if (plain && (!(r = best_of(table, nt, in, len, NULL)) || !r->read_stream))
+	/* plain input is looked at whole, as by the other readers; it is in
+	 * memory already, so a reader that also reads whole (READ) gets it
+	 * whole, as the buffer it may let go of behind it (p->hold) */
+	if (plain && (!(r = best_of(table, nt, in, len, NULL)) || !r->read_stream || r->read))
 		return false;
 	struct pp_stream *s = pp_stream_open(p, in, len, o);
 	if (!s) {

@@ -101,7 +101,8 @@ void pp_stream_free(struct pp_stream *s);
  * may decide (the folded bid on an unfinished first line: the door reads
  * on while a pipe's first line is valid text).  A reader sets READ (the
  * whole decoded input in memory), READ_STREAM (chunk by chunk), or both
- * (then the stream is used). */
+ * (then the stream is used for what is to be decoded, gzip or UTF-16, and
+ * READ for an input that is in memory as it is). */
 struct pp_reader {
 	enum pprof_format format;
 	const char *name;

@@ -23,85 +23,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/random.h>
 #include <unistd.h>
 
 #include "filter_private.h"
+#include "lines.h"
+#include "read_trace.h"
 #include "v8.h"
-
-/* ---- a small open-addressing map from (int64, int64) to uint32 ---- */
-
-struct kvmap {
-	struct kvslot {
-		int64_t a, b;
-		uint32_t val; /* value + 1; 0 = empty */
-	} *slots;
-	uint32_t cap, n;
-	uint64_t seed;
-};
-
-static uint32_t kv_slot(const struct kvmap *m, int64_t a, int64_t b)
-{
-	uint64_t h = ((uint64_t)a ^ m->seed) * UINT64_C(0x9e3779b97f4a7c15);
-
-	h ^= (uint64_t)b * UINT64_C(0xc2b2ae3d27d4eb4f);
-	h ^= h >> 29;
-	h *= UINT64_C(0xbf58476d1ce4e5b9);
-	return (uint32_t)(h >> 32) & (m->cap - 1);
-}
-
-/* The value of (A, B), or UINT32_MAX. */
-static uint32_t kv_get(const struct kvmap *m, int64_t a, int64_t b)
-{
-	if (!m->cap)
-		return UINT32_MAX;
-	for (uint32_t k = kv_slot(m, a, b); m->slots[k].val; k = (k + 1) & (m->cap - 1))
-		if (m->slots[k].a == a && m->slots[k].b == b)
-			return m->slots[k].val - 1;
-	return UINT32_MAX;
-}
-
-static bool kv_put(struct kvmap *m, int64_t a, int64_t b, uint32_t val)
-{
-	if (m->n + 1 > m->cap / 2) {
-		uint32_t cap = m->cap ? m->cap * 2 : 64;
-		struct kvslot *old = m->slots;
-		uint32_t oldcap = m->cap;
-
-		if (cap > (1u << 30))
-			return false;
-		m->slots = calloc(cap, sizeof(*m->slots));
-		if (!m->slots) {
-			m->slots = old;
-			return false;
-		}
-		if (!oldcap) {
-			uint64_t r = (uint64_t)(uintptr_t)m->slots;
-
-			if (getrandom(&m->seed, sizeof(m->seed), GRND_NONBLOCK) !=
-			    (ssize_t)sizeof(m->seed))
-				m->seed = r * 0x9e3779b97f4a7c15ull;
-		}
-		m->cap = cap;
-		m->n = 0;
-		for (uint32_t i = 0; i < oldcap; i++)
-			if (old[i].val)
-				kv_put(m, old[i].a, old[i].b, old[i].val - 1);
-		free(old);
-	}
-	uint32_t k = kv_slot(m, a, b);
-
-	while (m->slots[k].val) {
-		if (m->slots[k].a == a && m->slots[k].b == b) {
-			m->slots[k].val = val + 1;
-			return true;
-		}
-		k = (k + 1) & (m->cap - 1);
-	}
-	m->slots[k] = (struct kvslot){ a, b, val + 1 };
-	m->n++;
-	return true;
-}
 
 /* ---- profiles ---- */
 
@@ -141,13 +68,22 @@ struct tprof {
 	int64_t cum;
 	struct chunkmark *marks;
 	size_t nmarks, capmarks;
+	/* the line of each sample (1-based, 0 unknown), for samples
+	 * [0, nlines); NULL while every line read was 0 */
+	uint32_t *lines;
+	size_t nlines, caplines;
+	/* once in the model: the span of its samples, ns on the trace's
+	 * clock, and its average interval (0 with fewer than 2 samples) */
+	int64_t begin_ns, end_ns, interval;
+	bool spans;
 };
 
 struct tr {
 	struct pprof_profile *p;
 	const struct pprof_read_options *o;
-	const unsigned char *buf;
-	size_t len;
+	const unsigned char *buf; /* the input when whole, else NULL */
+	size_t len;               /* its length; SIZE_MAX until a stream ends */
+	struct pp_stream *stream; /* the input as a stream of chunks, else NULL */
 	uint32_t max_depth;
 	struct json j;
 	struct tprof *profs;
@@ -161,20 +97,29 @@ struct tr {
 	unsigned char *drop; /* the buffer, when the library owns it: pages behind the parser are let go */
 	size_t dropped;      /* bytes of it let go so far */
 	struct pp_emap **emap_tail; /* where the next embedded map goes */
+	uint32_t *clines;  /* the lines of the chunk being read */
+	size_t nclines, capclines;
+	bool chunk_lines;  /* the chunk has a lines array */
 	size_t last_end;  /* byte after the last complete event */
 	bool have_profile_event;
+	int64_t date_ns; /* metadata.startTime, ns since the epoch (0: none) */
 };
 
 enum evkind { EV_OTHER, EV_THREAD_NAME, EV_PROCESS_NAME, EV_PROFILE, EV_CHUNK };
 
 static int jerr(struct tr *t, const struct json *j)
 {
+	/* the stream failed (gzip): its message is on P already */
+	if (t->stream && pp_stream_status(t->stream) != PPROF_OK)
+		return pp_stream_status(t->stream);
+	if (json_read_failed(j))
+		return PPROF_EINPUT;
 	return pp_v8_json_error(t->p, j);
 }
 
 static int get_prof(struct tr *t, int64_t pid, uint32_t id, uint64_t offset, struct tprof **out)
 {
-	uint32_t k = kv_get(&t->profmap, pid, id);
+	uint32_t k = pp_kv_get(&t->profmap, pid, id);
 
 	if (k == UINT32_MAX) {
 		if (t->nprofs == t->capprofs) {
@@ -190,7 +135,7 @@ static int get_prof(struct tr *t, int64_t pid, uint32_t id, uint64_t offset, str
 			t->capprofs = c;
 		}
 		k = t->nprofs;
-		if (!kv_put(&t->profmap, pid, id, k))
+		if (!pp_kv_put(&t->profmap, pid, id, k))
 			return pp_nomem(t->p);
 		t->nprofs++;
 		struct tprof *f = &t->profs[k];
@@ -210,9 +155,34 @@ static void prof_release(struct tprof *f)
 	free(f->samples);
 	free(f->stamps);
 	free(f->marks);
+	free(f->lines);
 }
 
 /* ---- args ---- */
+
+/* The shape every object here is read with: the next key (*END at the
+ * object's end), the value after a key (*K its first token), or that value
+ * skipped; PPROF_OK or the parser's error. */
+static int next_key(struct tr *t, struct json *j, bool *end)
+{
+	int k = json_next(j);
+
+	*end = k == JSON_OBJECT_END;
+	return k == JSON_ERROR ? jerr(t, j) : PPROF_OK;
+}
+
+static int value(struct tr *t, struct json *j, int *k)
+{
+	*k = json_next(j);
+	return *k == JSON_ERROR ? jerr(t, j) : PPROF_OK;
+}
+
+static int skip_value(struct tr *t, struct json *j)
+{
+	int k = json_next(j);
+
+	return k == JSON_ERROR || json_skip(j, k) == JSON_ERROR ? jerr(t, j) : PPROF_OK;
+}
 
 /* Positions the parser J (over an args object, whose OBJECT_BEGIN is the
  * next token) inside the object at args.data: true when found (the
@@ -221,6 +191,7 @@ static void prof_release(struct tprof *f)
 static bool enter_data(struct tr *t, struct json *j, int *s)
 {
 	int k = json_next(j);
+	bool end;
 
 	*s = PPROF_OK;
 	if (k != JSON_OBJECT_BEGIN) {
@@ -229,19 +200,11 @@ static bool enter_data(struct tr *t, struct json *j, int *s)
 		return false;
 	}
 	for (;;) {
-		k = json_next(j);
-		if (k == JSON_OBJECT_END)
+		if ((*s = next_key(t, j, &end)) != PPROF_OK || end)
 			return false;
-		if (k == JSON_ERROR) {
-			*s = jerr(t, j);
-			return false;
-		}
 		bool is_data = KEY_IS(j, "data");
-		k = json_next(j);
-		if (k == JSON_ERROR) {
-			*s = jerr(t, j);
+		if ((*s = value(t, j, &k)) != PPROF_OK)
 			return false;
-		}
 		if (is_data && k == JSON_OBJECT_BEGIN)
 			return true;
 		if (json_skip(j, k) == JSON_ERROR) {
@@ -263,6 +226,7 @@ static int skip_rest(struct tr *t, struct json *j)
 static int read_name_args(struct tr *t, struct json *j, uint32_t *name, bool *found)
 {
 	int k = json_next(j), s;
+	bool end;
 
 	*found = false;
 	if (k == JSON_ERROR)
@@ -270,45 +234,36 @@ static int read_name_args(struct tr *t, struct json *j, uint32_t *name, bool *fo
 	if (k != JSON_OBJECT_BEGIN)
 		return PPROF_OK;
 	for (;;) {
-		k = json_next(j);
-		if (k == JSON_OBJECT_END)
-			return PPROF_OK;
-		if (k == JSON_ERROR)
-			return jerr(t, j);
-		if (KEY_IS(j, "name")) {
-			k = json_next(j);
-			if (k == JSON_STRING) {
-				s = pp_intern(t->p, j->str, j->len, name);
-				if (s != PPROF_OK)
-					return s;
-				*found = true;
-				continue;
-			}
-		} else {
-			k = json_next(j);
+		if ((s = next_key(t, j, &end)) != PPROF_OK || end)
+			return s;
+		bool is_name = KEY_IS(j, "name");
+		if ((s = value(t, j, &k)) != PPROF_OK)
+			return s;
+		if (is_name && k == JSON_STRING) {
+			s = pp_intern(t->p, j->str, j->len, name);
+			if (s != PPROF_OK)
+				return s;
+			*found = true;
+			continue;
 		}
-		if (k == JSON_ERROR || json_skip(j, k) == JSON_ERROR)
+		if (json_skip(j, k) == JSON_ERROR)
 			return jerr(t, j);
 	}
 }
 
 static int read_profile_args(struct tr *t, struct json *j, struct tprof *f)
 {
-	int s;
+	int s, k;
+	bool end;
 
 	if (!enter_data(t, j, &s))
 		return s;
 	for (;;) {
-		int k = json_next(j);
-
-		if (k == JSON_OBJECT_END)
-			return PPROF_OK;
-		if (k == JSON_ERROR)
-			return jerr(t, j);
+		if ((s = next_key(t, j, &end)) != PPROF_OK || end)
+			return s;
 		bool start = KEY_IS(j, "startTime");
-		k = json_next(j);
-		if (k == JSON_ERROR)
-			return jerr(t, j);
+		if ((s = value(t, j, &k)) != PPROF_OK)
+			return s;
 		if (start && k == JSON_NUMBER) {
 			double d;
 
@@ -325,12 +280,17 @@ static int read_profile_args(struct tr *t, struct json *j, struct tprof *f)
 	}
 }
 
-static int read_samples(struct tr *t, struct json *j, int k, struct tprof *f)
+/* The integers of the array WHAT that starts with token K, each given to
+ * EACH (V NULL for a number that is not a 64-bit integer). */
+typedef int (*int_fn)(struct tr *t, struct json *j, struct tprof *f, const int64_t *v);
+static int read_ints(struct tr *t, struct json *j, int k, struct tprof *f, const char *what,
+		     int_fn each)
 {
 	if (k != JSON_ARRAY_BEGIN)
-		return pp_error_at(t->p, PPROF_EINPUT, json_offset(j), "samples is not an array");
+		return pp_error_at(t->p, PPROF_EINPUT, json_offset(j), "%s is not an array", what);
 	for (;;) {
 		int64_t v;
+		int s;
 
 		k = json_next(j);
 		if (k == JSON_ARRAY_END)
@@ -339,64 +299,73 @@ static int read_samples(struct tr *t, struct json *j, int k, struct tprof *f)
 			return jerr(t, j);
 		if (k != JSON_NUMBER)
 			return pp_error_at(t->p, PPROF_EINPUT, json_offset(j),
-					   "samples holds something other than a number");
-		if (!json_int64(j, &v) || v < 0 || v >= UINT32_MAX)
-			return pp_error_at(t->p, PPROF_EINPUT, json_offset(j),
-					   "sample node id out of range");
-		if (f->nsamples == f->capsamples &&
-		    !grow((void **)&f->samples, &f->capsamples, f->nsamples + 1,
-			     sizeof(*f->samples)))
-			return pp_nomem(t->p);
-		f->samples[f->nsamples++] = (uint32_t)v;
+					   "%s holds something other than a number", what);
+		s = each(t, j, f, json_int64(j, &v) ? &v : NULL);
+		if (s != PPROF_OK)
+			return s;
 	}
 }
 
-static int read_deltas(struct tr *t, struct json *j, int k, struct tprof *f)
+static int add_sample_id(struct tr *t, struct json *j, struct tprof *f, const int64_t *v)
 {
-	if (k != JSON_ARRAY_BEGIN)
-		return pp_error_at(t->p, PPROF_EINPUT, json_offset(j),
-				   "timeDeltas is not an array");
-	for (;;) {
-		int64_t v;
+	if (!v || *v < 0 || *v >= UINT32_MAX)
+		return pp_error_at(t->p, PPROF_EINPUT, json_offset(j), "sample node id out of range");
+	if (f->nsamples == f->capsamples &&
+	    !grow((void **)&f->samples, &f->capsamples, f->nsamples + 1, sizeof(*f->samples)))
+		return pp_nomem(t->p);
+	f->samples[f->nsamples++] = (uint32_t)*v;
+	return PPROF_OK;
+}
 
-		k = json_next(j);
-		if (k == JSON_ARRAY_END)
-			return PPROF_OK;
-		if (k == JSON_ERROR)
-			return jerr(t, j);
-		if (k != JSON_NUMBER)
-			return pp_error_at(t->p, PPROF_EINPUT, json_offset(j),
-					   "timeDeltas holds something other than a number");
-		if (!json_int64(j, &v))
-			return pp_error_at(t->p, PPROF_EINPUT, json_offset(j),
-					   "timeDeltas holds a number that is not a 64-bit integer");
-		if (__builtin_add_overflow(f->cum, v, &f->cum))
-			return pp_error_at(t->p, PPROF_EINPUT, json_offset(j),
-					   "timestamp leaves the 64-bit range");
-		if (f->nstamps == f->capstamps &&
-		    !grow((void **)&f->stamps, &f->capstamps, f->nstamps + 1,
-			     sizeof(*f->stamps)))
-			return pp_nomem(t->p);
-		f->stamps[f->nstamps++] = f->cum;
-	}
+static int add_delta(struct tr *t, struct json *j, struct tprof *f, const int64_t *v)
+{
+	if (!v)
+		return pp_error_at(t->p, PPROF_EINPUT, json_offset(j),
+				   "timeDeltas holds a number that is not a 64-bit integer");
+	if (__builtin_add_overflow(f->cum, *v, &f->cum))
+		return pp_error_at(t->p, PPROF_EINPUT, json_offset(j),
+				   "timestamp leaves the 64-bit range");
+	if (f->nstamps == f->capstamps &&
+	    !grow((void **)&f->stamps, &f->capstamps, f->nstamps + 1, sizeof(*f->stamps)))
+		return pp_nomem(t->p);
+	f->stamps[f->nstamps++] = f->cum;
+	return PPROF_OK;
+}
+
+/* A line of the chunk being read (1-based; 0 unknown). */
+static int add_line(struct tr *t, struct json *j, struct tprof *f, const int64_t *v)
+{
+	(void)f;
+	if (!v || *v < 0 || *v >= UINT32_MAX)
+		return pp_error_at(t->p, PPROF_EINPUT, json_offset(j), "line number out of range");
+	if (t->nclines == t->capclines &&
+	    !grow((void **)&t->clines, &t->capclines, t->nclines + 1, sizeof(*t->clines)))
+		return pp_nomem(t->p);
+	t->clines[t->nclines++] = (uint32_t)*v;
+	return PPROF_OK;
+}
+
+/* A lines array of the chunk (the last one read counts). */
+static int read_lines(struct tr *t, struct json *j, int k, struct tprof *f)
+{
+	t->nclines = 0;
+	t->chunk_lines = true;
+	return read_ints(t, j, k, f, "lines", add_line);
 }
 
 static int read_cpu_profile(struct tr *t, struct json *j, int k, struct tprof *f)
 {
+	bool end;
+	int s;
+
 	if (k != JSON_OBJECT_BEGIN)
 		return json_skip(j, k) == JSON_ERROR ? jerr(t, j) : PPROF_OK;
 	for (;;) {
-		int s = PPROF_OK;
-
-		k = json_next(j);
-		if (k == JSON_OBJECT_END)
-			return PPROF_OK;
-		if (k == JSON_ERROR)
-			return jerr(t, j);
+		if ((s = next_key(t, j, &end)) != PPROF_OK || end)
+			return s;
 		if (KEY_IS(j, "nodes")) {
-			k = json_next(j);
-			if (k == JSON_ERROR)
-				return jerr(t, j);
+			if ((s = value(t, j, &k)) != PPROF_OK)
+				return s;
 			if (k != JSON_ARRAY_BEGIN)
 				return pp_error_at(t->p, PPROF_EINPUT, json_offset(j),
 						   "nodes is not an array");
@@ -416,49 +385,73 @@ static int read_cpu_profile(struct tr *t, struct json *j, int k, struct tprof *f
 					return s;
 			}
 		} else if (KEY_IS(j, "samples")) {
-			k = json_next(j);
-			if (k == JSON_ERROR)
-				return jerr(t, j);
-			s = read_samples(t, j, k, f);
+			if ((s = value(t, j, &k)) == PPROF_OK)
+				s = read_ints(t, j, k, f, "samples", add_sample_id);
+		} else if (KEY_IS(j, "lines")) {
+			if ((s = value(t, j, &k)) == PPROF_OK)
+				s = read_lines(t, j, k, f);
 		} else {
-			k = json_next(j);
-			if (k == JSON_ERROR || json_skip(j, k) == JSON_ERROR)
-				return jerr(t, j);
+			s = skip_value(t, j);
 		}
 		if (s != PPROF_OK)
 			return s;
 	}
 }
 
+/* The chunk's lines, for its samples [N0, f->nsamples): kept when some
+ * line is known.  DevTools takes a chunk without lines as all 0; lines
+ * that do not match the samples in number are left out, with a warning
+ * (DevTools would shift every later line). */
+static int chunk_lines(struct tr *t, struct tprof *f, size_t n0)
+{
+	size_t n = f->nsamples - n0, i;
+
+	if (!t->chunk_lines || t->nclines == 0)
+		return PPROF_OK;
+	if (t->nclines != n) {
+		pp_warn(t->p, "a ProfileChunk's lines do not match its samples in number: "
+			      "its lines are left out");
+		return PPROF_OK;
+	}
+	for (i = 0; i < n && t->clines[i] == 0; i++)
+		;
+	if (i == n)
+		return PPROF_OK;
+	if (!grow((void **)&f->lines, &f->caplines, f->nsamples, sizeof(*f->lines)))
+		return pp_nomem(t->p);
+	if (f->nlines < n0)
+		memset(f->lines + f->nlines, 0, (n0 - f->nlines) * sizeof(*f->lines));
+	memcpy(f->lines + n0, t->clines, n * sizeof(*f->lines));
+	f->nlines = f->nsamples;
+	return PPROF_OK;
+}
+
 static int read_chunk_args(struct tr *t, struct json *j, struct tprof *f, uint64_t evoff)
 {
 	size_t n0 = f->nsamples, d0 = f->nstamps;
-	int s;
+	bool end;
+	int s, k;
 
+	t->chunk_lines = false;
+	t->nclines = 0;
 	if (!enter_data(t, j, &s))
 		return s;
 	for (;;) {
-		int k = json_next(j);
-
-		s = PPROF_OK;
-		if (k == JSON_OBJECT_END)
+		if ((s = next_key(t, j, &end)) != PPROF_OK)
+			return s;
+		if (end)
 			break;
-		if (k == JSON_ERROR)
-			return jerr(t, j);
 		if (KEY_IS(j, "cpuProfile")) {
-			k = json_next(j);
-			if (k == JSON_ERROR)
-				return jerr(t, j);
-			s = read_cpu_profile(t, j, k, f);
+			if ((s = value(t, j, &k)) == PPROF_OK)
+				s = read_cpu_profile(t, j, k, f);
 		} else if (KEY_IS(j, "timeDeltas")) {
-			k = json_next(j);
-			if (k == JSON_ERROR)
-				return jerr(t, j);
-			s = read_deltas(t, j, k, f);
+			if ((s = value(t, j, &k)) == PPROF_OK)
+				s = read_ints(t, j, k, f, "timeDeltas", add_delta);
+		} else if (KEY_IS(j, "lines")) {
+			if ((s = value(t, j, &k)) == PPROF_OK)
+				s = read_lines(t, j, k, f);
 		} else {
-			k = json_next(j);
-			if (k == JSON_ERROR || json_skip(j, k) == JSON_ERROR)
-				return jerr(t, j);
+			s = skip_value(t, j);
 		}
 		if (s != PPROF_OK)
 			return s;
@@ -473,7 +466,7 @@ static int read_chunk_args(struct tr *t, struct json *j, struct tprof *f, uint64
 			return pp_nomem(t->p);
 		f->marks[f->nmarks++] = (struct chunkmark){ n0, evoff };
 	}
-	return PPROF_OK;
+	return chunk_lines(t, f, n0);
 }
 
 /* ---- events ---- */
@@ -517,14 +510,19 @@ static int event_args(struct tr *t, enum evkind kind, size_t at, size_t end, int
 	bool found = false;
 	int s;
 
-	json_init(&j, t->buf + at, end - at, t->max_depth > 2 ? t->max_depth - 2 : 1);
+	/* the bytes are pinned in the outer parser (read_event()) */
+	const unsigned char *args = json_bytes(&t->j, at, end - at);
+
+	if (!args)
+		return pp_error_at(t->p, PPROF_ENOMEM, at, "an event's args were not kept");
+	json_init(&j, args, end - at, t->max_depth > 2 ? t->max_depth - 2 : 1);
 	json_set_base(&j, at);
 	switch (kind) {
 	case EV_THREAD_NAME:
 	case EV_PROCESS_NAME:
 		s = read_name_args(t, &j, &name, &found);
 		if (s == PPROF_OK && found &&
-		    !kv_put(kind == EV_THREAD_NAME ? &t->threadname : &t->procname, pid,
+		    !pp_kv_put(kind == EV_THREAD_NAME ? &t->threadname : &t->procname, pid,
 			    kind == EV_THREAD_NAME ? tid : 0, name))
 			s = pp_nomem(t->p);
 		break;
@@ -547,8 +545,18 @@ static int event_args(struct tr *t, enum evkind kind, size_t at, size_t end, int
 	return s;
 }
 
-/* One event, whose OBJECT_BEGIN was the last token. */
+/* One event, whose OBJECT_BEGIN was the last token: its args are pinned
+ * from where they start (a stream keeps them while the event is read). */
+static int read_event_pinned(struct tr *t);
 static int read_event(struct tr *t)
+{
+	int s = read_event_pinned(t);
+
+	json_unpin(&t->j);
+	return s;
+}
+
+static int read_event_pinned(struct tr *t)
 {
 	struct json *j = &t->j;
 	uint64_t evoff = json_offset(j);
@@ -560,38 +568,32 @@ static int read_event(struct tr *t)
 	int k, s;
 
 	for (;;) {
-		k = json_next(j);
-		if (k == JSON_OBJECT_END)
+		bool end;
+
+		if ((s = next_key(t, j, &end)) != PPROF_OK)
+			return s;
+		if (end)
 			break;
-		if (k == JSON_ERROR)
-			return jerr(t, j);
 		if (KEY_IS(j, "ph")) {
-			k = json_next(j);
-			if (k == JSON_ERROR)
-				return jerr(t, j);
+			if ((s = value(t, j, &k)) != PPROF_OK)
+				return s;
 			if (k != JSON_STRING || j->len != 1 || (j->str[0] != 'M' && j->str[0] != 'P'))
 				return json_skip(j, k) == JSON_ERROR ? jerr(t, j) : skip_rest(t, j);
 			ph = j->str[0];
 			have_ph = true;
 		} else if (KEY_IS(j, "name")) {
-			k = json_next(j);
-			if (k == JSON_ERROR)
-				return jerr(t, j);
+			if ((s = value(t, j, &k)) != PPROF_OK)
+				return s;
 			if (k != JSON_STRING || (kind = event_kind(j)) == EV_OTHER)
 				return json_skip(j, k) == JSON_ERROR ? jerr(t, j) : skip_rest(t, j);
 			have_name = true;
 		} else if (KEY_IS(j, "pid")) {
 			s = int_value(t, j, &pid, &has_pid);
-			if (s != PPROF_OK)
-				return s;
 		} else if (KEY_IS(j, "tid")) {
 			s = int_value(t, j, &tid, &has_tid);
-			if (s != PPROF_OK)
-				return s;
 		} else if (KEY_IS(j, "id")) {
-			k = json_next(j);
-			if (k == JSON_ERROR)
-				return jerr(t, j);
+			if ((s = value(t, j, &k)) != PPROF_OK)
+				return s;
 			if (k == JSON_STRING || k == JSON_NUMBER) {
 				/* j->str may be scratch: copied. */
 				if (j->len > t->idcap) {
@@ -609,24 +611,22 @@ static int read_event(struct tr *t)
 				return jerr(t, j);
 			}
 		} else if (KEY_IS(j, "args")) {
-			k = json_next(j);
-			if (k == JSON_ERROR)
-				return jerr(t, j);
+			if ((s = value(t, j, &k)) != PPROF_OK)
+				return s;
+			args_at = args_end = 0;
 			if (k == JSON_OBJECT_BEGIN) {
 				args_at = json_offset(j);
-				if (json_skip(j, k) == JSON_ERROR)
-					return jerr(t, j);
-				args_end = json_offset(j) + 1;
-			} else {
-				args_at = args_end = 0;
-				if (json_skip(j, k) == JSON_ERROR)
-					return jerr(t, j);
+				json_pin(j, args_at);
 			}
-		} else {
-			k = json_next(j);
-			if (k == JSON_ERROR || json_skip(j, k) == JSON_ERROR)
+			if (json_skip(j, k) == JSON_ERROR)
 				return jerr(t, j);
+			if (k == JSON_OBJECT_BEGIN)
+				args_end = json_offset(j) + 1;
+		} else {
+			s = skip_value(t, j);
 		}
+		if (s != PPROF_OK)
+			return s;
 	}
 	if (!have_ph || !have_name || !has_pid || args_end == 0)
 		return PPROF_OK;
@@ -653,6 +653,24 @@ static int read_event(struct tr *t)
 
 /* An error of the parser that the end of the input caused: the trace was
  * cut (DevTools and Chrome leave such files when a recording stops early). */
+/* The input's length, or SIZE_MAX when it is longer than AT: a stream
+ * not read to its end yet is read on that far (the parser has failed, so
+ * nothing else needs the rest).  A stream that fails meanwhile keeps its
+ * error, which jerr() reports. */
+static size_t input_len_after(struct tr *t, size_t at)
+{
+	while (t->len == SIZE_MAX && t->stream && pp_stream_offset(t->stream) <= at) {
+		const unsigned char *b;
+		size_t n;
+
+		if (pp_stream_next(t->stream, &b, &n) != PPROF_OK)
+			break;
+		if (n == 0)
+			t->len = (size_t)pp_stream_offset(t->stream);
+	}
+	return t->len;
+}
+
 static bool cut_short(struct tr *t)
 {
 	const char *m = json_error(&t->j);
@@ -661,9 +679,9 @@ static bool cut_short(struct tr *t)
 	if (!strcmp(m, "unexpected end of input") || !strcmp(m, "unterminated string"))
 		return true;
 	/* a literal, a number or an escape cut in the middle */
-	return at + 6 >= t->len &&
-	       (!strcmp(m, "invalid literal") || !strncmp(m, "expected a digit", 16) ||
-		!strcmp(m, "invalid \\u escape in string"));
+	return (!strcmp(m, "invalid literal") || !strncmp(m, "expected a digit", 16) ||
+		!strcmp(m, "invalid \\u escape in string")) &&
+	       at + 6 >= input_len_after(t, at + 6);
 }
 
 /* The trace is read front to back once and nothing points into it once an
@@ -738,15 +756,20 @@ static int read_metadata(struct tr *t)
 	if (k != JSON_OBJECT_BEGIN)
 		return k == JSON_ERROR || json_skip(j, k) == JSON_ERROR ? jerr(t, j) : PPROF_OK;
 	for (;;) {
-		k = json_next(j);
-		if (k == JSON_OBJECT_END)
-			return PPROF_OK;
-		if (k == JSON_ERROR)
-			return jerr(t, j);
-		bool maps = KEY_IS(j, "sourceMaps");
-		k = json_next(j);
-		if (k == JSON_ERROR)
-			return jerr(t, j);
+		bool end;
+		int s;
+
+		if ((s = next_key(t, j, &end)) != PPROF_OK || end)
+			return s;
+		bool maps = KEY_IS(j, "sourceMaps"), start = KEY_IS(j, "startTime");
+		if ((s = value(t, j, &k)) != PPROF_OK)
+			return s;
+		if (start && k == JSON_STRING) {
+			int64_t ns;
+			if (pp_iso_date_ns(j->str, j->len, &ns))
+				t->date_ns = ns;
+			continue;
+		}
 		if (!maps || k != JSON_ARRAY_BEGIN) {
 			if (json_skip(j, k) == JSON_ERROR)
 				return jerr(t, j);
@@ -768,17 +791,15 @@ static int read_metadata(struct tr *t)
 			const char *text = NULL;
 			size_t len = 0;
 			for (;;) {
-				k = json_next(j);
-				if (k == JSON_OBJECT_END)
+				if ((s = next_key(t, j, &end)) != PPROF_OK)
+					return s;
+				if (end)
 					break;
-				if (k == JSON_ERROR)
-					return jerr(t, j);
 				bool is_url = KEY_IS(j, "url"), is_map = KEY_IS(j, "sourceMap");
-				k = json_next(j);
-				if (k == JSON_ERROR)
-					return jerr(t, j);
+				if ((s = value(t, j, &k)) != PPROF_OK)
+					return s;
 				if (is_url && k == JSON_STRING) {
-					int s = pp_intern(t->p, j->str, j->len, &url);
+					s = pp_intern(t->p, j->str, j->len, &url);
 					if (s != PPROF_OK)
 						return s;
 					has_url = true;
@@ -786,15 +807,19 @@ static int read_metadata(struct tr *t)
 					size_t at = json_offset(j);
 					const char *src = j->str;
 					if (k == JSON_OBJECT_BEGIN) {
-						if (json_skip(j, k) == JSON_ERROR)
+						json_pin(j, at);
+						if (json_skip(j, k) == JSON_ERROR) {
+							json_unpin(j);
 							return jerr(t, j);
-						src = (const char *)t->buf + at;
+						}
 						len = json_offset(j) + 1 - at;
+						src = (const char *)json_bytes(j, at, len);
+						json_unpin(j);
 					} else {
 						len = j->len;
 					}
 					char *c = pp_arena_alloc(&t->p->arena, len ? len : 1);
-					if (!c)
+					if (!c || !src)
 						return pp_nomem(t->p);
 					memcpy(c, src, len);
 					text = c;
@@ -917,72 +942,6 @@ static int cmp_stamp(const void *a, const void *b)
 	return x->i < y->i ? -1 : x->i > y->i;
 }
 
-static bool name_is(struct pprof_profile *p, uint32_t s, const char *lit)
-{
-	size_t n = strlen(lit);
-
-	return pp_strlen(p, s) == n && memcmp(pp_str(p, s), lit, n) == 0;
-}
-
-/* The outermost frame's node of node I: the ancestor just below the root
- * (the root itself for the root). */
-static uint32_t bottom(const struct pp_v8 *v, uint32_t i)
-{
-	/* Depth is bounded by the number of nodes, and the tree has no
-	 * cycle once pp_v8_build() succeeded. */
-	while (v->nodes[i].parent != PP_V8_NONE &&
-	       v->nodes[v->nodes[i].parent].parent != PP_V8_NONE)
-		i = v->nodes[i].parent;
-	return i;
-}
-
-/*
- * DevTools' fixMissingSamples (CPUProfileDataModel.ts): a (program) sample
- * between two samples that are not (program), (garbage collector) or
- * (idle) and whose outermost frames are the same node takes the previous
- * sample's node.  "Previous" is the previous sample as it was before the
- * repair.  The system nodes are found among the root's children in node
- * order, the search stopping once all three are known (the last one of a
- * name before that wins).  At least 3 samples.
- */
-static void fix_missing(struct pprof_profile *p, struct pp_v8 *v, uint32_t *seq, size_t n)
-{
-	uint32_t prog = PP_V8_NONE, gc = PP_V8_NONE, idle = PP_V8_NONE, root = PP_V8_NONE;
-
-	for (uint32_t i = 0; i < v->n; i++)
-		if (v->nodes[i].parent == PP_V8_NONE) {
-			root = i;
-			break;
-		}
-	if (root == PP_V8_NONE)
-		return;
-	for (uint32_t i = 0; i < v->n && !(prog != PP_V8_NONE && gc != PP_V8_NONE && idle != PP_V8_NONE);
-	     i++) {
-		if (v->nodes[i].parent != root)
-			continue;
-		if (name_is(p, v->nodes[i].name, "(garbage collector)"))
-			gc = i;
-		else if (name_is(p, v->nodes[i].name, "(program)"))
-			prog = i;
-		else if (name_is(p, v->nodes[i].name, "(idle)"))
-			idle = i;
-	}
-	if (prog == PP_V8_NONE || n < 3)
-		return;
-#define SYSTEM(x) ((x) == prog || (x) == gc || (x) == idle)
-	uint32_t prev = seq[0], cur = seq[1];
-	for (size_t i = 1; i + 1 < n; i++) {
-		uint32_t next = seq[i + 1];
-
-		if (cur == prog && !SYSTEM(prev) && !SYSTEM(next) &&
-		    bottom(v, prev) == bottom(v, next))
-			seq[i] = prev;
-		prev = cur;
-		cur = next;
-	}
-#undef SYSTEM
-}
-
 static int range_error(struct tr *t)
 {
 	return pp_error(t->p, PPROF_EINPUT, "a time in nanoseconds leaves the 64-bit range");
@@ -1016,9 +975,17 @@ static int profile_to_model(struct tr *t, struct tprof *f, bool timeline)
 	int64_t *ts = NULL;
 	struct acc *acc = NULL;
 	struct pp_label lab[4];
-	uint32_t nlab = 0, labels, name;
+	uint32_t nlab = 0, labels, name, *ln = NULL;
+	/* the samples on a line (lines.h): an at-line node's values */
+	struct kvmap atmap;
+	struct atline {
+		uint32_t model, node;
+		struct acc a;
+	} *at = NULL;
+	size_t nat = 0, capat = 0;
 	int s;
 
+	memset(&atmap, 0, sizeof(atmap));
 	f->v.j = NULL;
 	s = pp_v8_build(&f->v);
 	if (s != PPROF_OK)
@@ -1034,12 +1001,12 @@ static int profile_to_model(struct tr *t, struct tprof *f, bool timeline)
 	if ((s = pp_intern_cstr(p, "tid", &lab[nlab].key)) != PPROF_OK)
 		return s;
 	lab[nlab++].num = f->tid;
-	if ((name = kv_get(&t->procname, f->pid, 0)) != UINT32_MAX) {
+	if ((name = pp_kv_get(&t->procname, f->pid, 0)) != UINT32_MAX) {
 		if ((s = pp_intern_cstr(p, "process", &lab[nlab].key)) != PPROF_OK)
 			return s;
 		lab[nlab++].str = name;
 	}
-	if ((name = kv_get(&t->threadname, f->pid, f->tid)) != UINT32_MAX) {
+	if ((name = pp_kv_get(&t->threadname, f->pid, f->tid)) != UINT32_MAX) {
 		if ((s = pp_intern_cstr(p, "thread", &lab[nlab].key)) != PPROF_OK)
 			return s;
 		lab[nlab++].str = name;
@@ -1066,6 +1033,16 @@ static int profile_to_model(struct tr *t, struct tprof *f, bool timeline)
 		seq[i] = k;
 	}
 	ts = f->stamps;
+	if (f->lines) {
+		/* a line for every sample: 0 for those of chunks without */
+		if (!grow((void **)&f->lines, &f->caplines, n, sizeof(*f->lines))) {
+			s = pp_nomem(p);
+			goto out;
+		}
+		memset(f->lines + f->nlines, 0, (n - f->nlines) * sizeof(*f->lines));
+		f->nlines = n;
+		ln = f->lines;
+	}
 	/* Stable sort by timestamp: usually in order already, nearly so
 	 * otherwise (V8 writes a negative delta now and then). */
 	for (i = 1; i < n; i++)
@@ -1103,9 +1080,22 @@ static int profile_to_model(struct tr *t, struct tprof *f, bool timeline)
 		}
 		free(seq);
 		seq = sorted;
+		if (ln) {
+			/* the lines with their samples */
+			uint32_t *sl = malloc(n * sizeof(*sl));
+			if (!sl) {
+				s = pp_nomem(p);
+				goto out;
+			}
+			for (i = 0; i < n; i++)
+				sl[i] = ln[st[i].i];
+			free(f->lines);
+			f->lines = ln = sl;
+			f->caplines = f->nlines = n;
+		}
 	}
 	if (!(t->o && t->o->trace_keep_missing))
-		fix_missing(p, &f->v, seq, n);
+		pp_trace_fix_missing(p, &f->v, seq, n);
 
 	/* The last sample stands for DevTools' average interval. */
 	int64_t last_wall = 0;
@@ -1119,9 +1109,19 @@ static int profile_to_model(struct tr *t, struct tprof *f, bool timeline)
 		last_wall = span / (int64_t)(n - 1);
 	}
 	int64_t base = f->has_start ? 0 : (n ? ts[0] : 0);
+	/* the span: from startTime (or the first sample) to the last sample's
+	 * end; left out when it leaves int64 */
+	if (n > 0 && !__builtin_add_overflow(f->start, f->has_start ? 0 : ts[0], &f->begin_ns) &&
+	    !__builtin_mul_overflow(f->begin_ns, 1000, &f->begin_ns) &&
+	    !__builtin_add_overflow(f->start, ts[n - 1], &f->end_ns) &&
+	    !__builtin_mul_overflow(f->end_ns, 1000, &f->end_ns) &&
+	    !__builtin_add_overflow(f->end_ns, last_wall, &f->end_ns) && f->end_ns >= f->begin_ns)
+		f->spans = true;
+	f->interval = last_wall;
 	for (i = 0; i < n; i++) {
-		uint32_t k = seq[i];
+		uint32_t k = seq[i], model = f->v.nodes[k].model;
 		int64_t wall = last_wall, time;
+		struct acc *a = &acc[k];
 
 		if (i + 1 < n &&
 		    (__builtin_sub_overflow(ts[i + 1], ts[i], &wall) ||
@@ -1129,18 +1129,36 @@ static int profile_to_model(struct tr *t, struct tprof *f, bool timeline)
 			s = range_error(t);
 			goto out;
 		}
-		if (__builtin_add_overflow(acc[k].wall, wall, &acc[k].wall)) {
+		/* The sample's exact line (lines.h), in a script (a native
+		 * frame has no lines to put it on). */
+		if (ln && ln[i] && model && f->v.nodes[k].url) {
+			s = pp_node_at_line(p, model, ln[i], &model);
+			if (s != PPROF_OK)
+				goto out;
+			uint32_t x = pp_kv_get(&atmap, model, 0);
+			if (x == UINT32_MAX) {
+				if (!grow((void **)&at, &capat, nat + 1, sizeof(*at)) ||
+				    !pp_kv_put(&atmap, model, 0, (uint32_t)nat)) {
+					s = pp_nomem(p);
+					goto out;
+				}
+				x = (uint32_t)nat;
+				at[nat++] = (struct atline){ model, k, { 0, 0 } };
+			}
+			a = &at[x].a;
+		}
+		if (__builtin_add_overflow(a->wall, wall, &a->wall)) {
 			s = pp_error(p, PPROF_EINPUT, "sum of wall values leaves the 64-bit range");
 			goto out;
 		}
-		acc[k].count++;
+		a->count++;
 		if (timeline) {
 			if (__builtin_sub_overflow(ts[i], base, &time) ||
 			    __builtin_mul_overflow(time, 1000, &time)) {
 				s = range_error(t);
 				goto out;
 			}
-			s = pp_seq_push(p, f->v.nodes[k].model, time, wall);
+			s = pp_seq_push(p, model, time, wall);
 			if (s != PPROF_OK)
 				goto out;
 		}
@@ -1154,12 +1172,46 @@ static int profile_to_model(struct tr *t, struct tprof *f, bool timeline)
 		if (s != PPROF_OK)
 			goto out;
 	}
+	for (size_t x = 0; x < nat; x++) {
+		int64_t vals[2] = { at[x].a.count, at[x].a.wall };
+
+		s = pp_add_sample(p, at[x].model, labels, vals, f->v.nodes[at[x].node].offset);
+		if (s != PPROF_OK)
+			goto out;
+	}
 	s = PPROF_OK;
 out:
 	free(st);
 	free(seq);
 	free(acc);
+	free(at);
+	free(atmap.slots);
 	return s;
+}
+
+/* The profile's time (metadata.startTime), duration (the samples' span
+ * over all threads read) and period (the average interval of the flame
+ * chart's thread), merged with the earlier inputs' as read_pprof.c does:
+ * the earliest time, the durations summed, the first period. */
+static int set_times(struct tr *t, int64_t duration, int64_t period)
+{
+	struct pprof_profile *p = t->p;
+	struct pp_sample_type pt = { 0, 0 };
+	int s;
+
+	if (period > 0 && ((s = pp_intern_cstr(p, "wall", &pt.type)) != PPROF_OK ||
+			   (s = pp_intern_cstr(p, "nanoseconds", &pt.unit)) != PPROF_OK))
+		return s;
+	if (p->ninputs <= 1 || p->time_nanos == 0 ||
+	    (t->date_ns != 0 && t->date_ns < p->time_nanos))
+		p->time_nanos = t->date_ns;
+	if (p->ninputs <= 1 || __builtin_add_overflow(p->duration_nanos, duration, &p->duration_nanos))
+		p->duration_nanos = duration;
+	if (p->ninputs <= 1 || (!p->period_type.type && !p->period_type.unit)) {
+		p->period_type = pt;
+		p->period = period > 0 ? period : 0;
+	}
+	return PPROF_OK;
 }
 
 static int finish(struct tr *t)
@@ -1169,7 +1221,8 @@ static int finish(struct tr *t)
 	struct pp_sample_type types[2];
 	uint32_t *order = NULL, nwin = 0, best = UINT32_MAX;
 	size_t most = 0;
-	bool several = false;
+	bool several = false, spans = false;
+	int64_t begin = 0, end = 0, period = 0;
 	int s;
 
 	if (!t->have_profile_event)
@@ -1184,9 +1237,9 @@ static int finish(struct tr *t)
 
 		if (!f->has_tid || f->v.n == 0)
 			continue;
-		if (kv_get(&winner, f->pid, f->tid) != UINT32_MAX)
+		if (pp_kv_get(&winner, f->pid, f->tid) != UINT32_MAX)
 			several = true;
-		if (!kv_put(&winner, f->pid, f->tid, i)) {
+		if (!pp_kv_put(&winner, f->pid, f->tid, i)) {
 			free(winner.slots);
 			return pp_nomem(p);
 		}
@@ -1201,7 +1254,7 @@ static int finish(struct tr *t)
 	for (uint32_t i = 0; i < t->nprofs; i++) {
 		struct tprof *f = &t->profs[i];
 
-		if (!f->has_tid || f->v.n == 0 || kv_get(&winner, f->pid, f->tid) != i)
+		if (!f->has_tid || f->v.n == 0 || pp_kv_get(&winner, f->pid, f->tid) != i)
 			continue;
 		order[nwin++] = i;
 	}
@@ -1225,7 +1278,7 @@ static int finish(struct tr *t)
 		}
 		for (uint32_t w = 0; w < nwin; w++) {
 			struct tprof *f = &t->profs[order[w]];
-			uint32_t nm = kv_get(&t->threadname, f->pid, f->tid);
+			uint32_t nm = pp_kv_get(&t->threadname, f->pid, f->tid);
 
 			if (nm != UINT32_MAX && pp_re_match(re, pp_str(p, nm), pp_strlen(p, nm), md))
 				order[kept++] = order[w];
@@ -1254,10 +1307,27 @@ static int finish(struct tr *t)
 	    (s = pp_begin_input(p, types, 2, 1)) != PPROF_OK)
 		goto out;
 	for (uint32_t w = 0; w < nwin; w++) {
-		s = profile_to_model(t, &t->profs[order[w]], w == best);
+		struct tprof *f = &t->profs[order[w]];
+
+		s = profile_to_model(t, f, w == best);
+		if (s == PPROF_OK && f->spans) {
+			if (!spans || f->begin_ns < begin)
+				begin = f->begin_ns;
+			if (!spans || f->end_ns > end)
+				end = f->end_ns;
+			spans = true;
+		}
+		if (w == best)
+			period = f->interval;
+		/* done with it: a million profiles are not all held built */
+		prof_release(f);
+		memset(f, 0, sizeof(*f));
 		if (s != PPROF_OK)
 			goto out;
 	}
+	s = set_times(t, spans && !__builtin_sub_overflow(end, begin, &end) ? end : 0, period);
+	if (s != PPROF_OK)
+		goto out;
 	if (nwin == 0)
 		pp_warn(p, "the trace's profiles have no samples");
 	s = PPROF_OK;
@@ -1266,121 +1336,83 @@ out:
 	return s;
 }
 
+/* Reads the trace T's parser is set up over. */
+static int trace_run(struct tr *t)
+{
+	bool cut = false;
+	int s = read_top(t, &cut);
+
+	if (s == PPROF_OK && cut)
+		pp_warn(t->p, "truncated trace: read up to the last complete event (at byte %zu)",
+			t->last_end);
+	if (s == PPROF_OK)
+		s = finish(t);
+	for (uint32_t i = 0; i < t->nprofs; i++)
+		prof_release(&t->profs[i]);
+	free(t->profs);
+	free(t->profmap.slots);
+	free(t->threadname.slots);
+	free(t->procname.slots);
+	free(t->idbuf);
+	free(t->clines);
+	json_release(&t->j);
+	return s;
+}
+
+static void trace_init(struct tr *t, struct pprof_profile *p, const struct pprof_read_options *o)
+{
+	memset(t, 0, sizeof(*t));
+	t->p = p;
+	t->o = o;
+	t->max_depth = o && o->max_depth ? o->max_depth : 1000000;
+}
+
+/* The whole input in memory (a file's mapping, a pipe's bytes): pages
+ * behind the parser are let go when the library owns them. */
 static int trace_read(struct pprof_profile *p, const unsigned char *buf, size_t len,
 		      const struct pprof_read_options *o)
 {
 	struct tr t;
-	bool cut = false;
-	int s;
 
-	memset(&t, 0, sizeof(t));
-	t.p = p;
-	t.o = o;
+	trace_init(&t, p, o);
 	t.buf = buf;
 	t.len = len;
-	t.max_depth = o && o->max_depth ? o->max_depth : 1000000;
 	if (p->hold && p->hold->ptr == buf)
 		t.drop = (unsigned char *)buf;
 	json_init(&t.j, buf, len, t.max_depth);
-	s = read_top(&t, &cut);
-	if (s == PPROF_OK && cut)
-		pp_warn(p, "truncated trace: read up to the last complete event (at byte %zu)",
-			t.last_end);
-	if (s == PPROF_OK)
-		s = finish(&t);
-	for (uint32_t i = 0; i < t.nprofs; i++)
-		prof_release(&t.profs[i]);
-	free(t.profs);
-	free(t.profmap.slots);
-	free(t.threadname.slots);
-	free(t.procname.slots);
-	free(t.idbuf);
-	json_release(&t.j);
-	return s;
+	return trace_run(&t);
 }
 
-/* ---- bid ---- */
-
-static const unsigned char *skip_ws(const unsigned char *p, const unsigned char *e)
+/* The stream's next piece for the parser; the input's length once it ends. */
+static bool trace_more(void *ctx, const void **buf, size_t *len)
 {
-	while (p < e && (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r'))
-		p++;
-	return p;
+	struct tr *t = ctx;
+
+	if (!pp_stream_json_more(t->stream, buf, len))
+		return false;
+	if (*len == 0)
+		t->len = (size_t)pp_stream_offset(t->stream);
+	return true;
 }
 
-/* KEY (with its quotes) followed by ':' in [B, E). */
-static bool has_key(const unsigned char *b, const unsigned char *e, const char *key)
+/* A decoded input (gzip inflated as it is read): never whole in memory,
+ * only the window of the parser, which holds the event being read. */
+static int trace_read_stream(struct pprof_profile *p, struct pp_stream *s,
+			     const struct pprof_read_options *o)
 {
-	size_t n = strlen(key);
+	struct tr t;
 
-	for (const unsigned char *p = b; p < e;) {
-		const unsigned char *q = memmem(p, (size_t)(e - p), key, n);
-
-		if (!q)
-			return false;
-		if (skip_ws(q + n, e) < e && *skip_ws(q + n, e) == ':')
-			return true;
-		p = q + 1;
-	}
-	return false;
-}
-
-static int trace_bid(const unsigned char *buf, size_t len)
-{
-	const unsigned char *p = buf, *e = buf + len, *w;
-	const size_t window = 65536;
-
-	if (len >= 3 && p[0] == 0xef && p[1] == 0xbb && p[2] == 0xbf)
-		p += 3;
-	p = skip_ws(p, e);
-	if (p >= e)
-		return 0;
-	w = (size_t)(e - p) > window ? p + window : e;
-	if (*p == '[') {
-		const unsigned char *q = skip_ws(p + 1, e);
-		/* An array of events; any other array is no profile, but the
-		 * trace reader's message says so best. */
-		if (q < e && *q == '{' && has_key(q, w, "\"ph\""))
-			return 80;
-		return 5;
-	}
-	if (*p != '{')
-		return 0;
-	if (has_key(p, w, "\"traceEvents\""))
-		return 80;
-	if ((size_t)(e - p) > window && has_key(e - window, e, "\"traceEvents\""))
-		return 80;
-	/* DevTools' files may start with a long "metadata" (embedded source
-	 * maps): look at the top-level keys. */
-	{
-		struct json j;
-		int k, bid = 0;
-
-		json_init(&j, p, (size_t)(e - p), 0);
-		if (json_next(&j) == JSON_OBJECT_BEGIN) {
-			for (int keys = 0; keys < 16; keys++) {
-				k = json_next(&j);
-				if (k != JSON_KEY)
-					break;
-				if (json_is(&j, "traceEvents")) {
-					bid = 80;
-					break;
-				}
-				if (!json_is(&j, "metadata"))
-					break;
-				k = json_next(&j);
-				if (json_skip(&j, k) == JSON_ERROR)
-					break;
-			}
-		}
-		json_release(&j);
-		return bid;
-	}
+	trace_init(&t, p, o);
+	t.len = SIZE_MAX;
+	t.stream = s;
+	json_init_chunked(&t.j, trace_more, &t, t.max_depth);
+	return trace_run(&t);
 }
 
 const struct pp_reader pp_reader_trace = {
 	.format = PPROF_FMT_TRACE,
 	.name = "trace",
-	.bid = trace_bid,
+	.bid = pp_trace_bid,
 	.read = trace_read,
+	.read_stream = trace_read_stream,
 };

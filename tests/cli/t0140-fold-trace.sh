@@ -16,6 +16,54 @@ test_expect_success 'samples' '
 test_expect_success 'lines: 0-based V8 positions printed 1-based' '
 	pprof-fold -g lines "$T/basic.json" >actual && test_cmp "$E/basic.lines.folded" actual
 '
+test_expect_success 'per-sample lines: each sample on its own line, exact' '
+	pprof-fold -g lines "$T/lines.json" >actual 2>err && test_cmp "$E/lines.lines.folded" actual &&
+	test ! -s err
+'
+test_expect_success 'per-sample lines: functions granularity unchanged' '
+	pprof-fold "$T/lines.json" >actual && test_cmp "$E/lines.folded" actual
+'
+test_expect_success 'per-sample lines: pprof-convert writes them, read back' '
+	pprof-convert -o lines.pb.gz "$T/lines.json" && pprof-fold -g lines lines.pb.gz >actual &&
+	test_cmp "$E/lines.lines.folded" actual
+'
+test_expect_success 'per-sample lines: gzipped, from a pipe' '
+	gzip -c "$T/lines.json" | pprof-fold -g lines >actual && test_cmp "$E/lines.lines.folded" actual
+'
+test_expect_success 'lines that do not match a chunk'"'"'s samples are left out, one warning' '
+	pprof-fold -i samples -g lines "$T/lines-mismatch.json" >actual 2>err &&
+	printf "%s\n" "f u.js:1 3" "f u.js:5 1" "f u.js:6 1" >expect && test_cmp expect actual &&
+	test "$(grep -c "lines do not match its samples" err)" = 1
+'
+test_expect_success 'time (metadata.startTime), duration and period' '
+	pprof-top --format=json "$T/times.json" >top.json &&
+	grep -q "\"time_nanos\":1709251198250000000,\"duration_nanos\":850000" top.json &&
+	pprof-convert -o times.pb.gz "$T/times.json" && pprof-top --format=json times.pb.gz >top2.json &&
+	grep -q "\"time_nanos\":1709251198250000000,\"duration_nanos\":850000" top2.json &&
+	if command -v go >/dev/null; then
+		go tool pprof -raw times.pb.gz 2>/dev/null >raw &&
+		grep -qx "PeriodType: wall nanoseconds" raw && grep -qx "Period: 250000" raw
+	fi
+'
+test_expect_success 'metadata.startTime with an offset; a date that does not exist is no time' '
+	sed "s/2024-02-29T23:59:58.250Z/2024-03-01T01:59:58.25+02:00/" "$T/times.json" >off.json &&
+	pprof-top --format=json off.json | grep -q "\"time_nanos\":1709251198250000000," &&
+	sed "s/2024-02-29T/2023-02-29T/" "$T/times.json" >bad.json &&
+	pprof-top --format=json bad.json >top.json && ! grep -q time_nanos top.json &&
+	grep -q "\"duration_nanos\":850000" top.json
+'
+test_expect_success 'cut inside a number: whole and gzipped (a stream), the same reading' '
+	{ head -n 5 "$T/basic.json"; printf "{\"pid\":1e,"; } >cut.json &&
+	pprof-fold cut.json >expect 2>err1 && gzip -c cut.json >cut.json.gz &&
+	pprof-fold cut.json.gz >actual 2>err2 && test_cmp expect actual &&
+	sed s/cut.json.gz/cut.json/ err2 >err2b && test_cmp err1 err2b &&
+	grep -q "truncated trace" err1
+'
+test_expect_success 'a gzipped trace cut short: the gzip error, as when inflated whole' '
+	gzip -c "$T/basic.json" | head -c 300 >cutgz.json.gz &&
+	! pprof-fold cutgz.json.gz >out 2>err && test ! -s out &&
+	grep -q "^pprof-fold: cutgz.json.gz: truncated gzip stream (at byte [0-9]*)$" err
+'
 test_expect_success 'labels pid, tid, process, thread' '
 	pprof-fold --tagroot=process,pid,thread,tid "$T/basic.json" >actual &&
 	test_cmp "$E/basic.tagroot.folded" actual

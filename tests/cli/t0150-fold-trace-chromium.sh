@@ -23,6 +23,10 @@ for in in trace-array.json trace.json.gz; do
 	"
 done
 
+test_expect_success 'per-sample lines (-g lines): each leaf on its sample'"'"'s line' '
+	pprof-fold -g lines "$T/trace-array.json" >actual && test_cmp "$E/trace-array.lines.folded" actual &&
+	pprof-fold -g lines "$T/trace.json.gz" >actual && test_cmp "$E/trace-array.lines.folded" actual
+'
 test_expect_success '--no-fix-samples: the samples as V8 wrote them' '
 	pprof-fold --no-fix-samples -i samples "$T/trace.json.gz" >actual &&
 	test_cmp "$E/trace-array.nofix.samples.folded" actual

@@ -1,7 +1,7 @@
 #!/bin/sh
-# Hostile Chrome traces, made at test time: a million chunks, a node whose
-# parent is missing or forms a cycle, deltas that overflow, an ignored event
-# nested a million deep.  Each ends within seconds and (outside ASan) 1 GB
+# Hostile Chrome traces, made at test time: a million chunks, a million
+# profiles, a node whose parent is missing or forms a cycle, deltas that
+# overflow, an ignored event nested a million deep.  Each ends within seconds and (outside ASan) 1 GB
 # of address space, with one line on stderr.
 . "$(dirname "$0")/../lib.sh"
 
@@ -49,12 +49,31 @@ test_expect_success 'a million chunks of one sample each' '
 	echo "f 1000001" >expect && test_cmp expect actual
 '
 
-test_expect_success '200,000 chunks of as many profiles without a Profile event' '
+test_expect_success 'a million chunks of as many profiles without a Profile event' '
 	{ printf "[%s,\n" "$PROFILE"; chunk "$NODES" 2 1; printf ",\n";
-	  perl -e "for (1..200000) { print qq({\"ph\":\"P\",\"name\":\"ProfileChunk\",\"id\":\"0x\$_\",\"pid\":2,\"args\":{\"data\":{\"cpuProfile\":{\"nodes\":[{\"id\":1}],\"samples\":[1]},\"timeDeltas\":[1]}}},\n) }";
+	  perl -e "for (1..1000000) { print qq({\"ph\":\"P\",\"name\":\"ProfileChunk\",\"id\":\"0x\$_\",\"pid\":2,\"args\":{\"data\":{\"cpuProfile\":{\"nodes\":[{\"id\":1}],\"samples\":[1]},\"timeDeltas\":[1]}}},\n) }";
 	  printf "{}]\n"; } >orphans.json &&
 	run_bounded pprof-fold -i samples orphans.json >actual &&
 	echo "f 1" >expect && test_cmp expect actual
+'
+
+test_expect_success 'a million profiles, each on a thread of its own, gzipped' '
+	perl -e "print qq([\n); for (1..1000000) { print qq({\"ph\":\"P\",\"name\":\"Profile\",\"id\":\"0x1\",\"pid\":\$_,\"tid\":\$_,\"args\":{}},\n{\"ph\":\"P\",\"name\":\"ProfileChunk\",\"id\":\"0x1\",\"pid\":\$_,\"args\":{\"data\":{\"cpuProfile\":{\"nodes\":[{\"callFrame\":{\"functionName\":\"f\"},\"id\":1}],\"samples\":[1]},\"timeDeltas\":[1]}}},\n) } print qq({}]\n)" |
+		gzip -1 >profiles.json.gz &&
+	run_bounded pprof-fold --max-input=8G -i samples profiles.json.gz >actual &&
+	echo "f 1000000" >expect && test_cmp expect actual &&
+	run_bounded pprof-fold --max-input=8G --tagroot=pid -i samples profiles.json.gz >actual &&
+	test "$(wc -l <actual)" = 1000000 && grep -qx "1000000;f 1" actual && grep -qx "1;f 1" actual
+'
+
+test_expect_success 'a gzipped trace is read as a stream: 124 MB inflated in 60 MB' '
+	{ printf "[%s,\n" "$PROFILE"; chunk "$NODES" 2 1; printf ",\n";
+	  perl -e "print qq({\"ph\":\"X\",\"name\":\"Other\",\"pid\":1,\"args\":{\"data\":{\"x\":[1,2,3]}}},\n) x 2000000";
+	  printf "{}]\n"; } | gzip -1 >ignored.json.gz &&
+	(
+		[ -n "$limit_mem" ] && ulimit -v 60000
+		exec timeout 60 pprof-fold --max-input=8G -i samples ignored.json.gz
+	) >actual && echo "f 1" >expect && test_cmp expect actual
 '
 
 test_expect_success 'a node whose parent does not exist' '

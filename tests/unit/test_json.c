@@ -744,6 +744,69 @@ static void test_json_chunked_long_token(void **state)
 	free(doc);
 }
 
+struct pieces {
+	const char *doc;
+	size_t len, pos, step;
+};
+
+static bool piece_more(void *ctx, const void **buf, size_t *len)
+{
+	struct pieces *p = ctx;
+	size_t n = p->len - p->pos < p->step ? p->len - p->pos : p->step;
+	*buf = p->doc + p->pos;
+	*len = n;
+	p->pos += n;
+	return true;
+}
+
+/* A value skipped while pinned is handed out whole by json_bytes(), in
+ * pieces of many sizes. */
+static void test_json_pin(void **state)
+{
+	(void)state;
+	char doc[4096];
+	int n = snprintf(doc, sizeof(doc), "[{\"args\":{\"a\":[1,2,3],\"s\":\"%0900d\"},\"name\":\"x\"},", 7);
+	for (int i = 0; i < 40; i++)
+		n += snprintf(doc + n, sizeof(doc) - (size_t)n, "{\"k\":[%d,%d]},", i, i * i);
+	n += snprintf(doc + n, sizeof(doc) - (size_t)n, "0]");
+	const char *want = strstr(doc, "{\"a\"");
+	size_t wantlen = (size_t)(strstr(doc, "},\"name\"") + 1 - want);
+	for (size_t step = 1; step < 70; step += 3) {
+		struct pieces p = {doc, (size_t)n, 0, step};
+		struct json j;
+		json_init_chunked(&j, piece_more, &p, 0);
+		assert_int_equal(json_next(&j), JSON_ARRAY_BEGIN);
+		assert_int_equal(json_next(&j), JSON_OBJECT_BEGIN);
+		assert_int_equal(json_next(&j), JSON_KEY);
+		int k = json_next(&j);
+		assert_int_equal(k, JSON_OBJECT_BEGIN);
+		size_t at = json_offset(&j);
+		assert_int_equal(at, (size_t)(want - doc));
+		json_pin(&j, at);
+		assert_int_equal(json_skip(&j, k), JSON_OBJECT_BEGIN);
+		size_t end = json_offset(&j) + 1;
+		assert_int_equal(end - at, wantlen);
+		assert_int_equal(json_next(&j), JSON_KEY);
+		assert_int_equal(json_next(&j), JSON_STRING);
+		const unsigned char *b = json_bytes(&j, at, end - at);
+		assert_non_null(b);
+		assert_memory_equal(b, want, wantlen);
+		json_unpin(&j);
+		assert_int_equal(json_next(&j), JSON_OBJECT_END);
+		while ((k = json_next(&j)) != JSON_END)
+			assert_int_not_equal(k, JSON_ERROR);
+		/* never bytes not read yet */
+		assert_null(json_bytes(&j, (size_t)n, 1));
+		json_release(&j);
+	}
+	/* whole-buffer mode: any bytes of the input */
+	struct json j;
+	json_init(&j, doc, (size_t)n, 0);
+	assert_ptr_equal(json_bytes(&j, 3, 5), (const unsigned char *)doc + 3);
+	assert_null(json_bytes(&j, (size_t)n, 1));
+	json_release(&j);
+}
+
 static bool failing_more(void *ctx, const void **buf, size_t *len)
 {
 	int *calls = ctx;
@@ -813,6 +876,7 @@ int main(void)
 		cmocka_unit_test(test_json_chunked_every_split),
 		cmocka_unit_test(test_json_chunked_long_token),
 		cmocka_unit_test(test_json_chunked_read_error),
+		cmocka_unit_test(test_json_pin),
 		cmocka_unit_test(test_json_is_prefix),
 	};
 
