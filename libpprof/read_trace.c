@@ -1191,7 +1191,7 @@ out:
 
 /* The profile's time (metadata.startTime), duration (the samples' span
  * over all threads read) and period (the average interval of the flame
- * chart's thread), merged with the earlier inputs' as read_pprof.c does:
+ * chart's thread), merged with the earlier inputs' by pp_input_times():
  * the earliest time, the durations summed, the first period. */
 static int set_times(struct tr *t, int64_t duration, int64_t period)
 {
@@ -1202,15 +1202,7 @@ static int set_times(struct tr *t, int64_t duration, int64_t period)
 	if (period > 0 && ((s = pp_intern_cstr(p, "wall", &pt.type)) != PPROF_OK ||
 			   (s = pp_intern_cstr(p, "nanoseconds", &pt.unit)) != PPROF_OK))
 		return s;
-	if (p->ninputs <= 1 || p->time_nanos == 0 ||
-	    (t->date_ns != 0 && t->date_ns < p->time_nanos))
-		p->time_nanos = t->date_ns;
-	if (p->ninputs <= 1 || __builtin_add_overflow(p->duration_nanos, duration, &p->duration_nanos))
-		p->duration_nanos = duration;
-	if (p->ninputs <= 1 || (!p->period_type.type && !p->period_type.unit)) {
-		p->period_type = pt;
-		p->period = period > 0 ? period : 0;
-	}
+	pp_input_times(p, t->date_ns, duration, pt, period > 0 ? period : 0);
 	return PPROF_OK;
 }
 
