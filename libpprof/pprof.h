@@ -251,13 +251,30 @@ int pprof_filter_use_rules(struct pprof_filter *f, const struct pprof_rules *r);
 /* Whether F would change a profile. */
 int pprof_filter_is_empty(const struct pprof_filter *f);
 
+/* What the filter step hands to the report that prints the profile
+ * (pprof_top_options.report): pprof's sample filters as given
+ * ("focus=REGEX", ..., in pprof's order: its legend, "Active filters:"),
+ * and per sample type the total of the samples before them, as pprof's
+ * percentages are of all samples (NULL: the totals after the filters
+ * hold, as under --drop-idle, which is meant to leave idle time out). */
+struct pprof_filter_report {
+	char **filters;
+	size_t nfilters;
+	int64_t *totals; /* NTYPES entries, in the profile's type order, or NULL */
+	size_t ntypes;
+};
+void pprof_filter_report_free(struct pprof_filter_report *r);
+
 /* Rewrites P's call tree: rename rules, then tagroot/tagleaf, then
  * focus/ignore/drop-idle/tagfocus/tagignore, hide/show, show-from,
  * prune-from, and last collapse-recursion, in that order (as go tool pprof
  * applies them).  Samples whose stack is emptied are dropped.  Warnings
  * ("focus expression matched no samples") go on P.  Run it after
- * symbolication and before any writer. */
-int pprof_filter_apply(const struct pprof_filter *f, struct pprof_profile *p);
+ * symbolication and before any writer.  REPORT (may be NULL) receives the
+ * report for the tables (freed with pprof_filter_report_free()), or NULL
+ * when there is nothing to report. */
+int pprof_filter_apply(const struct pprof_filter *f, struct pprof_profile *p,
+		       struct pprof_filter_report **report);
 
 /* Writes P as a gzipped profile.proto to OUT: all sample types, the default
  * one, functions, locations (inlined frames as the Lines of one Location),
@@ -409,7 +426,7 @@ int pprof_flame_palette_write(struct pprof_flame *f, FILE *out);
 int pprof_flame_write_svg(struct pprof_flame *f, const struct pprof_flame_options *o,
 			  FILE *out);
 
-/* ---- diff and top (diff.c, top.c) ---- */
+/* ---- diff and top (diff.c, top.c, top_diff.c; labels: units.c) ---- */
 
 /* Rewrites each run of "0x" and hex digits in the stacks of F to "0x..."
  * (difffolded.pl -s), then sorts and merges the lines again.  PPROF_ENOMEM,
@@ -513,6 +530,9 @@ struct pprof_top_options {
 	size_t limit;     /* rows to keep; 0: all (pprof -nodecount) */
 	unsigned threads; /* for the walk of a big profile's samples; 0: as
 			   * many as the cores online (at most 8) */
+	/* what pprof_filter_apply() reported (may be NULL): the table's
+	 * total and its "Active filters:" legend */
+	const struct pprof_filter_report *report;
 };
 /* Builds the table of P into *OUT (freed with pprof_top_free()). */
 int pprof_top(struct pprof_profile *p, const struct pprof_top_options *o,

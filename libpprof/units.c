@@ -2,11 +2,14 @@
  * shared by the tag filters' ranges and the top tables. */
 #include "config.h"
 
+#include <math.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "pprof_private.h"
+#include "top_private.h"
 
 struct unit {
 	const char *name;
@@ -128,4 +131,53 @@ double pp_unit_scale(int64_t value, const char *from, const char *to, const char
 	else
 		*unit = to;
 	return (double)value;
+}
+
+size_t pprof_value_label(char *buf, size_t size, int64_t value, const char *from_unit,
+			 const char *to_unit)
+{
+	const char *u;
+	double v = pp_unit_scale(value, from_unit, to_unit, &u);
+	char num[128];
+	snprintf(num, sizeof(num), "%.2f", v);
+	size_t n = strlen(num);
+	if (n >= 3 && strcmp(num + n - 3, ".00") == 0)
+		num[n - 3] = '\0';
+	int r;
+	if (strcmp(num, "0") == 0 || strcmp(num, "-0") == 0)
+		r = snprintf(buf, size, "0");
+	else
+		r = snprintf(buf, size, "%s%s", num, u);
+	return r < 0 ? 0 : (size_t)r;
+}
+
+void pprof_output_unit(char *buf, size_t size, int64_t min, int64_t max, const char *from_unit)
+{
+	char su[64];
+	pp_ascii_lower(su, from_unit, sizeof(su));
+	if (min == 0)
+		min = max;
+	const char *minu, *maxu, *unit;
+	pp_unit_scale(min, su, "minimum", &minu);
+	pp_unit_scale(max, su, "minimum", &maxu);
+	unit = minu;
+	/* Go's int64 arithmetic wraps; so does this. */
+	int64_t min100 = (int64_t)((uint64_t)min * 100u);
+	if (strcmp(minu, maxu) != 0 && min100 < max)
+		pp_unit_scale(min100, su, "minimum", &unit);
+	snprintf(buf, size, "%s", *unit ? unit : su);
+}
+
+/* measurement.Percentage: at least two significant digits, "100%" near it. */
+void pp_percentage(char *buf, size_t size, int64_t value, int64_t total)
+{
+	double r = 0;
+	if (total != 0)
+		r = fabs((double)value / (double)total) * 100;
+	if (r >= 99.95 && r <= 100.05)
+		snprintf(buf, size, "  100%%");
+	else if (r >= 1.0)
+		snprintf(buf, size, "%5.2f%%", r);
+	else
+		snprintf(buf, size, "%5.2g%%", r);
 }

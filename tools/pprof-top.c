@@ -86,6 +86,7 @@ int main(int argc, char **argv)
 	if (!p)
 		goto out;
 	to.granularity = (enum pprof_granularity)c.granularity;
+	to.report = c.report;
 	to.sample_index = cli_sample_index(&c, p);
 	if (to.sample_index < 0)
 		goto out;
