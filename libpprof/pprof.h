@@ -498,10 +498,24 @@ enum pprof_top_inline {
 	PPROF_TOP_INLINED,         /* every call to it was inlined: "(inline)" */
 	PPROF_TOP_PARTLY_INLINED,  /* "(partial-inline)" */
 };
+/* A call between two rows of a tree (pprof -tree): the row at the other
+ * end, the value of the samples through the call (once each), and whether
+ * every such call was inlined ("(inline)"). */
+struct pprof_top_call {
+	size_t row;
+	int64_t weight;
+	int inlined;
+};
 struct pprof_top_row {
 	const char *name; /* NUL-terminated, owned by the table */
 	int64_t flat, cum;
 	enum pprof_top_inline inlined;
+	/* with pprof_top_options.tree: the callers and callees among the kept
+	 * rows, sorted as pprof sorts them (by |weight|, then name); SHOWN: the
+	 * row is printed (it matches pprof_top_options.peek, or no peek) */
+	const struct pprof_top_call *callers, *callees;
+	size_t ncallers, ncallees;
+	int shown;
 };
 struct pprof_top {
 	struct pprof_top_row *rows; /* sorted as pprof sorts them */
@@ -520,8 +534,11 @@ struct pprof_top {
 	 * percentages are of all samples */
 	const char **filters;
 	size_t nfilters;
+	const char *output_unit; /* pprof's -unit; NULL: the unit pprof picks */
+	int tree;                /* printed as pprof -tree (text only) */
 	/* private */
 	char *buf;
+	struct pprof_top_call *calls;
 };
 struct pprof_top_options {
 	int sample_index; /* from pprof_sample_type_select() */
@@ -533,6 +550,15 @@ struct pprof_top_options {
 	/* what pprof_filter_apply() reported (may be NULL): the table's
 	 * total and its "Active filters:" legend */
 	const struct pprof_filter_report *report;
+	/* pprof's -tree: the rows with their callers and callees.  With PEEK
+	 * (a PCRE2 regex, unanchored) pprof's -peek: only the rows whose name
+	 * matches are shown, and every row is kept whatever LIMIT says;
+	 * PPROF_EUSAGE for a bad regex, PPROF_EINPUT when no row matches. */
+	int tree;
+	const char *peek;
+	/* the unit of the printed values, as pprof's -unit ("ms", "MB",
+	 * "auto": each value's own); NULL or "minimum": the one pprof picks */
+	const char *unit;
 };
 /* Builds the table of P into *OUT (freed with pprof_top_free()). */
 int pprof_top(struct pprof_profile *p, const struct pprof_top_options *o,
@@ -540,7 +566,8 @@ int pprof_top(struct pprof_profile *p, const struct pprof_top_options *o,
 void pprof_top_free(struct pprof_top *t);
 /* Writes the table: as go tool pprof -top prints it (its header lines but
  * File and Build ID, then flat, flat%, sum%, cum, cum%, name), or as TSV or
- * JSON with raw values.  Times are printed in the local time zone, as pprof
+ * JSON with raw values; a tree as go tool pprof -tree or -peek prints it
+ * (PPROF_EUSAGE in other formats than text).  Times are printed in the local time zone, as pprof
  * does.  PPROF_EIO (errno set) on a write error. */
 int pprof_top_write(const struct pprof_top *t, enum pprof_table_format fmt, FILE *out);
 
@@ -567,6 +594,8 @@ void pprof_diff_table_free(struct pprof_diff_table *t);
 struct pprof_diff_info {
 	const char *type, *unit;     /* the sample type */
 	const char *before, *after;  /* the inputs' names */
+	const char *output_unit;     /* the unit of printed values, as pprof's -unit;
+				      * NULL or "minimum": the one pprof picks */
 };
 /* Writes the first LIMIT rows (0: all) with the totals and the
  * normalisation used; delta% is the delta as a percentage of the before

@@ -246,12 +246,14 @@ static void edges_label(const struct edges *e, struct fun *fn, int64_t flat_all)
  * LABELS: pprof labels a row "(inline)" when the calls into it from the
  * nearest kept caller were all inlined, "(partial-inline)" when only some
  * were; a sample counts an edge once, where it first occurs from the root,
- * and edges lighter than -edgefraction (0.001) of FLAT_ALL are dropped. */
-static int walk_tree(struct top_work *t, bool cum, bool labels, int64_t flat_all)
+ * and edges lighter than -edgefraction (0.001) of FLAT_ALL are dropped.
+ * KEEP (with LABELS; may be NULL): receives every edge between kept
+ * functions, for pprof's -tree (the caller releases it). */
+static int walk_tree(struct top_work *t, bool cum, bool labels, int64_t flat_all, struct edges *keep)
 {
 	struct pprof_profile *p = t->p;
 	struct walk *w = &t->w;
-	struct edges e = {0};
+	struct edges local = {0}, *e = keep ? keep : &local;
 	size_t nn = p->nnodes ? p->nnodes : 1;
 	/* per path level: the nearest kept function at or above it (+1), and
 	 * the edge into it (NO_EDGE: none; slots move when the table grows) */
@@ -260,7 +262,7 @@ static int walk_tree(struct top_work *t, bool cum, bool labels, int64_t flat_all
 	uint64_t *slot = NULL;
 	int s = PPROF_OK;
 	if (labels) {
-		bool ok = edges_init(&e);
+		bool ok = edges_init(e);
 		near = malloc(nn * sizeof(*near));
 		slot = malloc(nn * sizeof(*slot));
 		if (!ok || !near || !slot) {
@@ -280,7 +282,8 @@ static int walk_tree(struct top_work *t, bool cum, bool labels, int64_t flat_all
 			if (cum && n)
 				t->fn[t->nd[n].fun].onpath--;
 			if (labels && slot[sp] != NO_EDGE)
-				e.onpath[edge_slot(&e, (uint32_t)(slot[sp] >> 32), (uint32_t)slot[sp])]--;
+				e->onpath[edge_slot(e, (uint32_t)(slot[sp] >> 32),
+						    (uint32_t)slot[sp])]--;
 			continue;
 		}
 		uint32_t c = w->kids[w->cursor[sp - 1]++];
@@ -297,15 +300,15 @@ static int walk_tree(struct top_work *t, bool cum, bool labels, int64_t flat_all
 			uint64_t key = NO_EDGE;
 			if (f->kept) {
 				/* only a function inlined somewhere can get a label */
-				if (up && up - 1 != nd->fun && f->has_inlined) {
-					size_t k = edge_slot(&e, up - 1, nd->fun);
+				if (up && up - 1 != nd->fun && (keep || f->has_inlined)) {
+					size_t k = edge_slot(e, up - 1, nd->fun);
 					if (k == (size_t)-1) {
 						s = pp_nomem(p);
 						goto out;
 					}
-					if (e.onpath[k]++ == 0) {
-						e.weight[k] += nd->sub;
-						e.flags[k] |= 1 | (nd->inl ? 0 : 2);
+					if (e->onpath[k]++ == 0) {
+						e->weight[k] += nd->sub;
+						e->flags[k] |= 1 | (nd->inl ? 0 : 2);
 					}
 					key = ((uint64_t)(up - 1) << 32) | nd->fun;
 				}
@@ -318,9 +321,9 @@ static int walk_tree(struct top_work *t, bool cum, bool labels, int64_t flat_all
 		w->cursor[sp++] = w->first[c];
 	}
 	if (labels)
-		edges_label(&e, t->fn, flat_all);
+		edges_label(e, t->fn, flat_all);
 out:
-	pp_edges_release(&e);
+	pp_edges_release(&local);
 	free(near);
 	free(slot);
 	return s;
@@ -437,7 +440,10 @@ int pprof_top(struct pprof_profile *p, const struct pprof_top_options *o, struct
 	bool any_inline = false;
 	/* Samples still out of the tree are read as they are, unless some are
 	 * in the tree too. */
-	bool deferred = p->deferred && p->nentries == 0;
+	bool deferred = p->deferred && p->nentries == 0 && !o->tree;
+	/* pprof's -peek keeps every node */
+	size_t limit = o->tree && o->peek ? 0 : o->limit;
+	struct edges calls = {0};
 	int s = deferred ? PPROF_OK : pp_settle(p);
 	if (s == PPROF_OK)
 		s = top_functions(&t, o->granularity, &any_inline);
@@ -450,21 +456,20 @@ int pprof_top(struct pprof_profile *p, const struct pprof_top_options *o, struct
 	uint64_t total = 0, basetotal = 0;
 	int64_t flat_all = 0;
 	/* Without a row limit every function is kept, and one walk does. */
-	if (!o->limit)
+	if (!limit)
 		for (uint32_t f = 0; f < t.nfn; f++)
 			t.fn[f].kept = 1;
 	unsigned nshares = deferred ? pp_top_walk_shares(o->threads, p->deferred) : 1;
 	if (deferred) {
 		struct totals tot = {0, 0, 0};
-		s = pp_top_walk_deferred(&t, sel, true, any_inline && !o->limit, base, &tot,
-					 nshares);
+		s = pp_top_walk_deferred(&t, sel, true, any_inline && !limit, base, &tot, nshares);
 		total = tot.total;
 		basetotal = tot.basetotal;
 		flat_all = tot.flat_all;
 	} else {
 		s = tree_values(&t, sel, base, &total, &basetotal, &flat_all);
 		if (s == PPROF_OK)
-			s = walk_tree(&t, true, any_inline && !o->limit, flat_all);
+			s = walk_tree(&t, true, any_inline && !limit && !o->tree, flat_all, NULL);
 	}
 	if (s != PPROF_OK)
 		goto out;
@@ -480,10 +485,10 @@ int pprof_top(struct pprof_profile *p, const struct pprof_top_options *o, struct
 			rows[nrows++] = (struct row){f, t.fn[f].name, t.fn[f].len, t.fn[f].flat,
 						     t.fn[f].cum};
 	qsort(rows, nrows, sizeof(*rows), o->cum ? row_cmp_cum : row_cmp_flat);
-	size_t keep = o->limit && o->limit < nrows ? o->limit : nrows;
+	size_t keep = limit && limit < nrows ? limit : nrows;
 	/* pprof rebuilds its graph on the kept nodes only when some are left
 	 * out; the labels then come from the nearest kept callers. */
-	if (any_inline && o->limit) {
+	if ((any_inline && limit) || o->tree) {
 		if (keep < nrows) {
 			for (uint32_t f = 0; f < t.nfn; f++)
 				t.fn[f].kept = 0;
@@ -495,14 +500,15 @@ int pprof_top(struct pprof_profile *p, const struct pprof_top_options *o, struct
 		}
 		struct totals tot = {total, basetotal, flat_all};
 		s = deferred ? pp_top_walk_deferred(&t, sel, false, true, 0, &tot, nshares)
-			     : walk_tree(&t, false, true, flat_all);
+			     : walk_tree(&t, false, true, flat_all, o->tree ? &calls : NULL);
 		if (s != PPROF_OK)
 			goto out;
 	}
 
 	/* The table owns copies of what it shows. */
 	const char *type = pp_str(p, p->types[sel].type), *unit = pp_str(p, p->types[sel].unit);
-	size_t size = top_strsize(type) + top_strsize(unit);
+	const char *ounit = o->unit && strcmp(o->unit, "minimum") != 0 ? o->unit : NULL;
+	size_t size = top_strsize(type) + top_strsize(unit) + (ounit ? top_strsize(ounit) : 0);
 	size_t ncom = 0;
 	for (uint32_t i = 0; i < p->ncomments; i++) {
 		const char *c = pp_str(p, p->comments[i]);
@@ -538,6 +544,8 @@ int pprof_top(struct pprof_profile *p, const struct pprof_top_options *o, struct
 	} while (0)
 	COPY(tab->type, type, strlen(type));
 	COPY(tab->unit, unit, strlen(unit));
+	if (ounit)
+		COPY(tab->output_unit, ounit, strlen(ounit));
 	for (uint32_t i = 0; i < p->ncomments; i++) {
 		const char *c = pp_str(p, p->comments[i]);
 		if (c[0] != '#')
@@ -564,10 +572,24 @@ int pprof_top(struct pprof_profile *p, const struct pprof_top_options *o, struct
 		tab->total = (int64_t)(basetotal ? basetotal : total);
 	tab->time_nanos = p->time_nanos;
 	tab->duration_nanos = p->duration_nanos;
+	if (o->tree) {
+		uint32_t *rowof = calloc(t.nfn ? t.nfn : 1, sizeof(*rowof));
+		if (!rowof) {
+			s = pp_nomem(p);
+			goto out;
+		}
+		for (size_t i = 0; i < keep; i++)
+			rowof[rows[i].fun] = (uint32_t)i + 1;
+		s = pp_top_calls(p, tab, &calls, rowof, o->peek);
+		free(rowof);
+		if (s != PPROF_OK)
+			goto out;
+	}
 	*out = tab;
 	tab = NULL;
 out:
 	pprof_top_free(tab);
+	pp_edges_release(&calls);
 	free(rows);
 	free(t.ffun);
 	free(t.fn);
@@ -583,6 +605,7 @@ void pprof_top_free(struct pprof_top *t)
 	free(t->rows);
 	free(t->comments);
 	free(t->filters);
+	free(t->calls);
 	free(t->buf);
 	free(t);
 }
@@ -607,9 +630,12 @@ static void go_time(char *buf, size_t size, int64_t nanos)
 		 tm.tm_zone ? tm.tm_zone : "UTC");
 }
 
-static void top_text(const struct pprof_top *t, FILE *out)
+void pp_top_unit(const struct pprof_top *t, char *unit, size_t size)
 {
-	char unit[64], a[160], b[160], c[160], d[32], e[32], f[32];
+	if (t->output_unit) {
+		snprintf(unit, size, "%s", t->output_unit);
+		return;
+	}
 	int64_t min = 0;
 	for (size_t i = 0; i < t->n; i++) {
 		uint64_t m = mag(t->rows[i].flat);
@@ -618,8 +644,12 @@ static void top_text(const struct pprof_top *t, FILE *out)
 		if (m > 0 && (min == 0 || m < (uint64_t)min))
 			min = (int64_t)m;
 	}
-	pprof_output_unit(unit, sizeof(unit), min, t->total, t->unit);
+	pprof_output_unit(unit, size, min, t->total, t->unit);
+}
 
+void pp_top_header(const struct pprof_top *t, const char *unit, FILE *out)
+{
+	char a[160], b[160], c[160], d[32];
 	for (size_t i = 0; i < t->ncomments; i++)
 		fprintf(out, "%s\n", t->comments[i]);
 	fprintf(out, "Type: %s\n", t->type);
@@ -655,6 +685,13 @@ static void top_text(const struct pprof_top *t, FILE *out)
 	fprintf(out, "Showing nodes accounting for %s, %s of %s total\n", a, pct, b);
 	if (t->total != 0 && t->n > 0 && t->n < t->nall)
 		fprintf(out, "Showing top %zu nodes out of %zu\n", t->n, t->nall);
+}
+
+static void top_text(const struct pprof_top *t, FILE *out)
+{
+	char unit[64], a[160], c[160], d[32], e[32], f[32];
+	pp_top_unit(t, unit, sizeof(unit));
+	pp_top_header(t, unit, out);
 	fprintf(out, "%10s %5s%% %5s%% %10s %5s%%\n", "flat", "flat", "sum", "cum", "cum");
 	int64_t sum = 0;
 	for (size_t i = 0; i < t->n; i++) {
@@ -681,9 +718,14 @@ int pprof_top_write(const struct pprof_top *t, enum pprof_table_format fmt, FILE
 {
 	errno = 0;
 	int64_t sum = 0;
+	if (t->tree && fmt != PPROF_TABLE_TEXT)
+		return PPROF_EUSAGE;
 	switch (fmt) {
 	case PPROF_TABLE_TEXT:
-		top_text(t, out);
+		if (t->tree)
+			pp_top_tree_text(t, out);
+		else
+			top_text(t, out);
 		break;
 	case PPROF_TABLE_TSV:
 		fputs("# type\t", out);

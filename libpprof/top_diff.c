@@ -267,7 +267,10 @@ static void diff_text(const struct pprof_diff_table *t, const struct pprof_diff 
 			min = (int64_t)m;
 	}
 	char unit[64], a[128], pct[64];
-	pprof_output_unit(unit, sizeof(unit), min, max, info->unit);
+	if (info->output_unit && strcmp(info->output_unit, "minimum") != 0)
+		snprintf(unit, sizeof(unit), "%s", info->output_unit);
+	else
+		pprof_output_unit(unit, sizeof(unit), min, max, info->unit);
 
 	fprintf(out, "Type: %s (%s)\n", info->type, info->unit);
 	pprof_value_label(a, sizeof(a), d->total_before, info->unit, unit);

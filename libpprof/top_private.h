@@ -115,4 +115,18 @@ void pp_json_str(FILE *out, const char *s);
 void pp_tsv_str(FILE *out, const char *s);
 int pp_write_status(FILE *out);
 
+/* The header lines of pprof's text reports (report.reportLabels), with
+ * the values in UNIT; and the unit pprof picks for T (selectOutputUnit)
+ * or T's own, into UNIT (SIZE bytes). */
+void pp_top_header(const struct pprof_top *t, const char *unit, FILE *out);
+void pp_top_unit(const struct pprof_top *t, char *unit, size_t size);
+
+/* The calls of tree TAB (top_tree.c) from the edges E between kept
+ * functions; ROWOF: a function's row + 1, 0 for none; PEEK as
+ * pprof_top_options.peek.  Errors go on P. */
+int pp_top_calls(struct pprof_profile *p, struct pprof_top *tab, const struct edges *e,
+		 const uint32_t *rowof, const char *peek);
+/* Writes tree T as pprof -tree. */
+void pp_top_tree_text(const struct pprof_top *t, FILE *out);
+
 #endif /* PP_TOP_PRIVATE_H */

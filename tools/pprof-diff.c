@@ -12,7 +12,7 @@
 static void usage(FILE *out)
 {
 	fputs("usage: pprof-diff [-ns] [-i sample] [-g granularity] [-m map] [-o file]\n"
-	      "                  [--top[=N]] [--cum] [--format=text|tsv|json]\n"
+	      "                  [--top[=N]] [--cum] [--format=text|tsv|json] [--unit=unit]\n"
 	      "                  [--fail-over=PCT] [--rules file] [filter options]\n"
 	      "                  [--max-input size] [--quiet] before after\n"
 	      "\n"
@@ -27,13 +27,13 @@ static void usage(FILE *out)
 	      "      --top[=N]              table by function: the first N rows (all)\n"
 	      "      --cum                  sort the table by total delta, not self delta\n"
 	      "      --format=FORMAT        table as text (aligned), tsv or json\n"
+	      "      --unit=UNIT            the table's unit: ms, MB, auto... (pprof -unit)\n"
 	      "      --fail-over=PCT        exit 3 when the total, or a function's total,\n"
 	      "                             grew by more than PCT% of BEFORE's total\n"
 	      "  -i, --sample-index=NAME|N  value to compare (default: the profile's default)\n"
 	      "  -g, --granularity=G        functions, filefunctions, lines, files, addresses\n"
 	      "  -m, --sourcemap=PATH       source map file or directory (repeatable)\n"
-	      "  -o, --output=FILE          write FILE atomically instead of standard output\n"
-	      CLI_FILTER_HELP
+	      "  -o, --output=FILE          write FILE atomically instead of standard output\n" CLI_FILTER_HELP
 	      "      --max-input=SIZE       largest inflated input (default 4g)\n"
 	      "      --quiet                no warnings\n"
 	      "      --help, --version\n"
@@ -47,6 +47,7 @@ enum {
 	OPT_CUM,
 	OPT_FORMAT,
 	OPT_FAIL_OVER,
+	OPT_UNIT,
 };
 
 /* One side of the diff: its lines, and the profile that holds them or at
@@ -100,6 +101,7 @@ int main(int argc, char **argv)
 		{"cum", no_argument, NULL, OPT_CUM},
 		{"format", required_argument, NULL, OPT_FORMAT},
 		{"fail-over", required_argument, NULL, OPT_FAIL_OVER},
+		{"unit", required_argument, NULL, OPT_UNIT},
 		{NULL, 0, NULL, 0},
 	};
 	struct pprof_diff_options dopt = {0};
@@ -107,6 +109,7 @@ int main(int argc, char **argv)
 	size_t limit = 0;
 	int format = PPROF_TABLE_TEXT;
 	double fail_over = 0;
+	const char *unit = NULL;
 	int opt;
 	while ((opt = cli_getopt(&c, argc, argv, CLI_SHORTOPTS "ns", longopts)) != -1) {
 		char *end;
@@ -147,6 +150,12 @@ int main(int argc, char **argv)
 			gate = true;
 			break;
 		}
+		case OPT_UNIT:
+			if (!*optarg)
+				cli_usage_error(&c, "--unit: empty unit");
+			unit = optarg;
+			top = true;
+			break;
 		default:
 			if (!cli_option(&c, opt, optarg))
 				cli_usage_error(&c, "unknown option");
@@ -203,7 +212,7 @@ int main(int argc, char **argv)
 		setvbuf(out, obuf, _IOFBF, sizeof(obuf));
 	int w;
 	if (top) {
-		struct pprof_diff_info info = {s[0].type, s[0].unit, s[0].shown, s[1].shown};
+		struct pprof_diff_info info = {s[0].type, s[0].unit, s[0].shown, s[1].shown, unit};
 		w = pprof_diff_table_write(t, d, &info, (enum pprof_table_format)format, limit, out);
 	} else {
 		w = pprof_diff_write(d, out);

@@ -11,7 +11,8 @@
 static void usage(FILE *out)
 {
 	fputs("usage: pprof-top [-i sample] [-g granularity] [-m map] [-n rows] [-o file]\n"
-	      "                 [--cum] [--format=text|tsv|json] [--rules file]\n"
+	      "                 [--cum] [--format=text|tsv|json] [--tree] [--peek=regex]\n"
+	      "                 [--unit=unit] [--rules file]\n"
 	      "                 [filter options] [--max-input size] [--quiet] [file ...]\n"
 	      "\n"
 	      "Writes the table of go tool pprof -top for a pprof, .cpuprofile or\n"
@@ -23,11 +24,13 @@ static void usage(FILE *out)
 	      "  -n, --nodecount=N          the first N rows only (default: all)\n"
 	      "      --cum                  sort by cum\n"
 	      "      --format=FORMAT        text (as pprof), tsv or json (raw values)\n"
+	      "      --tree                 each row with its callers and callees (pprof -tree)\n"
+	      "      --peek=REGEX           the tree of the matching functions only (pprof -peek)\n"
+	      "      --unit=UNIT            the unit of printed values: ms, MB, auto... (pprof -unit)\n"
 	      "  -i, --sample-index=NAME|N  value to show (default: the profile's default)\n"
 	      "  -g, --granularity=G        functions, filefunctions, lines, files, addresses\n"
 	      "  -m, --sourcemap=PATH       source map file or directory (repeatable)\n"
-	      "  -o, --output=FILE          write FILE atomically instead of standard output\n"
-	      CLI_FILTER_HELP
+	      "  -o, --output=FILE          write FILE atomically instead of standard output\n" CLI_FILTER_HELP
 	      "      --max-input=SIZE       largest inflated input (default 4g)\n"
 	      "      --quiet                no warnings\n"
 	      "      --help, --version\n",
@@ -37,6 +40,9 @@ static void usage(FILE *out)
 enum {
 	OPT_CUM = CLI_OPT_FIRST_TOOL,
 	OPT_FORMAT,
+	OPT_TREE,
+	OPT_PEEK,
+	OPT_UNIT,
 };
 
 int main(int argc, char **argv)
@@ -48,6 +54,9 @@ int main(int argc, char **argv)
 		{"nodecount", required_argument, NULL, 'n'},
 		{"cum", no_argument, NULL, OPT_CUM},
 		{"format", required_argument, NULL, OPT_FORMAT},
+		{"tree", no_argument, NULL, OPT_TREE},
+		{"peek", required_argument, NULL, OPT_PEEK},
+		{"unit", required_argument, NULL, OPT_UNIT},
 		{NULL, 0, NULL, 0},
 	};
 	struct pprof_top_options to = {0};
@@ -72,11 +81,25 @@ int main(int argc, char **argv)
 			if (format < 0)
 				cli_usage_error(&c, "--format: unknown format '%s' (text, tsv, json)", optarg);
 			break;
+		case OPT_TREE:
+			to.tree = 1;
+			break;
+		case OPT_PEEK:
+			to.tree = 1;
+			to.peek = optarg;
+			break;
+		case OPT_UNIT:
+			if (!*optarg)
+				cli_usage_error(&c, "--unit: empty unit");
+			to.unit = optarg;
+			break;
 		default:
 			if (!cli_option(&c, opt, optarg))
 				cli_usage_error(&c, "unknown option");
 		}
 	}
+	if (to.tree && format != PPROF_TABLE_TEXT)
+		cli_usage_error(&c, "--tree and --peek print text only");
 	/* The table needs no call tree: pprof samples are read as lists of
 	 * locations (the transforms build the tree when they run). */
 	c.read.defer_tree = 1;
@@ -90,7 +113,10 @@ int main(int argc, char **argv)
 	to.sample_index = cli_sample_index(&c, p);
 	if (to.sample_index < 0)
 		goto out;
-	if (pprof_top(p, &to, &t) != PPROF_OK) {
+	int ts = pprof_top(p, &to, &t);
+	if (ts == PPROF_EUSAGE)
+		cli_usage_error(&c, "%s", pprof_profile_error(p));
+	if (ts != PPROF_OK) {
 		cli_error(&c, "%s", pprof_profile_error(p));
 		goto out;
 	}
