@@ -571,6 +571,14 @@ void pprof_top_free(struct pprof_top *t);
  * does.  PPROF_EIO (errno set) on a write error. */
 int pprof_top_write(const struct pprof_top *t, enum pprof_table_format fmt, FILE *out);
 
+/* pprof's -tags: for each label key of P's samples (by name), the total of
+ * value SAMPLE_INDEX over the samples that carry it, then each of its
+ * values (a number as a label in the key's unit) with its sum and share,
+ * by |sum| then name, aligned as go tool pprof -tags prints them.  UNIT as
+ * pprof_top_options.unit.  Settles deferred samples; PPROF_EIO (errno
+ * set) on a write error. */
+int pprof_tags_write(struct pprof_profile *p, int sample_index, const char *unit, FILE *out);
+
 /* The table of a diff by function: self (as flat) and total (as cum, once
  * per stack) before and after, for the functions where either changed. */
 struct pprof_diff_row {

@@ -2,6 +2,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,7 +13,7 @@ static void usage(FILE *out)
 {
 	fputs("usage: pprof-top [-i sample] [-g granularity] [-m map] [-n rows] [-o file]\n"
 	      "                 [--cum] [--format=text|tsv|json] [--tree] [--peek=regex]\n"
-	      "                 [--unit=unit] [--rules file]\n"
+	      "                 [--tags] [--unit=unit] [--rules file]\n"
 	      "                 [filter options] [--max-input size] [--quiet] [file ...]\n"
 	      "\n"
 	      "Writes the table of go tool pprof -top for a pprof, .cpuprofile or\n"
@@ -26,6 +27,7 @@ static void usage(FILE *out)
 	      "      --format=FORMAT        text (as pprof), tsv or json (raw values)\n"
 	      "      --tree                 each row with its callers and callees (pprof -tree)\n"
 	      "      --peek=REGEX           the tree of the matching functions only (pprof -peek)\n"
+	      "      --tags                 the labels and their values instead (pprof -tags)\n"
 	      "      --unit=UNIT            the unit of printed values: ms, MB, auto... (pprof -unit)\n"
 	      "  -i, --sample-index=NAME|N  value to show (default: the profile's default)\n"
 	      "  -g, --granularity=G        functions, filefunctions, lines, files, addresses\n"
@@ -43,6 +45,7 @@ enum {
 	OPT_TREE,
 	OPT_PEEK,
 	OPT_UNIT,
+	OPT_TAGS,
 };
 
 int main(int argc, char **argv)
@@ -57,10 +60,12 @@ int main(int argc, char **argv)
 		{"tree", no_argument, NULL, OPT_TREE},
 		{"peek", required_argument, NULL, OPT_PEEK},
 		{"unit", required_argument, NULL, OPT_UNIT},
+		{"tags", no_argument, NULL, OPT_TAGS},
 		{NULL, 0, NULL, 0},
 	};
 	struct pprof_top_options to = {0};
 	int format = PPROF_TABLE_TEXT;
+	bool tags = false;
 	int opt;
 	while ((opt = cli_getopt(&c, argc, argv, CLI_SHORTOPTS "n:", longopts)) != -1) {
 		switch (opt) {
@@ -88,6 +93,9 @@ int main(int argc, char **argv)
 			to.tree = 1;
 			to.peek = optarg;
 			break;
+		case OPT_TAGS:
+			tags = true;
+			break;
 		case OPT_UNIT:
 			if (!*optarg)
 				cli_usage_error(&c, "--unit: empty unit");
@@ -98,8 +106,10 @@ int main(int argc, char **argv)
 				cli_usage_error(&c, "unknown option");
 		}
 	}
-	if (to.tree && format != PPROF_TABLE_TEXT)
-		cli_usage_error(&c, "--tree and --peek print text only");
+	if ((to.tree || tags) && format != PPROF_TABLE_TEXT)
+		cli_usage_error(&c, "--tree, --peek and --tags print text only");
+	if (to.tree && tags)
+		cli_usage_error(&c, "--tags prints no tree");
 	/* The table needs no call tree: pprof samples are read as lists of
 	 * locations (the transforms build the tree when they run). */
 	c.read.defer_tree = 1;
@@ -113,6 +123,23 @@ int main(int argc, char **argv)
 	to.sample_index = cli_sample_index(&c, p);
 	if (to.sample_index < 0)
 		goto out;
+	if (tags) {
+		FILE *out = cli_open_output(&c);
+		if (!out)
+			goto out;
+		if (pprof_tags_write(p, to.sample_index, to.unit, out) != PPROF_OK) {
+			if (errno)
+				cli_error(&c, "%s: write error: %s",
+					  c.output ? c.output : "<stdout>", strerror(errno));
+			else
+				cli_error(&c, "%s", pprof_profile_error(p));
+			cli_abort(&c);
+			goto out;
+		}
+		cli_flush_warnings(&c, p);
+		status = cli_commit(&c);
+		goto out;
+	}
 	int ts = pprof_top(p, &to, &t);
 	if (ts == PPROF_EUSAGE)
 		cli_usage_error(&c, "%s", pprof_profile_error(p));
