@@ -579,6 +579,25 @@ int pprof_top_write(const struct pprof_top *t, enum pprof_table_format fmt, FILE
  * set) on a write error. */
 int pprof_tags_write(struct pprof_profile *p, int sample_index, const char *unit, FILE *out);
 
+/* pprof's -list: for each function whose name matches REGEX (PCRE2,
+ * unanchored), by name, and each of its source files, by name, its flat
+ * and cum, then the file's lines from five before the first line with
+ * samples to five after the last, each with its flat and cum ("." for
+ * none), as go tool pprof -list prints them.  The files are read as pprof
+ * finds them: an absolute path as it is, a relative one under SOURCE_PATH
+ * (NULL: the current directory) or a directory above it, after pprof's
+ * heuristic trim (the path after the search path's base name). */
+struct pprof_list_options {
+	int sample_index;
+	const char *regex;
+	const char *source_path;
+	const char *unit; /* as pprof_top_options.unit; NULL: each value in its own */
+	const struct pprof_filter_report *report; /* may be NULL: the total */
+};
+/* PPROF_EUSAGE for a bad regex, PPROF_EINPUT when no function matches,
+ * PPROF_EIO (errno set) on a write error.  Settles deferred samples. */
+int pprof_list_write(struct pprof_profile *p, const struct pprof_list_options *o, FILE *out);
+
 /* The table of a diff by function: self (as flat) and total (as cum, once
  * per stack) before and after, for the functions where either changed. */
 struct pprof_diff_row {

@@ -421,6 +421,34 @@ static int tree_values(struct top_work *t, uint32_t sel, uint32_t base, uint64_t
 	return PPROF_OK;
 }
 
+int pp_top_sum(struct top_work *t, uint32_t sel, enum pprof_granularity g, int64_t *total)
+{
+	struct pprof_profile *p = t->p;
+	bool any_inline;
+	uint32_t base = p->nlabelsets > 1 ? pp_label_key(p, "pprof::base") : 0;
+	uint64_t all = 0, basetotal = 0;
+	int64_t flat_all = 0;
+	int s = pp_settle(p);
+	if (s == PPROF_OK)
+		s = top_functions(t, g, &any_inline);
+	if (s == PPROF_OK)
+		s = tree_values(t, sel, base, &all, &basetotal, &flat_all);
+	for (uint32_t f = 0; s == PPROF_OK && f < t->nfn; f++)
+		t->fn[f].kept = 1;
+	if (s == PPROF_OK)
+		s = walk_tree(t, true, false, flat_all, NULL);
+	*total = (int64_t)(basetotal ? basetotal : all);
+	return s;
+}
+
+void pp_top_work_release(struct top_work *t)
+{
+	free(t->ffun);
+	free(t->fn);
+	free(t->nd);
+	walk_release(&t->w);
+}
+
 static size_t top_strsize(const char *s)
 {
 	return strlen(s) + 1;

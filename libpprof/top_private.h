@@ -88,6 +88,12 @@ struct top_work {
 	struct walk w;
 };
 
+/* The functions of P = T->p at granularity G (the tree settled), with
+ * their flat and cum of value SEL, and pprof's total in *TOTAL; release T
+ * with pp_top_work_release() whatever it returns. */
+int pp_top_sum(struct top_work *t, uint32_t sel, enum pprof_granularity g, int64_t *total);
+void pp_top_work_release(struct top_work *t);
+
 /* Totals of the deferred samples' pass. */
 struct totals {
 	uint64_t total, basetotal; /* magnitudes */

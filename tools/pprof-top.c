@@ -13,7 +13,8 @@ static void usage(FILE *out)
 {
 	fputs("usage: pprof-top [-i sample] [-g granularity] [-m map] [-n rows] [-o file]\n"
 	      "                 [--cum] [--format=text|tsv|json] [--tree] [--peek=regex]\n"
-	      "                 [--tags] [--unit=unit] [--rules file]\n"
+	      "                 [--tags] [--list=regex] [--source-path=dir] [--unit=unit]\n"
+	      "                 [--rules file]\n"
 	      "                 [filter options] [--max-input size] [--quiet] [file ...]\n"
 	      "\n"
 	      "Writes the table of go tool pprof -top for a pprof, .cpuprofile or\n"
@@ -28,6 +29,8 @@ static void usage(FILE *out)
 	      "      --tree                 each row with its callers and callees (pprof -tree)\n"
 	      "      --peek=REGEX           the tree of the matching functions only (pprof -peek)\n"
 	      "      --tags                 the labels and their values instead (pprof -tags)\n"
+	      "      --list=REGEX           the matching functions' lines beside their source\n"
+	      "      --source-path=DIR      where --list finds relative source files\n"
 	      "      --unit=UNIT            the unit of printed values: ms, MB, auto... (pprof -unit)\n"
 	      "  -i, --sample-index=NAME|N  value to show (default: the profile's default)\n"
 	      "  -g, --granularity=G        functions, filefunctions, lines, files, addresses\n"
@@ -46,6 +49,8 @@ enum {
 	OPT_PEEK,
 	OPT_UNIT,
 	OPT_TAGS,
+	OPT_LIST,
+	OPT_SOURCE_PATH,
 };
 
 int main(int argc, char **argv)
@@ -61,11 +66,14 @@ int main(int argc, char **argv)
 		{"peek", required_argument, NULL, OPT_PEEK},
 		{"unit", required_argument, NULL, OPT_UNIT},
 		{"tags", no_argument, NULL, OPT_TAGS},
+		{"list", required_argument, NULL, OPT_LIST},
+		{"source-path", required_argument, NULL, OPT_SOURCE_PATH},
 		{NULL, 0, NULL, 0},
 	};
 	struct pprof_top_options to = {0};
 	int format = PPROF_TABLE_TEXT;
 	bool tags = false;
+	struct pprof_list_options lo = {0};
 	int opt;
 	while ((opt = cli_getopt(&c, argc, argv, CLI_SHORTOPTS "n:", longopts)) != -1) {
 		switch (opt) {
@@ -93,6 +101,12 @@ int main(int argc, char **argv)
 			to.tree = 1;
 			to.peek = optarg;
 			break;
+		case OPT_LIST:
+			lo.regex = optarg;
+			break;
+		case OPT_SOURCE_PATH:
+			lo.source_path = optarg;
+			break;
 		case OPT_TAGS:
 			tags = true;
 			break;
@@ -106,10 +120,10 @@ int main(int argc, char **argv)
 				cli_usage_error(&c, "unknown option");
 		}
 	}
-	if ((to.tree || tags) && format != PPROF_TABLE_TEXT)
-		cli_usage_error(&c, "--tree, --peek and --tags print text only");
-	if (to.tree && tags)
-		cli_usage_error(&c, "--tags prints no tree");
+	if ((to.tree || tags || lo.regex) && format != PPROF_TABLE_TEXT)
+		cli_usage_error(&c, "--tree, --peek, --tags and --list print text only");
+	if ((to.tree != 0) + tags + (lo.regex != NULL) > 1)
+		cli_usage_error(&c, "one of --tree, --peek, --tags and --list at a time");
 	/* The table needs no call tree: pprof samples are read as lists of
 	 * locations (the transforms build the tree when they run). */
 	c.read.defer_tree = 1;
@@ -123,12 +137,22 @@ int main(int argc, char **argv)
 	to.sample_index = cli_sample_index(&c, p);
 	if (to.sample_index < 0)
 		goto out;
-	if (tags) {
+	if (tags || lo.regex) {
+		lo.sample_index = to.sample_index;
+		lo.unit = to.unit;
+		lo.report = c.report;
 		FILE *out = cli_open_output(&c);
 		if (!out)
 			goto out;
-		if (pprof_tags_write(p, to.sample_index, to.unit, out) != PPROF_OK) {
-			if (errno)
+		errno = 0;
+		int ws = tags ? pprof_tags_write(p, to.sample_index, to.unit, out)
+			      : pprof_list_write(p, &lo, out);
+		if (ws == PPROF_EUSAGE) {
+			cli_abort(&c);
+			cli_usage_error(&c, "%s", pprof_profile_error(p));
+		}
+		if (ws != PPROF_OK) {
+			if (ws == PPROF_EIO)
 				cli_error(&c, "%s: write error: %s",
 					  c.output ? c.output : "<stdout>", strerror(errno));
 			else
