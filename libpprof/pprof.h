@@ -586,13 +586,19 @@ int pprof_tags_write(struct pprof_profile *p, int sample_index, const char *unit
  * none), as go tool pprof -list prints them.  The files are read as pprof
  * finds them: an absolute path as it is, a relative one under SOURCE_PATH
  * (NULL: the current directory) or a directory above it, after pprof's
- * heuristic trim (the path after the search path's base name). */
+ * heuristic trim (the path after the search path's base name); a file a
+ * source map names is its sourcesContent when the map has it. */
 struct pprof_list_options {
 	int sample_index;
 	const char *regex;
 	const char *source_path;
 	const char *unit; /* as pprof_top_options.unit; NULL: each value in its own */
 	const struct pprof_filter_report *report; /* may be NULL: the total */
+	/* source map files (others are skipped) whose sourcesContent holds
+	 * the text of a file their sources name; they and the maps the input
+	 * carries come before the files on disk */
+	const char *const *maps;
+	size_t nmaps;
 };
 /* PPROF_EUSAGE for a bad regex, PPROF_EINPUT when no function matches,
  * PPROF_EIO (errno set) on a write error.  Settles deferred samples. */

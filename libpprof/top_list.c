@@ -6,10 +6,71 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "filter_private.h"
+#include "sourcemap.h"
 #include "top_private.h"
+
+/* The source maps whose sourcesContent may hold a file's text: the map
+ * files named (directories are not searched here) and the maps the input
+ * carries. */
+struct maps {
+	struct smap_map **m;
+	size_t n;
+};
+
+static void maps_load(const struct pprof_profile *p, const char *const *paths, size_t npaths,
+		      struct maps *ms)
+{
+	size_t cap = npaths;
+	for (const struct pp_emap *e = p->emaps; e; e = e->next)
+		cap++;
+	ms->m = calloc(cap ? cap : 1, sizeof(*ms->m));
+	ms->n = 0;
+	if (!ms->m)
+		return;
+	for (size_t i = 0; i < npaths; i++) {
+		struct stat st;
+		struct smap_map *m;
+		if (stat(paths[i], &st) != 0 || !S_ISREG(st.st_mode) || !(m = smap_map_new()))
+			continue;
+		if (smap_map_load_file(m, paths[i], 0) == SMAP_OK)
+			ms->m[ms->n++] = m;
+		else
+			smap_map_free(m);
+	}
+	for (const struct pp_emap *e = p->emaps; e; e = e->next) {
+		struct smap_map *m = smap_map_new();
+		if (m && smap_map_parse(m, e->text, e->len, 0) == SMAP_OK)
+			ms->m[ms->n++] = m;
+		else
+			smap_map_free(m);
+	}
+}
+
+static void maps_release(struct maps *ms)
+{
+	for (size_t i = 0; i < ms->n; i++)
+		smap_map_free(ms->m[i]);
+	free(ms->m);
+}
+
+/* The sourcesContent of FILE (a source's resolved name), or NULL. */
+static const char *map_content(const struct maps *ms, const char *file, size_t *len)
+{
+	for (size_t i = 0; i < ms->n; i++)
+		for (size_t k = 0; k < smap_map_source_count(ms->m[i]); k++) {
+			const char *src = smap_map_source(ms->m[i], k);
+			if (src && strcmp(src, file) == 0) {
+				const char *c = smap_map_source_content(ms->m[i], k, len);
+				if (c)
+					return c;
+			}
+		}
+	return NULL;
+}
 
 /* A node of pprof's graph at "lines": a function's line in a file. */
 struct lnode {
@@ -107,8 +168,8 @@ static void value_or_dot(char *buf, size_t size, int64_t v, const char *from, co
 
 /* The lines of one function in one file: N[0 .. n), sorted by line. */
 static int write_routine(struct pprof_profile *p, const struct lnode *n, size_t k,
-			 const char *given, const char *search, const char *from, const char *to,
-			 int64_t total, FILE *out)
+			 const struct maps *ms, const char *given, const char *search,
+			 const char *from, const char *to, int64_t total, FILE *out)
 {
 	int64_t flat = 0, cum = 0;
 	for (size_t i = 0; i < k; i++) {
@@ -127,7 +188,12 @@ static int write_routine(struct pprof_profile *p, const struct lnode *n, size_t 
 	fprintf(out, "%10s %10s (flat, cum) %s of Total\n", a, b, pct);
 	struct pp_buf why;
 	pp_buf_init(&why);
-	FILE *src = open_source(file, search, &why);
+	/* a source map's copy of the file first, as DevTools shows it */
+	size_t clen = 0;
+	const char *content = map_content(ms, pp_str(p, n[0].file), &clen);
+	FILE *src = content ? fmemopen((void *)content, clen, "r") : NULL;
+	if (!src)
+		src = open_source(file, search, &why);
 	if (!src) {
 		fprintf(out, " Error: %s\n", why.s);
 		pp_buf_release(&why);
@@ -189,6 +255,7 @@ int pprof_list_write(struct pprof_profile *p, const struct pprof_list_options *o
 	struct top_work t;
 	memset(&t, 0, sizeof(t));
 	t.p = p;
+	struct maps ms = {NULL, 0};
 	struct lnode *nodes = NULL;
 	uint32_t *rep = NULL;
 	struct pp_buf b;
@@ -256,6 +323,7 @@ int pprof_list_write(struct pprof_profile *p, const struct pprof_list_options *o
 	char cwd[4096];
 	if (!search)
 		search = getcwd(cwd, sizeof(cwd)) ? cwd : ".";
+	maps_load(p, o->maps, o->nmaps, &ms);
 	errno = 0;
 	char tl[160];
 	pprof_value_label(tl, sizeof(tl), total, from, to);
@@ -273,8 +341,8 @@ int pprof_list_write(struct pprof_profile *p, const struct pprof_list_options *o
 				;
 			if (!nodes[f].file)
 				continue;
-			s = write_routine(p, nodes + f, g - f, o->source_path, search, from, to,
-					  total, out);
+			s = write_routine(p, nodes + f, g - f, &ms, o->source_path, search, from,
+					  to, total, out);
 			if (s != PPROF_OK)
 				goto out;
 		}
@@ -282,6 +350,7 @@ int pprof_list_write(struct pprof_profile *p, const struct pprof_list_options *o
 	s = pp_write_status(out);
 out:
 	pp_buf_release(&b);
+	maps_release(&ms);
 	free(rep);
 	free(nodes);
 	pp_top_work_release(&t);

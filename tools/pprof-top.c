@@ -141,6 +141,8 @@ int main(int argc, char **argv)
 		lo.sample_index = to.sample_index;
 		lo.unit = to.unit;
 		lo.report = c.report;
+		lo.maps = c.maps;
+		lo.nmaps = c.nmaps;
 		FILE *out = cli_open_output(&c);
 		if (!out)
 			goto out;

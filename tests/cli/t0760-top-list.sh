@@ -1,6 +1,7 @@
 #!/bin/sh
 # pprof-top --list=RE (issue 18): pprof's -list, flat and cum per source
-# line beside the source text.  A small Go program is built and profiled,
+# line beside the source text.  Goldens on V8 input whose source comes from
+# the maps' sourcesContent.  A small Go program is built and profiled,
 # so the test has its source; its listing must equal go tool pprof -list,
 # with the source found from the current directory, under --source-path,
 # and the errors of a file that cannot be found.  Skipped without go.
@@ -20,6 +21,18 @@ test_expect_success 'a function without a file; a file that cannot be found' '
 	 Error: could not find file src/cache.ts on path /nonexistent
 	EOF
 	test_cmp expect actual
+'
+
+test_expect_success 'goldens: the TypeScript lines from the sourcesContent of -m maps' '
+	pprof-top --list="^visit" -m "$FIX/worker/worker.js.map" \
+		"$FIX/profiles/workerd-min.cpuprofile" >actual &&
+	test_cmp "$EXP/t0760/workerd-min.map.list" actual
+'
+
+test_expect_success 'goldens: ... and of the maps a trace carries' '
+	pprof-top --list="^(sortBySize|shapeArea|totalArea|makeShapes)\$" \
+		--source-path=/nonexistent "$FIX/trace/trace-maps.json.gz" >actual 2>/dev/null &&
+	test_cmp "$EXP/t0760/trace-maps.list" actual
 '
 
 test_expect_success 'errors: no match, a bad regex, with --tree' '
