@@ -433,6 +433,15 @@ int pprof_flame_write_svg(struct pprof_flame *f, const struct pprof_flame_option
  * or PPROF_EINPUT when a merged value leaves int64 (message on ERR). */
 int pprof_folded_strip_hex(struct pprof_profile *err, struct pprof_folded *f);
 
+/* pprof-diff --fold-vanished: before A and B are compared, each frame of
+ * their stacks whose name is not in the other's stacks too is left out,
+ * so that its value counts in its caller (what V8 inlining does to a
+ * callee); a stack's root stays.  Both are sorted and merged again.
+ * PPROF_ENOMEM, or PPROF_EINPUT when a merged value leaves int64 (message
+ * on ERR). */
+int pprof_folded_fold_vanished(struct pprof_profile *err, struct pprof_folded *a,
+			       struct pprof_folded *b);
+
 /* A diff of two folded profiles: one line per stack present in either,
  * bytewise sorted, "stack BEFORE AFTER" (difffolded.pl's output, 0 where
  * the stack is absent). */
@@ -638,10 +647,18 @@ int pprof_diff_table_write(const struct pprof_diff_table *t, const struct pprof_
 			   size_t limit, FILE *out);
 /* The regression gate: whether the total, or some function's total, grew
  * by more than PCT percent of the before column's total (any growth when
- * that total is 0).  *WORST receives the row that grew most (NULL when no
- * function grew); *NOVER the number of functions over the threshold. */
-int pprof_diff_regressed(const struct pprof_diff_table *t, const struct pprof_diff *d,
-			 double pct, const struct pprof_diff_row **worst, size_t *nover);
+ * that total is 0) and by at least MIN_DELTA (in the sample type's unit;
+ * 0: any).  *WORST receives the row that grew most (NULL when no function
+ * grew); *NOVER the number of functions over the threshold. */
+int pprof_diff_regressed(const struct pprof_diff_table *t, const struct pprof_diff *d, double pct,
+			 int64_t min_delta, const struct pprof_diff_row **worst, size_t *nover);
+
+/* TEXT as a value in UNIT (a sample type's unit, "nanoseconds", "bytes"):
+ * a decimal number, in UNIT itself, or followed by a unit of the same kind
+ * as pprof names them ("5ms", "2.5s", "1MB"; "KiB", "MiB"... are the same
+ * 1024-based units), rounded to an integer.  PPROF_EUSAGE when TEXT is not
+ * one, or its unit is not of UNIT's kind. */
+int pprof_value_parse(const char *text, const char *unit, int64_t *out);
 
 #ifdef __cplusplus
 }

@@ -392,8 +392,8 @@ int pprof_diff_table_write(const struct pprof_diff_table *t, const struct pprof_
 	return pp_write_status(out);
 }
 
-int pprof_diff_regressed(const struct pprof_diff_table *t, const struct pprof_diff *d,
-			 double pct, const struct pprof_diff_row **worst, size_t *nover)
+int pprof_diff_regressed(const struct pprof_diff_table *t, const struct pprof_diff *d, double pct,
+			 int64_t min_delta, const struct pprof_diff_row **worst, size_t *nover)
 {
 	int64_t base = d->total_before_scaled;
 	*worst = NULL;
@@ -410,10 +410,10 @@ int pprof_diff_regressed(const struct pprof_diff_table *t, const struct pprof_di
 			best = g;
 			*worst = r;
 		}
-		if (base <= 0 || (long double)g > limit)
+		if ((base <= 0 || (long double)g > limit) && g >= min_delta)
 			(*nover)++;
 	}
 	int64_t g = d->total_after - base;
-	bool total_over = g > 0 && (base <= 0 || (long double)g > limit);
+	bool total_over = g > 0 && (base <= 0 || (long double)g > limit) && g >= min_delta;
 	return total_over || *nover > 0;
 }
