@@ -195,7 +195,8 @@ int pprof_tags_write(struct pprof_profile *p, int sample_index, const char *unit
 	if (s != PPROF_OK)
 		goto out;
 	sort_p = p;
-	qsort(T.t, T.n, sizeof(*T.t), tag_cmp);
+	if (T.n)
+		qsort(T.t, T.n, sizeof(*T.t), tag_cmp);
 	errno = 0;
 	const char *from = pp_str(p, p->types[sel].unit);
 	for (size_t i = 0, j; i < T.n; i = j) {

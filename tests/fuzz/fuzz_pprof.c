@@ -7,7 +7,7 @@
  * which counts every frame of a deferred sample), give the same top
  * tables (with the walk in one share and in two threads), and fold alike
  * once pprof_fold settles the deferred samples, and the same trees
- * (pprof -tree). */
+ * (pprof -tree) and tags (pprof -tags). */
 #include "config.h"
 
 #include "harness.h"
@@ -54,6 +54,19 @@ static char *fold_text(struct pprof_profile *p, int t)
 	return buf;
 }
 
+static char *tags_text(struct pprof_profile *p, int t)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	if (!f)
+		return NULL;
+	if (pprof_tags_write(p, t, NULL, f) != PPROF_OK)
+		fprintf(f, "error: %s\n", pprof_profile_error(p));
+	fclose(f);
+	return buf;
+}
+
 static void same(const char *what, char *a, char *b)
 {
 	if (a && b && strcmp(a, b) != 0) {
@@ -93,6 +106,7 @@ static void differential(const uint8_t *data, size_t size)
 	/* pprof -tree, all rows and 3 (the deferred samples settle for it) */
 	same("the tree differs", view_text(t, ty, 0, 0, 1), view_text(d, ty, 0, 0, 1));
 	same("the tree differs (3 rows)", view_text(t, ty, 3, 0, 1), view_text(d, ty, 3, 0, 1));
+	same("the tags differ", tags_text(t, ty), tags_text(d, ty));
 out:
 	pprof_profile_free(t);
 	pprof_profile_free(d);
