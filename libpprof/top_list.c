@@ -120,6 +120,19 @@ static const char *trim_path(const char *path, const char *search)
 	return path;
 }
 
+/* F when it is a regular file (a profile may name /dev/zero), else NULL
+ * with F closed. */
+static FILE *regular(FILE *f)
+{
+	struct stat st;
+	if (f && (fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode))) {
+		fclose(f);
+		errno = EINVAL; /* said as "not a regular file" */
+		return NULL;
+	}
+	return f;
+}
+
 /* Opens FILE as pprof's openSourceFile: an absolute path as it is, a
  * relative one under the search path or any directory above it.  On
  * failure *WHY is pprof's message. */
@@ -127,10 +140,12 @@ static FILE *open_source(const char *file, const char *search, struct pp_buf *wh
 {
 	const char *path = trim_path(file, search);
 	if (path[0] == '/') {
-		FILE *f = fopen(path, "r");
+		FILE *f = regular(fopen(path, "r"));
 		if (!f)
 			pp_buf_addf(why, "open %s: %s", path,
-				    errno == ENOENT ? "no such file or directory" : strerror(errno));
+				    errno == ENOENT   ? "no such file or directory"
+				    : errno == EINVAL ? "not a regular file"
+						      : strerror(errno));
 		return f;
 	}
 	struct pp_buf dir, name;
@@ -142,7 +157,7 @@ static FILE *open_source(const char *file, const char *search, struct pp_buf *wh
 		name.len = 0;
 		if (!pp_buf_addf(&name, "%s/%s", dir.s, path))
 			break;
-		if ((f = fopen(name.s, "r")))
+		if ((f = regular(fopen(name.s, "r"))))
 			break;
 		/* the parent directory, up to the root */
 		char *slash = strrchr(dir.s, '/');

@@ -35,6 +35,17 @@ test_expect_success 'goldens: ... and of the maps a trace carries' '
 	test_cmp "$EXP/t0760/trace-maps.list" actual
 '
 
+test_expect_success 'a source that is no regular file is not read (/dev/zero)' '
+	cat >z.cpuprofile <<-\EOF &&
+	{"nodes":[{"id":1,"callFrame":{"functionName":"(root)","scriptId":"0","url":"",
+	"lineNumber":-1,"columnNumber":-1},"children":[2]},{"id":2,"callFrame":
+	{"functionName":"f","scriptId":"1","url":"/dev/zero","lineNumber":3,"columnNumber":1}}],
+	"startTime":0,"endTime":100,"samples":[2,2],"timeDeltas":[10,10]}
+	EOF
+	pprof-top --list=f z.cpuprofile >actual &&
+	test "$(tail -1 actual)" = " Error: open /dev/zero: not a regular file"
+'
+
 test_expect_success 'errors: no match, a bad regex, with --tree' '
 	test_fails 1 pprof-top --list=nosuchfunction "$P" &&
 	test "$(cat err)" = "pprof-top: no matches found for regexp: nosuchfunction" &&
