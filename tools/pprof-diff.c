@@ -185,6 +185,8 @@ int main(int argc, char **argv)
 		cli_usage_error(&c, "two inputs needed, before and after");
 	if (cum && !top)
 		cli_usage_error(&c, "--cum sorts the --top table");
+	if (min_delta && !gate)
+		cli_usage_error(&c, "--min-delta is a floor of --fail-over");
 	if (strcmp(argv[optind], "-") == 0 && strcmp(argv[optind + 1], "-") == 0)
 		cli_usage_error(&c, "only one input can be standard input");
 

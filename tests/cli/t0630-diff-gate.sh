@@ -51,8 +51,9 @@ test_expect_success '--fold-vanished: the folded lines keep both totals' '
 '
 
 test_expect_success 'errors: a bad value, a unit of another kind' '
-	test_usage pprof-diff --min-delta=abc "$A" "$B" &&
-	test_usage pprof-diff --min-delta=-5ms "$A" "$B" &&
+	test_usage pprof-diff --fail-over=5 --min-delta=abc "$A" "$B" &&
+	test_usage pprof-diff --fail-over=5 --min-delta=-5ms "$A" "$B" &&
+	test_usage pprof-diff --min-delta=5ms "$A" "$B" &&
 	test_fails 1 pprof-diff --fail-over=5 --min-delta=1MiB "$A" "$B" &&
 	test "$(cat err)" = "pprof-diff: --min-delta: '"'"'1MiB'"'"' is not a value in nanoseconds"
 '
