@@ -9,7 +9,9 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/uio.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "folded_private.h"
@@ -70,6 +72,136 @@ int pprof_folded_strip_hex(struct pprof_profile *err, struct pprof_folded *f)
 		return pp_error(err, PPROF_EINPUT, "sum of values leaves the 64-bit range");
 	f->total = total;
 	return PPROF_OK;
+}
+
+/* ---- fold vanished functions ---- */
+
+/* The functions of both sides: a name, and which sides have it. */
+struct vname {
+	const char *s;
+	size_t len;
+	uint64_t hash;
+	unsigned sides; /* 1: A, 2: B */
+};
+
+struct vset {
+	struct vname *v;
+	size_t cap, n;
+	uint64_t seed;
+};
+
+static struct vname *vset_find(struct vset *t, const char *s, size_t len)
+{
+	uint64_t h = pp_hash_bytes(s, len, t->seed);
+	size_t i = (size_t)h & (t->cap - 1);
+	while (t->v[i].s &&
+	       !(t->v[i].hash == h && t->v[i].len == len && memcmp(t->v[i].s, s, len) == 0))
+		i = (i + 1) & (t->cap - 1);
+	if (!t->v[i].s)
+		t->v[i] = (struct vname){s, len, h, 0};
+	return &t->v[i];
+}
+
+/* Adds the names of F's stacks for SIDE; false when out of memory. */
+static bool vset_add(struct vset *t, const struct pprof_folded *f, unsigned side)
+{
+	for (size_t k = 0; k < f->n; k++) {
+		const char *p = f->lines[k].stack, *end = p + f->lines[k].len;
+		for (;;) {
+			const char *semi = memchr(p, ';', (size_t)(end - p));
+			const char *fe = semi ? semi : end;
+			if ((t->n + 1) * 2 > t->cap) {
+				struct vname *old = t->v;
+				size_t oc = t->cap;
+				t->cap = oc ? oc * 2 : 1024;
+				t->v = calloc(t->cap, sizeof(*t->v));
+				if (!t->v) {
+					t->v = old;
+					t->cap = oc;
+					return false;
+				}
+				for (size_t j = 0; j < oc; j++) {
+					if (!old[j].s)
+						continue;
+					size_t x = (size_t)old[j].hash & (t->cap - 1);
+					while (t->v[x].s)
+						x = (x + 1) & (t->cap - 1);
+					t->v[x] = old[j];
+				}
+				free(old);
+			}
+			struct vname *v = vset_find(t, p, (size_t)(fe - p));
+			if (!v->sides)
+				t->n++;
+			v->sides |= side;
+			if (!semi)
+				break;
+			p = semi + 1;
+		}
+	}
+	return true;
+}
+
+/* Rewrites F's stacks without the frames that are not in both sides
+ * (but a stack's root), then sorts and merges them again. */
+static int fold_side(struct pprof_profile *err, struct vset *t, struct pprof_folded *f, char **old)
+{
+	size_t size = 0;
+	for (size_t k = 0; k < f->n; k++)
+		size += f->lines[k].len;
+	char *nb = malloc(size ? size : 1), *at = nb;
+	if (!nb)
+		return pp_nomem(err);
+	for (size_t k = 0; k < f->n; k++) {
+		const char *p = f->lines[k].stack, *end = p + f->lines[k].len;
+		char *start = at;
+		for (bool root = true;; root = false) {
+			const char *semi = memchr(p, ';', (size_t)(end - p));
+			const char *fe = semi ? semi : end;
+			size_t len = (size_t)(fe - p);
+			if (root || vset_find(t, p, len)->sides == 3) {
+				if (at > start)
+					*at++ = ';';
+				memcpy(at, p, len);
+				at += len;
+			}
+			if (!semi)
+				break;
+			p = semi + 1;
+		}
+		f->lines[k].stack = start;
+		f->lines[k].len = (size_t)(at - start);
+	}
+	*old = f->buf;
+	f->buf = nb;
+	f->buflen = (size_t)(at - nb);
+	int64_t total;
+	if (!pp_folded_sort_merge(f->lines, &f->n, &total, -1))
+		return pp_error(err, PPROF_EINPUT, "sum of values leaves the 64-bit range");
+	f->total = total;
+	return PPROF_OK;
+}
+
+int pprof_folded_fold_vanished(struct pprof_profile *err, struct pprof_folded *a,
+			       struct pprof_folded *b)
+{
+	struct vset t = {NULL, 0, 0, 0};
+	t.seed = (uint64_t)(uintptr_t)&t * 0x9E3779B97F4A7C15ull;
+	if (getrandom(&t.seed, sizeof(t.seed), GRND_NONBLOCK) != (ssize_t)sizeof(t.seed))
+		t.seed ^= (uint64_t)time(NULL);
+	int s = PPROF_OK;
+	if (!vset_add(&t, a, 1) || !vset_add(&t, b, 2))
+		s = pp_nomem(err);
+	/* the names point into the old lines: their buffers are freed last */
+	char *oa = NULL, *ob = NULL;
+	if (s == PPROF_OK)
+		s = fold_side(err, &t, b, &ob);
+	if (s == PPROF_OK)
+		s = fold_side(err, &t, a, &oa);
+	free(oa);
+	free(ob);
+	free(t.v);
+	return s;
 }
 
 /* ---- the diff ---- */

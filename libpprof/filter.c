@@ -1269,28 +1269,104 @@ static void applier_release(struct applier *A)
 	pprof_profile_free(A->q);
 }
 
-int pprof_filter_apply(const struct pprof_filter *f, struct pprof_profile *p)
+void pprof_filter_report_free(struct pprof_filter_report *r)
 {
+	if (!r)
+		return;
+	for (size_t i = 0; i < r->nfilters; i++)
+		free(r->filters[i]);
+	free(r->filters);
+	free(r->totals);
+	free(r);
+}
+
+/* pprof's total of a table for each sample type, as the report takes it
+ * before the filters run: the magnitudes of all samples, or of the
+ * pprof::base samples only in a -diff_base profile. */
+static int totals_before(struct pprof_profile *p, int64_t **out)
+{
+	uint32_t base = p->nlabelsets > 1 ? pp_label_key(p, "pprof::base") : 0;
+	int64_t *t = calloc(p->ntypes ? p->ntypes : 1, sizeof(*t));
+	if (!t)
+		return pp_nomem(p);
+	for (uint32_t k = 0; k < p->ntypes; k++) {
+		uint64_t total = 0, basetotal = 0;
+		for (uint32_t e = 0; e < p->nentries; e++) {
+			int64_t v = p->values[(size_t)e * p->ntypes + k];
+			if (v == 0)
+				continue;
+			uint64_t m = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
+			if (__builtin_add_overflow(total, m, &total) || total > INT64_MAX) {
+				free(t);
+				return pp_error(p, PPROF_EINPUT, "sum of values leaves the 64-bit range");
+			}
+			if (base && pp_has_label(p, p->entries[e].labels, base, "true"))
+				basetotal += m;
+		}
+		t[k] = (int64_t)(basetotal ? basetotal : total);
+	}
+	*out = t;
+	return PPROF_OK;
+}
+
+/* The report of F on P, before F changes P; *OUT stays NULL when there is
+ * nothing to say. */
+static int make_report(const struct pprof_filter *f, struct pprof_profile *p,
+		       struct pprof_filter_report **out)
+{
+	/* As pprof: the percentages of a table stay those of all samples
+	 * under its sample filters (not under --drop-idle, which is ours and
+	 * is meant to leave the idle time out of the total). */
+	bool pprofs = false;
+	size_t n = 0;
+	for (int o = 0; o < PPROF_FILTER_NOPTIONS; o++) {
+		pprofs |= f->given[o] && pprof_legend_names[o];
+		n += f->nlegend[o];
+	}
+	bool totals = pprofs && !f->given[PPROF_FILTER_DROP_IDLE];
+	if (!totals && n == 0)
+		return PPROF_OK;
+	struct pprof_filter_report *r = calloc(1, sizeof(*r));
+	if (!r || !(r->filters = calloc(n ? n : 1, sizeof(*r->filters)))) {
+		free(r);
+		return pp_nomem(p);
+	}
+	for (int o = 0; o < PPROF_FILTER_NOPTIONS; o++)
+		for (size_t k = 0; k < f->nlegend[o]; k++) {
+			if (!(r->filters[r->nfilters] = strdup(f->legend[o][k]))) {
+				pprof_filter_report_free(r);
+				return pp_nomem(p);
+			}
+			r->nfilters++;
+		}
+	if (totals) {
+		int s = totals_before(p, &r->totals);
+		if (s != PPROF_OK) {
+			pprof_filter_report_free(r);
+			return s;
+		}
+		r->ntypes = p->ntypes;
+	}
+	*out = r;
+	return PPROF_OK;
+}
+
+int pprof_filter_apply(const struct pprof_filter *f, struct pprof_profile *p,
+		       struct pprof_filter_report **report)
+{
+	if (report)
+		*report = NULL;
 	if (pprof_filter_is_empty(f))
 		return PPROF_OK;
 	int settled = pp_settle(p);
 	if (settled != PPROF_OK)
 		return settled;
-	/* As pprof: the percentages of a table stay those of all samples
-	 * under its sample filters (not under --drop-idle, which is ours and
-	 * is meant to leave the idle time out of the total). */
-	bool pprofs = false;
-	for (int o = 0; o < PPROF_FILTER_NOPTIONS; o++)
-		pprofs |= f->given[o] && pprof_legend_names[o];
-	if (pprofs && !f->given[PPROF_FILTER_DROP_IDLE] && !p->pretotal) {
-		int s = pp_record_pretotal(p);
+	struct pprof_filter_report *rep = NULL;
+	if (report) {
+		int s = make_report(f, p, &rep);
 		if (s != PPROF_OK)
 			return s;
 	}
-	for (int o = 0; o < PPROF_FILTER_NOPTIONS; o++)
-		for (size_t k = 0; k < f->nlegend[o]; k++)
-			if (!pp_legend_add(p, f->legend[o][k]))
-				return pp_nomem(p);
 	struct applier A;
 	memset(&A, 0, sizeof(A));
 	A.f = f;
@@ -1382,5 +1458,9 @@ int pprof_filter_apply(const struct pprof_filter *f, struct pprof_profile *p)
 out:
 	free(nodemap);
 	applier_release(&A);
+	if (st == PPROF_OK && report)
+		*report = rep;
+	else
+		pprof_filter_report_free(rep);
 	return st;
 }

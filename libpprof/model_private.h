@@ -125,12 +125,6 @@ struct pprof_profile {
 	uint32_t nentries, capentries;
 	struct pp_idhash *entryhash;
 
-	/* the table totals per sample type before pprof's sample filters
-	 * (NULL: none applied), and the filters given, for the legend */
-	int64_t *pretotal;
-	char **legend;
-	size_t nlegend;
-
 	/* samples not yet in the tree (NULL: none) */
 	struct pp_deferred *deferred;
 	/* the lines of the first input when it is folded text (folded_private.h) */
@@ -220,11 +214,10 @@ void pp_drop_node_index(struct pprof_profile *p);
  * tree (no-op when there are none). */
 int pp_settle(struct pprof_profile *p);
 
-/* Keeps the totals of the top table for every sample type (top.c) in
- * p->pretotal, before filters change them. */
-int pp_record_pretotal(struct pprof_profile *p);
-/* Appends a copy of S to p->legend; false when out of memory. */
-bool pp_legend_add(struct pprof_profile *p, const char *s);
+/* The string id of KEY among the label keys, or 0. */
+uint32_t pp_label_key(const struct pprof_profile *p, const char *key);
+/* Whether label set SET has the string label KEY (a string id) = VAL. */
+bool pp_has_label(const struct pprof_profile *p, uint32_t set, uint32_t key, const char *val);
 /* Interns a label set (sorted by the callee); N may be 0 (gives set 0). */
 int pp_labelset_intern(struct pprof_profile *p, const struct pp_label *l,
 		       uint32_t n, uint32_t *id);

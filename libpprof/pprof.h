@@ -263,13 +263,30 @@ int pprof_filter_use_rules(struct pprof_filter *f, const struct pprof_rules *r);
 /* Whether F would change a profile. */
 int pprof_filter_is_empty(const struct pprof_filter *f);
 
+/* What the filter step hands to the report that prints the profile
+ * (pprof_top_options.report): pprof's sample filters as given
+ * ("focus=REGEX", ..., in pprof's order: its legend, "Active filters:"),
+ * and per sample type the total of the samples before them, as pprof's
+ * percentages are of all samples (NULL: the totals after the filters
+ * hold, as under --drop-idle, which is meant to leave idle time out). */
+struct pprof_filter_report {
+	char **filters;
+	size_t nfilters;
+	int64_t *totals; /* NTYPES entries, in the profile's type order, or NULL */
+	size_t ntypes;
+};
+void pprof_filter_report_free(struct pprof_filter_report *r);
+
 /* Rewrites P's call tree: rename rules, then tagroot/tagleaf, then
  * focus/ignore/drop-idle/tagfocus/tagignore, hide/show, show-from,
  * prune-from, and last collapse-recursion, in that order (as go tool pprof
  * applies them).  Samples whose stack is emptied are dropped.  Warnings
  * ("focus expression matched no samples") go on P.  Run it after
- * symbolication and before any writer. */
-int pprof_filter_apply(const struct pprof_filter *f, struct pprof_profile *p);
+ * symbolication and before any writer.  REPORT (may be NULL) receives the
+ * report for the tables (freed with pprof_filter_report_free()), or NULL
+ * when there is nothing to report. */
+int pprof_filter_apply(const struct pprof_filter *f, struct pprof_profile *p,
+		       struct pprof_filter_report **report);
 
 /* Writes P as a gzipped profile.proto to OUT: all sample types, the default
  * one, functions, locations (inlined frames as the Lines of one Location),
@@ -424,12 +441,21 @@ int pprof_flame_palette_write(struct pprof_flame *f, FILE *out);
 int pprof_flame_write_svg(struct pprof_flame *f, const struct pprof_flame_options *o,
 			  FILE *out);
 
-/* ---- diff and top (diff.c, top.c) ---- */
+/* ---- diff and top (diff.c, top.c, top_diff.c; labels: units.c) ---- */
 
 /* Rewrites each run of "0x" and hex digits in the stacks of F to "0x..."
  * (difffolded.pl -s), then sorts and merges the lines again.  PPROF_ENOMEM,
  * or PPROF_EINPUT when a merged value leaves int64 (message on ERR). */
 int pprof_folded_strip_hex(struct pprof_profile *err, struct pprof_folded *f);
+
+/* pprof-diff --fold-vanished: before A and B are compared, each frame of
+ * their stacks whose name is not in the other's stacks too is left out,
+ * so that its value counts in its caller (what V8 inlining does to a
+ * callee); a stack's root stays.  Both are sorted and merged again.
+ * PPROF_ENOMEM, or PPROF_EINPUT when a merged value leaves int64 (message
+ * on ERR). */
+int pprof_folded_fold_vanished(struct pprof_profile *err, struct pprof_folded *a,
+			       struct pprof_folded *b);
 
 /* A diff of two folded profiles: one line per stack present in either,
  * bytewise sorted, "stack BEFORE AFTER" (difffolded.pl's output, 0 where
@@ -505,10 +531,24 @@ enum pprof_top_inline {
 	PPROF_TOP_INLINED,         /* every call to it was inlined: "(inline)" */
 	PPROF_TOP_PARTLY_INLINED,  /* "(partial-inline)" */
 };
+/* A call between two rows of a tree (pprof -tree): the row at the other
+ * end, the value of the samples through the call (once each), and whether
+ * every such call was inlined ("(inline)"). */
+struct pprof_top_call {
+	size_t row;
+	int64_t weight;
+	int inlined;
+};
 struct pprof_top_row {
 	const char *name; /* NUL-terminated, owned by the table */
 	int64_t flat, cum;
 	enum pprof_top_inline inlined;
+	/* with pprof_top_options.tree: the callers and callees among the kept
+	 * rows, sorted as pprof sorts them (by |weight|, then name); SHOWN: the
+	 * row is printed (it matches pprof_top_options.peek, or no peek) */
+	const struct pprof_top_call *callers, *callees;
+	size_t ncallers, ncallees;
+	int shown;
 };
 struct pprof_top {
 	struct pprof_top_row *rows; /* sorted as pprof sorts them */
@@ -527,8 +567,11 @@ struct pprof_top {
 	 * percentages are of all samples */
 	const char **filters;
 	size_t nfilters;
+	const char *output_unit; /* pprof's -unit; NULL: the unit pprof picks */
+	int tree;                /* printed as pprof -tree (text only) */
 	/* private */
 	char *buf;
+	struct pprof_top_call *calls;
 };
 struct pprof_top_options {
 	int sample_index; /* from pprof_sample_type_select() */
@@ -537,6 +580,18 @@ struct pprof_top_options {
 	size_t limit;     /* rows to keep; 0: all (pprof -nodecount) */
 	unsigned threads; /* for the walk of a big profile's samples; 0: as
 			   * many as the cores online (at most 8) */
+	/* what pprof_filter_apply() reported (may be NULL): the table's
+	 * total and its "Active filters:" legend */
+	const struct pprof_filter_report *report;
+	/* pprof's -tree: the rows with their callers and callees.  With PEEK
+	 * (a PCRE2 regex, unanchored) pprof's -peek: only the rows whose name
+	 * matches are shown, and every row is kept whatever LIMIT says;
+	 * PPROF_EUSAGE for a bad regex, PPROF_EINPUT when no row matches. */
+	int tree;
+	const char *peek;
+	/* the unit of the printed values, as pprof's -unit ("ms", "MB",
+	 * "auto": each value's own); NULL or "minimum": the one pprof picks */
+	const char *unit;
 };
 /* Builds the table of P into *OUT (freed with pprof_top_free()). */
 int pprof_top(struct pprof_profile *p, const struct pprof_top_options *o,
@@ -544,9 +599,43 @@ int pprof_top(struct pprof_profile *p, const struct pprof_top_options *o,
 void pprof_top_free(struct pprof_top *t);
 /* Writes the table: as go tool pprof -top prints it (its header lines but
  * File and Build ID, then flat, flat%, sum%, cum, cum%, name), or as TSV or
- * JSON with raw values.  Times are printed in the local time zone, as pprof
+ * JSON with raw values; a tree as go tool pprof -tree or -peek prints it
+ * (PPROF_EUSAGE in other formats than text).  Times are printed in the local time zone, as pprof
  * does.  PPROF_EIO (errno set) on a write error. */
 int pprof_top_write(const struct pprof_top *t, enum pprof_table_format fmt, FILE *out);
+
+/* pprof's -tags: for each label key of P's samples (by name), the total of
+ * value SAMPLE_INDEX over the samples that carry it, then each of its
+ * values (a number as a label in the key's unit) with its sum and share,
+ * by |sum| then name, aligned as go tool pprof -tags prints them.  UNIT as
+ * pprof_top_options.unit.  Settles deferred samples; PPROF_EIO (errno
+ * set) on a write error. */
+int pprof_tags_write(struct pprof_profile *p, int sample_index, const char *unit, FILE *out);
+
+/* pprof's -list: for each function whose name matches REGEX (PCRE2,
+ * unanchored), by name, and each of its source files, by name, its flat
+ * and cum, then the file's lines from five before the first line with
+ * samples to five after the last, each with its flat and cum ("." for
+ * none), as go tool pprof -list prints them.  The files are read as pprof
+ * finds them: an absolute path as it is, a relative one under SOURCE_PATH
+ * (NULL: the current directory) or a directory above it, after pprof's
+ * heuristic trim (the path after the search path's base name); a file a
+ * source map names is its sourcesContent when the map has it. */
+struct pprof_list_options {
+	int sample_index;
+	const char *regex;
+	const char *source_path;
+	const char *unit; /* as pprof_top_options.unit; NULL: each value in its own */
+	const struct pprof_filter_report *report; /* may be NULL: the total */
+	/* source map files (others are skipped) whose sourcesContent holds
+	 * the text of a file their sources name; they and the maps the input
+	 * carries come before the files on disk */
+	const char *const *maps;
+	size_t nmaps;
+};
+/* PPROF_EUSAGE for a bad regex, PPROF_EINPUT when no function matches,
+ * PPROF_EIO (errno set) on a write error.  Settles deferred samples. */
+int pprof_list_write(struct pprof_profile *p, const struct pprof_list_options *o, FILE *out);
 
 /* The table of a diff by function: self (as flat) and total (as cum, once
  * per stack) before and after, for the functions where either changed. */
@@ -571,6 +660,8 @@ void pprof_diff_table_free(struct pprof_diff_table *t);
 struct pprof_diff_info {
 	const char *type, *unit;     /* the sample type */
 	const char *before, *after;  /* the inputs' names */
+	const char *output_unit;     /* the unit of printed values, as pprof's -unit;
+				      * NULL or "minimum": the one pprof picks */
 };
 /* Writes the first LIMIT rows (0: all) with the totals and the
  * normalisation used; delta% is the delta as a percentage of the before
@@ -580,10 +671,18 @@ int pprof_diff_table_write(const struct pprof_diff_table *t, const struct pprof_
 			   size_t limit, FILE *out);
 /* The regression gate: whether the total, or some function's total, grew
  * by more than PCT percent of the before column's total (any growth when
- * that total is 0).  *WORST receives the row that grew most (NULL when no
- * function grew); *NOVER the number of functions over the threshold. */
-int pprof_diff_regressed(const struct pprof_diff_table *t, const struct pprof_diff *d,
-			 double pct, const struct pprof_diff_row **worst, size_t *nover);
+ * that total is 0) and by at least MIN_DELTA (in the sample type's unit;
+ * 0: any).  *WORST receives the row that grew most (NULL when no function
+ * grew); *NOVER the number of functions over the threshold. */
+int pprof_diff_regressed(const struct pprof_diff_table *t, const struct pprof_diff *d, double pct,
+			 int64_t min_delta, const struct pprof_diff_row **worst, size_t *nover);
+
+/* TEXT as a value in UNIT (a sample type's unit, "nanoseconds", "bytes"):
+ * a decimal number, in UNIT itself, or followed by a unit of the same kind
+ * as pprof names them ("5ms", "2.5s", "1MB"; "KiB", "MiB"... are the same
+ * 1024-based units), rounded to an integer.  PPROF_EUSAGE when TEXT is not
+ * one, or its unit is not of UNIT's kind. */
+int pprof_value_parse(const char *text, const char *unit, int64_t *out);
 
 #ifdef __cplusplus
 }

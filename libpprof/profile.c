@@ -325,10 +325,6 @@ void pprof_profile_free(struct pprof_profile *p)
 	free(p->typemap);
 	deferred_free(p->deferred);
 	pp_flines_free(p->flines);
-	free(p->pretotal);
-	for (size_t i = 0; i < p->nlegend; i++)
-		free(p->legend[i]);
-	free(p->legend);
 	for (size_t i = 0; i < p->nwarnings; i++)
 		free(p->warnings[i]);
 	free(p->warnings);
@@ -568,17 +564,30 @@ void pp_locwalk_release(struct pp_locwalk *w)
 	w->prevn = w->capprev = 0;
 }
 
-bool pp_legend_add(struct pprof_profile *p, const char *s)
+/* The string id of KEY among the label keys, or 0. */
+uint32_t pp_label_key(const struct pprof_profile *p, const char *key)
 {
-	char *c = strdup(s);
-	char **a = c ? realloc(p->legend, (p->nlegend + 1) * sizeof(*a)) : NULL;
-	if (!a) {
-		free(c);
-		return false;
+	size_t n = strlen(key);
+	for (uint32_t i = 0; i < p->nlabels; i++) {
+		uint32_t k = p->labels[i].key;
+		if (pp_strlen(p, k) == n && memcmp(pp_str(p, k), key, n) == 0)
+			return k;
 	}
-	a[p->nlegend++] = c;
-	p->legend = a;
-	return true;
+	return 0;
+}
+
+bool pp_has_label(const struct pprof_profile *p, uint32_t set, uint32_t key, const char *val)
+{
+	if (set == 0 || set >= p->nlabelsets)
+		return false;
+	size_t n = strlen(val);
+	for (uint32_t i = p->labelsets[set]; i < p->labelsets[set + 1]; i++) {
+		const struct pp_label *l = &p->labels[i];
+		if (l->key == key && l->str && pp_strlen(p, l->str) == n &&
+		    memcmp(pp_str(p, l->str), val, n) == 0)
+			return true;
+	}
+	return false;
 }
 
 static void deferred_free(struct pp_deferred *d)

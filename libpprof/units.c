@@ -4,12 +4,17 @@
  * unit names, shared by the tag filters and the top tables. */
 #include "config.h"
 
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
-#include "model_private.h"
+#include "pprof_private.h"
+#include "top_private.h"
 
 struct unit {
 	const char *name;
@@ -166,4 +171,55 @@ void pprof_output_unit(char *buf, size_t size, int64_t min, int64_t max, const c
 	if (strcmp(minu, maxu) != 0 && min100 < max)
 		pp_unit_scale(min100, su, "minimum", &unit);
 	snprintf(buf, size, "%s", *unit ? unit : su);
+}
+
+/* measurement.Percentage: at least two significant digits, "100%" near it. */
+void pp_percentage(char *buf, size_t size, int64_t value, int64_t total)
+{
+	double r = 0;
+	if (total != 0)
+		r = fabs((double)value / (double)total) * 100;
+	if (r >= 99.95 && r <= 100.05)
+		snprintf(buf, size, "  100%%");
+	else if (r >= 1.0)
+		snprintf(buf, size, "%5.2f%%", r);
+	else
+		snprintf(buf, size, "%5.2g%%", r);
+}
+
+int pprof_value_parse(const char *text, const char *unit, int64_t *out)
+{
+	char *end;
+	errno = 0;
+	double v = strtod(text, &end);
+	if (end == text || errno || !(v >= 0) || isinf(v) || !isdigit((unsigned char)*text))
+		return PPROF_EUSAGE;
+	double f = 1;
+	if (*end) {
+		/* "MiB": pprof's MB (1024-based) */
+		char u[32];
+		size_t n = strlen(end);
+		if (n >= sizeof(u))
+			return PPROF_EUSAGE;
+		memcpy(u, end, n + 1);
+		if (n == 3 && (u[1] == 'i' || u[1] == 'I') && (u[2] == 'B' || u[2] == 'b'))
+			memmove(u + 1, u + 2, 2);
+		const struct unit *from = NULL, *to = NULL;
+		for (size_t k = 0; k < sizeof(unit_types) / sizeof(unit_types[0]) && !from; k++) {
+			const struct unit *a = sniff(&unit_types[k], u),
+					  *b = sniff(&unit_types[k], unit);
+			if (a && b) {
+				from = a;
+				to = b;
+			}
+		}
+		if (!from)
+			return PPROF_EUSAGE;
+		f = from->factor / to->factor;
+	}
+	double r = v * f + 0.5; /* >= 0: rounded by the cast */
+	if (!(r < 9223372036854775808.0))
+		return PPROF_EUSAGE;
+	*out = (int64_t)r;
+	return PPROF_OK;
 }

@@ -42,6 +42,7 @@ const struct pprof_read_options *cli_read_options(struct cli *c, const char *pat
 void cli_release(struct cli *c)
 {
 	pprof_filter_free(c->filter);
+	pprof_filter_report_free(c->report);
 	pprof_rules_free(c->rules);
 	free(c->maps);
 	free(c->tmppath);
@@ -426,7 +427,9 @@ struct pprof_profile *cli_load(struct cli *c, char **files, int n)
 		}
 	}
 	/* Then the rules' renames and the filters, on symbolicated names. */
-	if (c->filter && pprof_filter_apply(c->filter, p) != PPROF_OK) {
+	pprof_filter_report_free(c->report);
+	c->report = NULL;
+	if (c->filter && pprof_filter_apply(c->filter, p, &c->report) != PPROF_OK) {
 		cli_error(c, "%s", pprof_profile_error(p));
 		pprof_profile_free(p);
 		return NULL;

@@ -134,6 +134,7 @@ struct cli {
 	const char *rules_path;      /* --rules */
 	struct pprof_rules *rules;   /* loaded by the first cli_load() */
 	struct pprof_filter *filter; /* the filter options, compiled as given */
+	struct pprof_filter_report *report; /* what the last cli_load()'s filters report */
 	void (*usage)(FILE *out); /* the tool's usage text */
 
 	/* warnings printed so far */

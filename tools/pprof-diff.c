@@ -12,8 +12,9 @@
 static void usage(FILE *out)
 {
 	fputs("usage: pprof-diff [-ns] [-i sample] [-g granularity] [-m map] [-o file]\n"
-	      "                  [--top[=N]] [--cum] [--format=text|tsv|json]\n"
-	      "                  [--fail-over=PCT] [--rules file] [filter options]\n"
+	      "                  [--top[=N]] [--cum] [--format=text|tsv|json] [--unit=unit]\n"
+	      "                  [--fail-over=PCT] [--min-delta=value] [--fold-vanished]\n"
+	      "                  [--rules file] [filter options]\n"
 	      "                  [--max-input size] [--quiet] before after\n"
 	      "\n"
 	      "Reads two profiles (pprof, V8 .cpuprofile or .heapprofile, folded stacks;\n"
@@ -27,8 +28,11 @@ static void usage(FILE *out)
 	      "      --top[=N]              table by function: the first N rows (all)\n"
 	      "      --cum                  sort the table by total delta, not self delta\n"
 	      "      --format=FORMAT        table as text (aligned), tsv or json\n"
+	      "      --unit=UNIT            the table's unit: ms, MB, auto... (pprof -unit)\n"
 	      "      --fail-over=PCT        exit 3 when the total, or a function's total,\n"
 	      "                             grew by more than PCT% of BEFORE's total\n"
+	      "      --min-delta=VALUE      and by at least VALUE (5ms, 1MiB, or in the unit)\n"
+	      "      --fold-vanished        a function in one input only counts in its caller\n"
 	      "  -i, --sample-index=NAME|N  value to compare (default: the profile's default)\n"
 	      "  -g, --granularity=G        functions, filefunctions, lines, files, addresses\n"
 	      "  -m, --sourcemap=PATH       source map file or directory (repeatable)\n"
@@ -48,6 +52,9 @@ enum {
 	OPT_CUM,
 	OPT_FORMAT,
 	OPT_FAIL_OVER,
+	OPT_UNIT,
+	OPT_MIN_DELTA,
+	OPT_FOLD_VANISHED,
 };
 
 /* One side of the diff: its lines, and the profile that holds them or at
@@ -103,6 +110,9 @@ int main(int argc, char **argv)
 		{"cum", no_argument, NULL, OPT_CUM},
 		{"format", required_argument, NULL, OPT_FORMAT},
 		{"fail-over", required_argument, NULL, OPT_FAIL_OVER},
+		{"unit", required_argument, NULL, OPT_UNIT},
+		{"min-delta", required_argument, NULL, OPT_MIN_DELTA},
+		{"fold-vanished", no_argument, NULL, OPT_FOLD_VANISHED},
 		{NULL, 0, NULL, 0},
 	};
 	struct pprof_diff_options dopt = {0};
@@ -110,6 +120,8 @@ int main(int argc, char **argv)
 	size_t limit = 0;
 	int format = PPROF_TABLE_TEXT;
 	double fail_over = 0;
+	const char *unit = NULL, *min_delta = NULL;
+	bool fold_vanished = false;
 	int opt;
 	while ((opt = cli_getopt(&c, argc, argv, CLI_SHORTOPTS "ns", longopts)) != -1) {
 		char *end;
@@ -150,6 +162,24 @@ int main(int argc, char **argv)
 			gate = true;
 			break;
 		}
+		case OPT_MIN_DELTA: {
+			/* the syntax now, the unit once the inputs say theirs */
+			int64_t v;
+			if (pprof_value_parse(optarg, "nanoseconds", &v) != PPROF_OK &&
+			    pprof_value_parse(optarg, "bytes", &v) != PPROF_OK)
+				cli_usage_error(&c, "--min-delta: invalid value '%s'", optarg);
+			min_delta = optarg;
+			break;
+		}
+		case OPT_FOLD_VANISHED:
+			fold_vanished = true;
+			break;
+		case OPT_UNIT:
+			if (!*optarg)
+				cli_usage_error(&c, "--unit: empty unit");
+			unit = optarg;
+			top = true;
+			break;
 		default:
 			if (!cli_option(&c, opt, optarg))
 				cli_usage_error(&c, "unknown option");
@@ -159,6 +189,8 @@ int main(int argc, char **argv)
 		cli_usage_error(&c, "two inputs needed, before and after");
 	if (cum && !top)
 		cli_usage_error(&c, "--cum sorts the --top table");
+	if (min_delta && !gate)
+		cli_usage_error(&c, "--min-delta is a floor of --fail-over");
 	if (strcmp(argv[optind], "-") == 0 && strcmp(argv[optind + 1], "-") == 0)
 		cli_usage_error(&c, "only one input can be standard input");
 
@@ -194,6 +226,15 @@ int main(int argc, char **argv)
 			goto out;
 		}
 	}
+	int64_t min = 0;
+	if (min_delta && pprof_value_parse(min_delta, s[1].unit, &min) != PPROF_OK) {
+		cli_error(&c, "--min-delta: '%s' is not a value in %s", min_delta, s[1].unit);
+		goto out;
+	}
+	if (fold_vanished && pprof_folded_fold_vanished(s[1].p, s[0].f, s[1].f) != PPROF_OK) {
+		cli_error(&c, "%s", pprof_profile_error(s[1].p));
+		goto out;
+	}
 	if (pprof_diff_folded(s[1].p, s[0].f, s[1].f, &dopt, &d) != PPROF_OK) {
 		cli_error(&c, "%s", pprof_profile_error(s[1].p));
 		goto out;
@@ -210,7 +251,7 @@ int main(int argc, char **argv)
 		setvbuf(out, obuf, _IOFBF, sizeof(obuf));
 	int w;
 	if (top) {
-		struct pprof_diff_info info = {s[0].type, s[0].unit, s[0].shown, s[1].shown};
+		struct pprof_diff_info info = {s[0].type, s[0].unit, s[0].shown, s[1].shown, unit};
 		w = pprof_diff_table_write(t, d, &info, (enum pprof_table_format)format, limit, out);
 	} else {
 		w = pprof_diff_write(d, out);
@@ -224,7 +265,7 @@ int main(int argc, char **argv)
 	if (status == CLI_OK && gate) {
 		const struct pprof_diff_row *worst;
 		size_t nover;
-		if (pprof_diff_regressed(t, d, fail_over, &worst, &nover)) {
+		if (pprof_diff_regressed(t, d, fail_over, min, &worst, &nover)) {
 			int64_t base = d->total_before_scaled, g = d->total_after - base;
 			char pct[64];
 			if (base > 0)

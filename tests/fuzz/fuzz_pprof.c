@@ -6,16 +6,25 @@
  * (the same error, but for the bound on the frames the stacks expand to,
  * which counts every frame of a deferred sample), give the same top
  * tables (with the walk in one share and in two threads), and fold alike
- * once pprof_fold settles the deferred samples. */
+ * once pprof_fold settles the deferred samples, and the same trees
+ * (pprof -tree) and tags (pprof -tags). */
 #include "config.h"
 
 #include "harness.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
+static char *view_text(struct pprof_profile *p, int t, size_t limit, unsigned threads, int tree);
+
 static char *top_text(struct pprof_profile *p, int t, size_t limit, unsigned threads)
 {
+	return view_text(p, t, limit, threads, 0);
+}
+
+static char *view_text(struct pprof_profile *p, int t, size_t limit, unsigned threads, int tree)
+{
 	struct pprof_top_options o = {t, PPROF_G_FUNCTIONS, 0, limit, threads};
+	o.tree = tree;
 	struct pprof_top *tab = NULL;
 	char *buf = NULL;
 	size_t len = 0;
@@ -23,7 +32,7 @@ static char *top_text(struct pprof_profile *p, int t, size_t limit, unsigned thr
 	if (!f)
 		return NULL;
 	if (pprof_top(p, &o, &tab) == PPROF_OK)
-		pprof_top_write(tab, PPROF_TABLE_TSV, f);
+		pprof_top_write(tab, tree ? PPROF_TABLE_TEXT : PPROF_TABLE_TSV, f);
 	else
 		fprintf(f, "error: %s\n", pprof_profile_error(p));
 	pprof_top_free(tab);
@@ -40,6 +49,19 @@ static char *fold_text(struct pprof_profile *p, int t)
 	if (!f)
 		return NULL;
 	if (pprof_fold_write(p, &o, f) != PPROF_OK)
+		fprintf(f, "error: %s\n", pprof_profile_error(p));
+	fclose(f);
+	return buf;
+}
+
+static char *tags_text(struct pprof_profile *p, int t)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	if (!f)
+		return NULL;
+	if (pprof_tags_write(p, t, NULL, f) != PPROF_OK)
 		fprintf(f, "error: %s\n", pprof_profile_error(p));
 	fclose(f);
 	return buf;
@@ -81,6 +103,10 @@ static void differential(const uint8_t *data, size_t size)
 	same("the deferred top table differs", top_text(t, ty, 0, 0), top_text(d, ty, 0, 2));
 	same("the deferred top table differs (2 rows)", top_text(t, ty, 2, 0), top_text(d, ty, 2, 1));
 	same("the settled fold differs", fold_text(t, ty), fold_text(d, ty));
+	/* pprof -tree, all rows and 3 (the deferred samples settle for it) */
+	same("the tree differs", view_text(t, ty, 0, 0, 1), view_text(d, ty, 0, 0, 1));
+	same("the tree differs (3 rows)", view_text(t, ty, 3, 0, 1), view_text(d, ty, 3, 0, 1));
+	same("the tags differ", tags_text(t, ty), tags_text(d, ty));
 out:
 	pprof_profile_free(t);
 	pprof_profile_free(d);

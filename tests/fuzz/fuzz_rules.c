@@ -113,7 +113,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (pprof_filter_use_rules(f, r) != PPROF_OK)
 			fuzz_fail("defaults that loaded do not apply", pprof_filter_error(f),
 				  strlen(pprof_filter_error(f)));
-		if (pprof_filter_apply(f, p) == PPROF_OK) {
+		struct pprof_filter_report *rep = NULL;
+		if (pprof_filter_apply(f, p, &rep) == PPROF_OK) {
+			pprof_filter_report_free(rep);
 			fuzz_fold_all(p);
 			check_round_trip(p);
 		} else {

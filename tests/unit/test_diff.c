@@ -364,10 +364,10 @@ static void test_diff_table_and_gate(void **state)
 	const struct pprof_diff_row *worst;
 	size_t nover;
 	/* b grew by 20 = 80% of 25; the total by 64% */
-	assert_true(pprof_diff_regressed(t, d, 50, &worst, &nover));
+	assert_true(pprof_diff_regressed(t, d, 50, 0, &worst, &nover));
 	assert_string_equal(worst->name, "b");
 	assert_int_equal(nover, 2); /* b and m */
-	assert_false(pprof_diff_regressed(t, d, 80, &worst, &nover));
+	assert_false(pprof_diff_regressed(t, d, 80, 0, &worst, &nover));
 	assert_int_equal(nover, 0);
 	pprof_diff_table_free(t);
 	assert_int_equal(pprof_diff_table(pb, d, 1, &t), PPROF_OK);
@@ -399,6 +399,49 @@ static void test_diff_totals_overflow(void **state)
 	pprof_profile_free(pb);
 }
 
+static void test_diff_fold_vanished(void **state)
+{
+	(void)state;
+	/* c is inlined into b in the second capture; a root stays */
+	struct pprof_profile *pa = read_text("a;b;c 5\na;b 2\nx;c 1\nr;y 4\n");
+	struct pprof_profile *pb = read_text("a;b 8\nr 1\n");
+	struct pprof_folded *fa = fold_text(pa), *fb = fold_text(pb);
+	assert_int_equal(pprof_folded_fold_vanished(pb, fa, fb), PPROF_OK);
+	char *sa = folded_str(fa), *sb = folded_str(fb);
+	assert_string_equal(sa, "a;b 7\nr 4\nx 1\n");
+	assert_string_equal(sb, "a;b 8\nr 1\n");
+	assert_int_equal(fa->total, 12);
+	free(sa);
+	free(sb);
+	pprof_folded_free(fa);
+	pprof_folded_free(fb);
+	pprof_profile_free(pa);
+	pprof_profile_free(pb);
+}
+
+static void test_diff_value_parse(void **state)
+{
+	(void)state;
+	int64_t v = 0;
+	assert_int_equal(pprof_value_parse("5ms", "nanoseconds", &v), PPROF_OK);
+	assert_int_equal(v, 5000000);
+	assert_int_equal(pprof_value_parse("2.5s", "nanoseconds", &v), PPROF_OK);
+	assert_int_equal(v, 2500000000);
+	assert_int_equal(pprof_value_parse("1MiB", "bytes", &v), PPROF_OK);
+	assert_int_equal(v, 1048576);
+	assert_int_equal(pprof_value_parse("1MB", "bytes", &v), PPROF_OK);
+	assert_int_equal(v, 1048576);
+	assert_int_equal(pprof_value_parse("1.5kb", "bytes", &v), PPROF_OK);
+	assert_int_equal(v, 1536);
+	assert_int_equal(pprof_value_parse("12", "count", &v), PPROF_OK);
+	assert_int_equal(v, 12);
+	assert_int_equal(pprof_value_parse("5ms", "bytes", &v), PPROF_EUSAGE);
+	assert_int_equal(pprof_value_parse("5ms", "count", &v), PPROF_EUSAGE);
+	assert_int_equal(pprof_value_parse("-1", "count", &v), PPROF_EUSAGE);
+	assert_int_equal(pprof_value_parse("", "count", &v), PPROF_EUSAGE);
+	assert_int_equal(pprof_value_parse("1e30", "count", &v), PPROF_EUSAGE);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -414,6 +457,8 @@ int main(void)
 		cmocka_unit_test(test_top_text_as_pprof),
 		cmocka_unit_test(test_diff_table_and_gate),
 		cmocka_unit_test(test_diff_totals_overflow),
+		cmocka_unit_test(test_diff_fold_vanished),
+		cmocka_unit_test(test_diff_value_parse),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -55,7 +55,7 @@ static void expect_v(const char *in, const char *want, va_list ap)
 			fail_msg("%s", pprof_filter_error(f));
 	}
 	struct pprof_profile *p = read_text(in);
-	if (pprof_filter_apply(f, p) != PPROF_OK)
+	if (pprof_filter_apply(f, p, NULL) != PPROF_OK)
 		fail_msg("%s", pprof_profile_error(p));
 	char *got = fold_str(p);
 	assert_string_equal(got, want);
@@ -160,7 +160,7 @@ static void expect_inline(const char *opt, const char *re, const char *want)
 					  re),
 			 PPROF_OK);
 	struct pprof_profile *p = inline_profile();
-	assert_int_equal(pprof_filter_apply(f, p), PPROF_OK);
+	assert_int_equal(pprof_filter_apply(f, p, NULL), PPROF_OK);
 	char *got = fold_str(p);
 	assert_string_equal(got, want);
 	free(got);
@@ -194,7 +194,7 @@ static void test_filter_inlined_head_removed(void **state)
 	struct pprof_filter *f = pprof_filter_new();
 	assert_int_equal(pprof_filter_add(f, PPROF_FILTER_HIDE, "^f$"), PPROF_OK);
 	struct pprof_profile *p = inline_profile();
-	assert_int_equal(pprof_filter_apply(f, p), PPROF_OK);
+	assert_int_equal(pprof_filter_apply(f, p, NULL), PPROF_OK);
 	uint32_t n = p->entries[0].node;
 	const char *names[4];
 	bool inl[4];
@@ -257,7 +257,7 @@ static void expect_labels(const char *opt, const char *v, const char *want)
 	if (pprof_filter_add(f, (enum pprof_filter_option)o, v) != PPROF_OK)
 		fail_msg("%s", pprof_filter_error(f));
 	struct pprof_profile *p = label_profile();
-	assert_int_equal(pprof_filter_apply(f, p), PPROF_OK);
+	assert_int_equal(pprof_filter_apply(f, p, NULL), PPROF_OK);
 	char *got = fold_str(p);
 	assert_string_equal(got, want);
 	free(got);
@@ -319,7 +319,7 @@ static void test_filter_warns_no_match(void **state)
 	struct pprof_filter *f = pprof_filter_new();
 	assert_int_equal(pprof_filter_add(f, PPROF_FILTER_FOCUS, "nothing"), PPROF_OK);
 	struct pprof_profile *p = read_text(tree);
-	assert_int_equal(pprof_filter_apply(f, p), PPROF_OK);
+	assert_int_equal(pprof_filter_apply(f, p, NULL), PPROF_OK);
 	assert_int_equal(pprof_profile_warning_count(p), 1);
 	assert_string_equal(pprof_profile_warning(p, 0), "focus expression matched no samples");
 	char *got = fold_str(p);
@@ -344,7 +344,7 @@ static void test_filter_sequence_follows(void **state)
 	assert_int_equal(p->nseq, 4);
 	struct pprof_filter *f = pprof_filter_new();
 	assert_int_equal(pprof_filter_add(f, PPROF_FILTER_DROP_IDLE, NULL), PPROF_OK);
-	assert_int_equal(pprof_filter_apply(f, p), PPROF_OK);
+	assert_int_equal(pprof_filter_apply(f, p, NULL), PPROF_OK);
 	assert_int_equal(p->nseq, 2);
 	for (size_t i = 0; i < p->nseq; i++)
 		assert_string_equal(pp_str(p, p->frames[p->nodes[p->seq[i].node].frame].name),
@@ -373,7 +373,7 @@ static void test_filter_rename_group(void **state)
 	assert_false(pprof_filter_is_empty(f));
 	struct pprof_profile *p = read_text("main;lib_x_a;lib_x_b;get name;lib_x_c 1\n"
 					    "main;lib_y_a;lib_x_b 2\n");
-	assert_int_equal(pprof_filter_apply(f, p), PPROF_OK);
+	assert_int_equal(pprof_filter_apply(f, p, NULL), PPROF_OK);
 	char *got = fold_str(p);
 	assert_string_equal(got, "main;[x];name.get;[x] 1\nmain;[y];[x] 2\n");
 	free(got);

@@ -109,7 +109,7 @@ static void test_rules_defaults_yield_to_options(void **state)
 	struct pprof_profile *p = pprof_profile_new();
 	static const char in[] = "main;handler 1\nmain 2\n(idle) 4\nx;(garbage collector) 8\n";
 	assert_int_equal(pprof_read_buffer(p, in, strlen(in), NULL), PPROF_OK);
-	assert_int_equal(pprof_filter_apply(f, p), PPROF_OK);
+	assert_int_equal(pprof_filter_apply(f, p, NULL), PPROF_OK);
 	struct pprof_fold_options o = {0, PPROF_G_FUNCTIONS};
 	struct pprof_folded *fo;
 	assert_int_equal(pprof_fold(p, &o, &fo), PPROF_OK);
