@@ -82,7 +82,8 @@ _pprof_tools_values()
 	--format) words="text tsv json" ;;
 	--colors) words="hot mem io wakeup java js perl red green blue aqua yellow purple orange ts" ;;
 	--bgcolors) words="yellow blue green grey" ;;
-	--delta) words="leaf inclusive" ;;
+	--delta) words="inclusive leaf" ;;
+	--count-unit) words="ns us ms s nanoseconds bytes samples" ;;
 	--diff-width) words="after before max" ;;
 	--fonttype) words="Verdana Helvetica monospace" ;;
 	-m | --sourcemap)

@@ -48,9 +48,11 @@
 	function escapeRe(s) {
 		return s.replace(/[.*+\[\](){}^$|\\]/g, "\\$&").replace(/[?]/g, "\\x3f");
 	}
-	// The name is the title without its " (N samples, P%...)" tail.
-	var tailRe = new RegExp(" \\(([-0-9,.]+) " + escapeRe(cfg.countname) +
-		", [^()]*\\)$");
+	// The name is the title without its " (N samples, P%...)" tail; with
+	// tails="free" (units, before and after) without its last "(...)", and
+	// every frame has its "w".
+	var tailRe = framesEl.getAttribute("tails") === "free" ? / \(()[^()]*\)$/ :
+		new RegExp(" \\(([-0-9,.]+) " + escapeRe(cfg.countname) + ", [^()]*\\)$");
 
 	// One entry per frame, in document order.
 	var F = [];
