@@ -288,6 +288,12 @@ struct pprof_symbolicate_options {
 };
 int pprof_symbolicate(struct pprof_profile *p, const struct pprof_symbolicate_options *o);
 
+/* The optional first line of folded text (pprof-fold --header, pprof-diff
+ * --header): "# sample_type=TYPE/UNIT", a comment to other readers.  Our
+ * readers take TYPE and UNIT for the lines' sample type ("samples/count"
+ * otherwise), UNIT only for a differential file's "before" and "after". */
+#define PPROF_FOLDED_HEADER "# sample_type="
+
 /* Version of the library, "MAJOR.MINOR.PATCH". */
 const char *pprof_version(void);
 

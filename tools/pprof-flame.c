@@ -450,11 +450,17 @@ int main(int argc, char **argv)
 			ignored = pprof_flame_ignored_lines(f);
 		else
 			negative = pprof_flame_ignored_lines(f);
-		if (!folded) {
-			type = pprof_sample_type_name(p, (size_t)fold.sample_index);
-			unit = pprof_sample_type_unit(p, (size_t)fold.sample_index);
+		/* Folded text has a sample type when its header gives one:
+		 * a unit other than "count" (a differential file: the unit). */
+		const char *t = pprof_sample_type_name(p, (size_t)fold.sample_index);
+		const char *u = pprof_sample_type_unit(p, (size_t)fold.sample_index);
+		if (!folded || (u && strcmp(u, "count") != 0)) {
+			type = folded && pprof_sample_type_count(p) != 1 ? NULL : t;
+			unit = u;
 			fo.duration = (double)pprof_profile_duration_nanos(p);
 		}
+		if (folded && count_unit)
+			unit = count_unit;
 		source = strdup(base_name(path));
 		if (!source) {
 			cli_error(&c, "out of memory");
