@@ -19,6 +19,7 @@
 	var svgns = "http://www.w3.org/2000/svg";
 	var framesEl = doc.getElementById("frames");
 	var details = doc.getElementById("details");
+	var axisEl = doc.getElementById("axis");
 	var unzoomBtn = doc.getElementById("unzoom");
 	var searchBtn = doc.getElementById("search");
 	var icBtn = doc.getElementById("ignorecase");
@@ -206,6 +207,8 @@
 		}
 		zoomed = k;
 		unzoomBtn.classList.remove("hide");
+		// The time axis is the whole chart's.
+		if (axisEl) axisEl.classList.add("hide");
 		refreshSearch();
 		saveState();
 	}
@@ -223,6 +226,7 @@
 		}
 		zoomed = -1;
 		unzoomBtn.classList.add("hide");
+		if (axisEl) axisEl.classList.remove("hide");
 		refreshSearch();
 		saveState();
 	}

@@ -355,6 +355,7 @@ struct fl_writer {
 	bool freetails; /* titles not flamegraph.pl's: w always written */
 	bool incltitle; /* differential titles with before, after and delta */
 	double res;     /* the resolution of human values */
+	bool axis;      /* a flame chart in time: a time axis, starts in titles */
 };
 
 /* A value for a title: in human units, or a count with commas (and the
@@ -483,6 +484,9 @@ static void fl_frame(struct fl_writer *W, const struct fl_node *nd, bool is_root
 		}
 		if (dt) {
 			fl_diff_tail(W, nd);
+		} else if (W->axis && !is_root) {
+			fl_puts(out, "; start ");
+			fl_value(W, stime, false, false);
 		} else if (W->diff && !is_root && !fl_isnan(nd->delta) && nd->name != fl_other_name) {
 			/* Leaf deltas, as flamegraph.pl, in the unit. */
 			double d = (o->flags & PPROF_FLAME_NEGATE) ? -nd->delta + 0.0 : nd->delta;
@@ -617,6 +621,37 @@ title_done:
 			fl_xml(out, nd->name, namelen, FL_ESC_TEXT);
 		}
 		fl_puts(out, "</text>");
+	}
+	fl_puts(out, "</g>\n");
+}
+
+/* The time axis of a flame chart, its line at Y: ticks every 1, 2 or 5
+ * times a power of ten of the unit, about ten of them, labelled from the
+ * capture's start. */
+static void fl_axis(struct fl_writer *W, double y)
+{
+	const struct pprof_flame_options *o = W->o;
+	struct fl_out *out = W->out;
+	double span = W->timemax, step = 1;
+	/* A power of ten with 10 to 100 of them, then 5 to 10 ticks. */
+	while (span / step > 100 && step < 1e300)
+		step *= 10;
+	while (span / step <= 10 && step > 1e-300)
+		step /= 10;
+	step *= span / step > 50 ? 10 : span / step > 20 ? 5 : 2;
+	fl_printf(out, "<g id=\"axis\" stroke=\"rgb(90,90,90)\" stroke-width=\"1\">"
+		       "<line x1=\"10.0\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>\n",
+		  y, o->width - 10, y);
+	for (double t = 0; t <= span * 1.0000001; t += step) {
+		double x = 10 + t * W->wpt;
+		char label[1100];
+		pp_human_value(label, sizeof(label), t, o->unit, 0, false);
+		if (t == 0)
+			snprintf(label, sizeof(label), "0");
+		fl_printf(out, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>"
+			       "<text x=\"%.1f\" y=\"%.1f\" stroke=\"none\"%s>%s</text>\n",
+			  x, y, x, y + 4, x, y + 4 + o->fontsize,
+			  t == 0 ? "" : " text-anchor=\"middle\"", label);
 	}
 	fl_puts(out, "</g>\n");
 }
@@ -810,12 +845,19 @@ int pprof_flame_write_svg(struct pprof_flame *f, const struct pprof_flame_option
 	W.ypad1 = o->fontsize * 3;
 	W.ypad2 = o->fontsize * 2 + 10;
 	double ypad3 = o->fontsize * 2;
-	W.imageheight = (depthmax + 1) * o->frameheight + W.ypad1 + W.ypad2;
 	double ubase;
 	W.human = pp_human_kind(o->unit, &ubase) != PP_HUMAN_NONE &&
 		  !(o->flags & PPROF_FLAME_COUNTS) && o->factor == 1;
 	W.incltitle = diff && (o->flags & PPROF_FLAME_INCLUSIVE_DELTA);
 	W.freetails = W.human || W.incltitle;
+	/* A flame chart of samples in time order, in time: a time axis under
+	 * the frames, and each frame's start in its title. */
+	W.axis = W.human && flamechart && f->timeline && !diff &&
+		 pp_human_kind(o->unit, &ubase) == PP_HUMAN_TIME;
+	double axish = W.axis ? o->fontsize + 10 : 0;
+	double details_pad = W.ypad2;
+	W.ypad2 += axish;
+	W.imageheight = (depthmax + 1) * o->frameheight + W.ypad1 + W.ypad2;
 	W.res = timemax / 20000;
 	/* The default subtitle: the input, its sample type and total. */
 	char *autosub = NULL;
@@ -876,8 +918,9 @@ int pprof_flame_write_svg(struct pprof_flame *f, const struct pprof_flame_option
 	fl_puts(out, "text { font-family:");
 	fl_xml_cstr(out, o->fonttype, FL_ESC_TEXT);
 	fl_printf(out, "; font-size:%spx; fill:rgb(0,0,0); }\n", fs);
-	fl_puts(out, "#search, #ignorecase { opacity:0.1; cursor:pointer; }\n"
-		     "#search:hover, #search.show, #ignorecase:hover, #ignorecase.show { opacity:1; }\n"
+	fl_puts(out, "#search, #ignorecase { fill:rgb(70,70,70); cursor:pointer; }\n"
+		     "#search:hover, #search.show, #ignorecase:hover, #ignorecase.show { fill:rgb(0,0,0); "
+		     "text-decoration:underline; }\n"
 		     "#subtitle { text-anchor:middle; fill:rgb(160,160,160); }\n");
 	fl_printf(out, "#title { text-anchor:middle; font-size:%spx; }\n", ts);
 	fl_puts(out, "#unzoom { cursor:pointer; }\n"
@@ -905,7 +948,7 @@ int pprof_flame_write_svg(struct pprof_flame *f, const struct pprof_flame_option
 		fl_puts(out, "</text>\n");
 	}
 	char ybot[64], ytop[64];
-	size_t ybn = fl_perlnum(ybot, W.imageheight - W.ypad2 / 2);
+	size_t ybn = fl_perlnum(ybot, W.imageheight - details_pad / 2);
 	ybot[ybn] = '\0';
 	size_t ytn = fl_perlnum(ytop, o->fontsize * 2);
 	ytop[ytn] = '\0';
@@ -915,6 +958,9 @@ int pprof_flame_write_svg(struct pprof_flame *f, const struct pprof_flame_option
 	fl_printf(out, "<text id=\"ignorecase\" x=\"%.2f\" y=\"%s\">ic</text>\n", o->width - 26, ytop);
 	fl_printf(out, "<text id=\"matched\" x=\"%.2f\" y=\"%s\" class=\"hide\"> </text>\n",
 		  o->width - 110, ybot);
+
+	if (W.axis)
+		fl_axis(&W, W.imageheight - W.ypad2 + 2);
 
 	/* The drawing parameters, for the script. */
 	double y0 = (o->flags & PPROF_FLAME_INVERTED) ? W.ypad1

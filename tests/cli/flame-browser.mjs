@@ -173,6 +173,11 @@ async function main() {
 		while (d < 6 && step > res && step / 10 >= 1) { step /= 10; d++; }
 		return `${(v / f).toFixed(d)} ${units[i][0]}`;
 	};
+	// The controls are readable at a glance: opaque, dark grey.
+	const ctl = await evaluate('(function () { var s = getComputedStyle(document.getElementById("search")); ' +
+		'var i = getComputedStyle(document.getElementById("ignorecase")); ' +
+		'return [s.opacity, s.fill, i.opacity, i.fill].join(" "); })()');
+	check(ctl === '1 rgb(70, 70, 70) 1 rgb(70, 70, 70)', 'Search and ic controls readable', ctl);
 	const titles = await evaluate('window.flamegraph.frames.map(function (f) { return f.title; })');
 	const rootTitle = titles.find((t) => t.startsWith('all ('));
 	check(rootTitle === `all (${human(total)}, 100%)`, 'root tooltip', rootTitle);
