@@ -140,6 +140,12 @@ struct pprof_profile {
 	struct pp_sample_type *types;
 	uint32_t ntypes;
 	int default_type; /* index, or -1: the last */
+	/* A folded header's type and unit given to the types (read.c), and
+	 * the types the folded reader declared, put back while another
+	 * folded input is read into the profile. */
+	struct pp_sample_type hdr_orig[2];
+	uint32_t hdr_type, hdr_unit;
+	bool hdr;
 	struct pp_entry *entries;
 	int64_t *values;
 	uint32_t nentries, capentries;

@@ -732,20 +732,43 @@ static void header_grab(struct folded_header *h, const struct pp_reader *r,
 	h->set = true;
 }
 
-/* The header's type and unit for the folded lines' "samples/count", or
- * its unit for a differential file's "before" and "after". */
+/* Before a folded read: the types as the folded reader declares them, so
+ * that a second folded input matches them. */
+static void header_prepare(struct pprof_profile *p, const struct pp_reader *r)
+{
+	if (!p->hdr || !r || r->format != PPROF_FMT_FOLDED)
+		return;
+	for (uint32_t i = 0; i < p->ntypes && i < 2; i++)
+		p->types[i] = p->hdr_orig[i];
+}
+
+/* After it: the header's type and unit for the folded lines'
+ * "samples/count", or its unit for a differential file's "before" and
+ * "after"; an input without a header takes the one read before it. */
 static int header_apply(struct pprof_profile *p, const struct folded_header *h, int status)
 {
-	if (status != PPROF_OK || !h->set || p->format != PPROF_FMT_FOLDED)
+	if (status != PPROF_OK || p->format != PPROF_FMT_FOLDED || (!h->set && !p->hdr))
 		return status;
-	uint32_t type, unit;
-	if ((status = pp_intern_cstr(p, h->type, &type)) ||
-	    (status = pp_intern_cstr(p, h->unit, &unit)))
-		return status;
+	if (h->set) {
+		uint32_t type, unit;
+		if ((status = pp_intern_cstr(p, h->type, &type)) ||
+		    (status = pp_intern_cstr(p, h->unit, &unit)))
+			return status;
+		if (p->hdr && (type != p->hdr_type || unit != p->hdr_unit))
+			return pp_error(p, PPROF_EINPUT,
+					"incompatible sample types: %s/%s is not in the first input",
+					h->type, h->unit);
+		p->hdr_type = type;
+		p->hdr_unit = unit;
+	}
+	if (!p->hdr)
+		for (uint32_t i = 0; i < p->ntypes && i < 2; i++)
+			p->hdr_orig[i] = p->types[i];
+	p->hdr = true;
 	if (p->ntypes == 1)
-		p->types[0].type = type;
+		p->types[0].type = p->hdr_type;
 	for (uint32_t i = 0; i < p->ntypes; i++)
-		p->types[i].unit = unit;
+		p->types[i].unit = p->hdr_unit;
 	return PPROF_OK;
 }
 
@@ -776,6 +799,7 @@ static bool try_stream(struct pprof_profile *p, const struct pp_reader *const *t
 	struct folded_header h;
 	if (plain) {
 		header_grab(&h, r, in, len);
+		header_prepare(p, r);
 		*status = header_apply(p, &h, read_stream(p, r, s, o));
 	} else {
 		const unsigned char *b = NULL;
@@ -784,6 +808,7 @@ static bool try_stream(struct pprof_profile *p, const struct pp_reader *const *t
 		if (*status == PPROF_OK) {
 			r = n > 0 && !pp_is_gzip(b, n) ? best_of(table, nt, b, n, NULL) : NULL;
 			header_grab(&h, r, b, n);
+			header_prepare(p, r);
 			if (r && r->read_stream)
 				*status = header_apply(p, &h, read_stream(p, r, s, o));
 			else
@@ -829,6 +854,7 @@ static int read_input(struct pprof_profile *p, const struct pp_reader *const *ta
 	}
 	struct folded_header fh;
 	header_grab(&fh, best, b, len);
+	header_prepare(p, best);
 	if (!best->read) {
 		/* a stream reader on what a whole look found (inside a nested
 		 * gzip): the decoded bytes as they are */

@@ -60,6 +60,16 @@ test_expect_success 'pprof-top of folded text with a header: its type and unit' 
 	grep -q "^Type: wall$" actual &&
 	grep -q "of 2410ms total" actual
 '
+test_expect_success 'several folded inputs: one header types them all; two different ones are refused' '
+	printf "# sample_type=wall/nanoseconds\na;b 1\n" >h.folded &&
+	printf "a 1\n" >n.folded &&
+	pprof-fold h.folded h.folded n.folded >actual &&
+	printf "a 1\na;b 2\n" >expect && test_cmp expect actual &&
+	pprof-top n.folded h.folded >top && grep -q "^Type: wall$" top &&
+	printf "# sample_type=space/bytes\na 1\n" >b.folded &&
+	test_fails 1 pprof-fold h.folded b.folded &&
+	grep -q "incompatible sample types: space/bytes is not in the first input" err
+'
 test_expect_success 'a header that does not parse is only a comment' '
 	printf "# sample_type=nounit\na 1\n" | pprof-flame >out.svg &&
 	! grep -q "id=\"subtitle\"" out.svg &&
