@@ -82,8 +82,9 @@ _pprof_tools_values()
 	--format) words="text tsv json" ;;
 	--colors) words="hot mem io wakeup java js perl red green blue aqua yellow purple orange ts" ;;
 	--bgcolors) words="yellow blue green grey" ;;
-	--delta) words="leaf inclusive" ;;
 	--paths) words="dominators retainers" ;;
+	--delta) words="inclusive leaf" ;;
+	--count-unit) words="ns us ms s nanoseconds bytes samples" ;;
 	--diff-width) words="after before max" ;;
 	--fonttype) words="Verdana Helvetica monospace" ;;
 	-m | --sourcemap)

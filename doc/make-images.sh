@@ -10,10 +10,10 @@ out=${1:-doc}
 # The Worker's CPU profile (minified bundle), symbolicated with its source map.
 pprof-fold -m fixtures/worker fixtures/profiles/workerd-min.cpuprofile |
 	pprof-flame --title "Worker CPU (workerd-min.cpuprofile, source-mapped)" \
-		--countname ns >"$out/worker-flame.svg"
+		--count-unit ns >"$out/worker-flame.svg"
 
 # What changed from capture A to capture B, B's widths, coloured by the change.
 pprof-diff -n -m fixtures/worker fixtures/profiles/workerd-min.cpuprofile \
 	fixtures/profiles/workerd-min-b.cpuprofile |
 	pprof-flame --title "Worker CPU, capture A to B (red: grew, blue: shrank)" \
-		--countname ns >"$out/worker-diff.svg"
+		--count-unit ns >"$out/worker-diff.svg"

@@ -24,6 +24,8 @@ struct fl_open {
 	double stime;
 	double delta;
 	double dsum; /* running delta sum when opened */
+	double bsum, asum; /* running before and after sums when opened */
+	double sb, sa;     /* self: before and after of the lines ending here */
 	double other;
 };
 
@@ -73,6 +75,10 @@ bool fl_close(struct fl_layout *L, size_t keep)
 			.end = end,
 			.delta = o->delta,
 			.incl = L->dsum - o->dsum,
+			.ib = L->bsum - o->bsum,
+			.ia = L->asum - o->asum,
+			.sb = o->sb,
+			.sa = o->sa,
 			.other = o->other,
 		};
 		if (!fl_node_push(L, &n))
@@ -99,6 +105,9 @@ static bool fl_open_push(struct fl_layout *L, const char *name, size_t len, size
 	o->stime = L->time;
 	o->delta = delta;
 	o->dsum = L->dsum;
+	o->bsum = L->bsum;
+	o->asum = L->asum;
+	o->sb = o->sa = 0;
 	o->other = 0;
 	return true;
 }
@@ -108,8 +117,10 @@ static bool fl_open_push(struct fl_layout *L, const char *name, size_t len, size
  * the same offset in every line that shares the frames before it, so the
  * shared frames are found by comparing the line with the previous one. */
 __attribute__((noinline)) bool fl_flow(struct fl_layout *L, const char *stack,
-				       size_t stacklen, double d, double width)
+				       size_t stacklen, double before, double after,
+				       double width)
 {
+	double d = fl_isnan(before) ? fl_nan() : after - before;
 	/* flamegraph.pl splits on ';' and drops trailing empty fields. */
 	while (stacklen > 0 && stack[stacklen - 1] == ';')
 		stacklen--;
@@ -163,8 +174,14 @@ __attribute__((noinline)) bool fl_flow(struct fl_layout *L, const char *stack,
 	L->prev = stack;
 	L->prevlen = stacklen;
 	L->time += width;
-	if (!fl_isnan(d))
+	if (!fl_isnan(d)) {
 		L->dsum += d;
+		L->bsum += before;
+		/* The line's own frame is the last one open. */
+		L->open[L->nopen - 1].sb += before;
+	}
+	L->asum += after;
+	L->open[L->nopen - 1].sa += after;
 	return true;
 }
 
@@ -489,6 +506,7 @@ bool fl_relayout(struct fl_layout *L, bool by_width, bool others)
 				.end = nd->other,
 				.delta = fl_nan(),
 				.incl = 0,
+				.ib = fl_nan(),
 				.other = 0,
 			};
 			kids[nkids++] = (uint32_t)L->n;

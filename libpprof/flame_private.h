@@ -127,6 +127,8 @@ struct fl_node {
 	double start, end;
 	double delta;    /* of the line that opened it (flamegraph.pl), NaN if none */
 	double incl;     /* inclusive delta: every line through it */
+	double ib, ia;   /* inclusive before and after (ib 0 without a before column) */
+	double sb, sa;   /* self before and after: the lines that end at it */
 	double other;    /* width of its callees too narrow to draw */
 	uint32_t kid0, nkids; /* callees in the kids array (relayout only) */
 };
@@ -140,7 +142,7 @@ struct fl_layout {
 	size_t nopen, capopen;
 	double minwidth_time;
 	bool keep_other;
-	double time, dsum;
+	double time, dsum, bsum, asum;
 	const char *prev; /* the stack of the previous line */
 	size_t prevlen;
 };
@@ -154,8 +156,9 @@ bool fl_lines_sorted(const struct pp_fline *lines, size_t n);
 bool fl_sort_lines(struct pp_fline *lines, size_t n);
 /* Rewrites every line as flamegraph.pl does for --reverse. */
 int fl_reverse(struct pprof_flame *f);
-/* Merges one line into the open frames. */
-bool fl_flow(struct fl_layout *L, const char *stack, size_t stacklen, double d, double width);
+/* Merges one line into the open frames: BEFORE NaN for a 2-column line. */
+bool fl_flow(struct fl_layout *L, const char *stack, size_t stacklen, double before,
+	     double after, double width);
 /* Closes the open frames above depth KEEP at the current time. */
 bool fl_close(struct fl_layout *L, size_t keep);
 /* Packs callees from their caller's start: by width (BY_WIDTH), with an

@@ -19,6 +19,7 @@
 	var svgns = "http://www.w3.org/2000/svg";
 	var framesEl = doc.getElementById("frames");
 	var details = doc.getElementById("details");
+	var axisEl = doc.getElementById("axis");
 	var unzoomBtn = doc.getElementById("unzoom");
 	var searchBtn = doc.getElementById("search");
 	var icBtn = doc.getElementById("ignorecase");
@@ -48,9 +49,11 @@
 	function escapeRe(s) {
 		return s.replace(/[.*+\[\](){}^$|\\]/g, "\\$&").replace(/[?]/g, "\\x3f");
 	}
-	// The name is the title without its " (N samples, P%...)" tail.
-	var tailRe = new RegExp(" \\(([-0-9,.]+) " + escapeRe(cfg.countname) +
-		", [^()]*\\)$");
+	// The name is the title without its " (N samples, P%...)" tail; with
+	// tails="free" (units, before and after) without its last "(...)", and
+	// every frame has its "w".
+	var tailRe = framesEl.getAttribute("tails") === "free" ? / \(()[^()]*\)$/ :
+		new RegExp(" \\(([-0-9,.]+) " + escapeRe(cfg.countname) + ", [^()]*\\)$");
 
 	// One entry per frame, in document order.
 	var F = [];
@@ -204,6 +207,8 @@
 		}
 		zoomed = k;
 		unzoomBtn.classList.remove("hide");
+		// The time axis is the whole chart's.
+		if (axisEl) axisEl.classList.add("hide");
 		refreshSearch();
 		saveState();
 	}
@@ -221,6 +226,7 @@
 		}
 		zoomed = -1;
 		unzoomBtn.classList.add("hide");
+		if (axisEl) axisEl.classList.remove("hide");
 		refreshSearch();
 		saveState();
 	}

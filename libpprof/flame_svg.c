@@ -351,7 +351,78 @@ struct fl_writer {
 	double wpt, timemax, imageheight, ypad1, ypad2, maxdelta;
 	double charw;
 	bool diff;
+	bool human;     /* titles in human units (o->unit) */
+	bool freetails; /* titles not flamegraph.pl's: w always written */
+	bool incltitle; /* differential titles with before, after and delta */
+	double res;     /* the resolution of human values */
+	bool axis;      /* a flame chart in time: a time axis, starts in titles */
 };
+
+/* A value for a title: in human units, or a count with commas (and the
+ * count name when NAMED). */
+static void fl_value(struct fl_writer *W, double v, bool sign, bool named)
+{
+	char buf[1100];
+	size_t k;
+	if (W->human) {
+		k = pp_human_value(buf, sizeof(buf), v, W->o->unit, W->res, sign);
+		fl_put(W->out, buf, k < sizeof(buf) ? k : sizeof(buf) - 1);
+		return;
+	}
+	v *= W->o->factor;
+	if (sign && v > 0)
+		fl_puts(W->out, "+");
+	if (v < 0) {
+		fl_puts(W->out, "-");
+		v = -v;
+	}
+	if (v == fl_floor(v) || v >= 9e15) {
+		k = fl_count(buf, v);
+	} else {
+		int n = snprintf(buf, sizeof(buf), "%.15g", v);
+		k = n < 0 ? 0 : (size_t)n < sizeof(buf) ? (size_t)n : sizeof(buf) - 1;
+	}
+	fl_put(W->out, buf, k);
+	if (named) {
+		fl_puts(W->out, " ");
+		fl_xml_cstr(W->out, W->o->countname, FL_ESC_TEXT);
+	}
+}
+
+/* "; before B, after A, delta D, R%; self before b, after a, delta d",
+ * without the value the width already shows. */
+static void fl_diff_tail(struct fl_writer *W, const struct fl_node *nd)
+{
+	struct fl_out *out = W->out;
+	double b = nd->ib, a = nd->ia, d = a - b;
+	/* The width's own value is not repeated. */
+	enum pprof_flame_diff_width dw = W->o->diff_width;
+	if (dw != PPROF_FLAME_DIFF_BEFORE) {
+		fl_puts(out, "; before ");
+		fl_value(W, b, false, false);
+	}
+	if (dw != PPROF_FLAME_DIFF_AFTER) {
+		fl_puts(out, dw == PPROF_FLAME_DIFF_BEFORE ? "; after " : ", after ");
+		fl_value(W, a, false, false);
+	}
+	fl_puts(out, ", delta ");
+	fl_value(W, d, true, false);
+	if (b > 0) {
+		char num[512];
+		int n = snprintf(num, sizeof(num), "%s%.2f%%", d > 0 ? ", +" : ", ", 100 * d / b);
+		fl_put(out, num, n < 0 ? 0 : (size_t)n < sizeof(num) ? (size_t)n : sizeof(num) - 1);
+	} else if (a > 0) {
+		fl_puts(out, ", new");
+	}
+	if (nd->sb != 0 || nd->sa != 0) {
+		fl_puts(out, "; self before ");
+		fl_value(W, nd->sb, false, false);
+		fl_puts(out, ", after ");
+		fl_value(W, nd->sa, false, false);
+		fl_puts(out, ", delta ");
+		fl_value(W, nd->sa - nd->sb, true, false);
+	}
+}
 
 static void fl_frame(struct fl_writer *W, const struct fl_node *nd, bool is_root)
 {
@@ -383,13 +454,48 @@ static void fl_frame(struct fl_writer *W, const struct fl_node *nd, bool is_root
 	/* The width, unless the title's count says it exactly. */
 	double width = etime - stime;
 	double shown = width * o->factor;
-	if (!(o->factor == 1 && width == fl_floor(width) && width < 9e15)) {
+	if (W->freetails || !(o->factor == 1 && width == fl_floor(width) && width < 9e15)) {
 		fl_puts(out, " w=\"");
 		k = fl_exact(num, width);
 		fl_put(out, num, k);
 		fl_puts(out, "\"");
 	}
 	fl_puts(out, "><title>");
+	if (W->freetails) {
+		/* name (W, P%[; before B, after A, delta D, R%; self ...]) */
+		if (is_root)
+			fl_puts(out, "all");
+		else
+			fl_xml(out, nd->name, namelen, FL_ESC_TEXT);
+		fl_puts(out, " (");
+		bool dt = W->incltitle && !fl_isnan(nd->ib);
+		if (dt)
+			fl_puts(out, o->diff_width == PPROF_FLAME_DIFF_BEFORE ? "before "
+				     : o->diff_width == PPROF_FLAME_DIFF_MAX  ? "max "
+									      : "after ");
+		fl_value(W, width, false, !W->human);
+		if (is_root) {
+			fl_puts(out, ", 100%");
+		} else {
+			fl_puts(out, ", ");
+			k = fl_fixed(num, 100 * width / W->timemax, 2);
+			fl_put(out, num, k);
+			fl_puts(out, "%");
+		}
+		if (dt) {
+			fl_diff_tail(W, nd);
+		} else if (W->axis && !is_root) {
+			fl_puts(out, "; start ");
+			fl_value(W, stime, false, false);
+		} else if (W->diff && !is_root && !fl_isnan(nd->delta) && nd->name != fl_other_name) {
+			/* Leaf deltas, as flamegraph.pl, in the unit. */
+			double d = (o->flags & PPROF_FLAME_NEGATE) ? -nd->delta + 0.0 : nd->delta;
+			fl_puts(out, "; ");
+			fl_value(W, d, true, false);
+		}
+		fl_puts(out, ")");
+		goto title_done;
+	}
 	/* samples = sprintf("%.0f", width * factor); pct from that text. */
 	char samples[1024]; /* up to 400 digits and their commas */
 	double sv;
@@ -441,6 +547,7 @@ static void fl_frame(struct fl_writer *W, const struct fl_node *nd, bool is_root
 		}
 		fl_puts(out, ")");
 	}
+title_done:
 	fl_puts(out, "</title><rect x=\"");
 	/* x and width as flamegraph.pl: each edge to 0.1, the width from those. */
 	char xs[64], x2s[64];
@@ -518,6 +625,103 @@ static void fl_frame(struct fl_writer *W, const struct fl_node *nd, bool is_root
 	fl_puts(out, "</g>\n");
 }
 
+/* The time axis of a flame chart, its line at Y: ticks every 1, 2 or 5
+ * times a power of ten of the unit, about ten of them, labelled from the
+ * capture's start. */
+static void fl_axis(struct fl_writer *W, double y)
+{
+	const struct pprof_flame_options *o = W->o;
+	struct fl_out *out = W->out;
+	double span = W->timemax, step = 1;
+	/* A power of ten with 10 to 100 of them, then 5 to 10 ticks. */
+	while (span / step > 100 && step < 1e300)
+		step *= 10;
+	while (span / step <= 10 && step > 1e-300)
+		step /= 10;
+	step *= span / step > 50 ? 10 : span / step > 20 ? 5 : 2;
+	fl_printf(out, "<g id=\"axis\" stroke=\"rgb(90,90,90)\" stroke-width=\"1\">"
+		       "<line x1=\"10.0\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>\n",
+		  y, o->width - 10, y);
+	for (double t = 0; t <= span * 1.0000001; t += step) {
+		double x = 10 + t * W->wpt;
+		char label[1100];
+		pp_human_value(label, sizeof(label), t, o->unit, 0, false);
+		if (t == 0)
+			snprintf(label, sizeof(label), "0");
+		fl_printf(out, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>"
+			       "<text x=\"%.1f\" y=\"%.1f\" stroke=\"none\"%s>%s</text>\n",
+			  x, y, x, y + 4, x, y + 4 + o->fontsize,
+			  t == 0 ? "" : " text-anchor=\"middle\"", label);
+	}
+	fl_puts(out, "</g>\n");
+}
+
+/* "SOURCE — TYPE (UNIT), total T, duration D"; for a differential graph
+ * the totals before and after.  NULL when out of memory. */
+static char *fl_default_subtitle(struct fl_writer *W, const struct fl_layout *L)
+{
+	const struct pprof_flame_options *o = W->o;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&buf, &len);
+	if (!m)
+		return NULL;
+	if (o->source && *o->source)
+		fprintf(m, "%s \xe2\x80\x94 ", o->source);
+	bool type = o->sample_type && *o->sample_type;
+	bool unit = o->unit && *o->unit;
+	if (type)
+		fputs(o->sample_type, m);
+	if (unit)
+		fprintf(m, type ? " (%s)" : "%s", o->unit);
+	/* The root's totals. */
+	const struct fl_node *root = NULL;
+	for (size_t i = 0; i < L->n; i++)
+		if (L->nodes[i].depth == 0)
+			root = &L->nodes[i];
+	char v[1100];
+	bool human = pp_human_kind(o->unit, &(double){0}) != PP_HUMAN_NONE && o->factor == 1;
+	double res = 0;
+	if (root) {
+		double vals[3] = {root->ia, root->ib, root->ia - root->ib};
+		const char *names[3] = {"total", "before", "delta"};
+		if (W->diff)
+			names[0] = "after";
+		static const int order_diff[] = {1, 0, 2}, order_one[] = {0};
+		const int *order = W->diff ? order_diff : order_one;
+		for (int j = 0; j < (W->diff ? 3 : 1); j++) {
+			int i = order[j];
+			double x = vals[i] * (human ? 1 : o->factor);
+			if (human) {
+				pp_human_value(v, sizeof(v), x, o->unit, res, i == 2);
+			} else {
+				size_t k = 0;
+				if (i == 2 && x > 0)
+					v[k++] = '+';
+				if (x < 0) {
+					v[k++] = '-';
+					x = -x;
+				}
+				if (x == fl_floor(x) || x >= 9e15)
+					k += fl_count(v + k, x);
+				else
+					k += (size_t)snprintf(v + k, 64, "%.15g", x);
+				snprintf(v + k, sizeof(v) - k, " %s", o->countname);
+			}
+			fprintf(m, ", %s %s", names[i], v);
+		}
+	}
+	if (o->duration > 0) {
+		pp_human_value(v, sizeof(v), o->duration, "ns", 0, false);
+		fprintf(m, ", duration %s", v);
+	}
+	if (fclose(m) != 0) {
+		free(buf);
+		return NULL;
+	}
+	return buf;
+}
+
 int pprof_flame_write_svg(struct pprof_flame *f, const struct pprof_flame_options *o, FILE *file)
 {
 	int status = PPROF_OK;
@@ -587,15 +791,13 @@ int pprof_flame_write_svg(struct pprof_flame *f, const struct pprof_flame_option
 			__builtin_prefetch(n->key + (n->stacklen & ~FL_MODEL_BIT));
 		}
 		double w = l->after;
-		double d = fl_nan();
 		if (!fl_isnan(l->before)) {
-			d = l->after - l->before;
 			if (o->diff_width == PPROF_FLAME_DIFF_BEFORE)
 				w = l->before;
 			else if (o->diff_width == PPROF_FLAME_DIFF_MAX && l->before > w)
 				w = l->before;
 		}
-		if (!fl_flow(&L, l->key, l->stacklen & ~FL_MODEL_BIT, d, w)) {
+		if (!fl_flow(&L, l->key, l->stacklen & ~FL_MODEL_BIT, l->before, l->after, w)) {
 			status = fl_nomem(f);
 			goto out;
 		}
@@ -645,8 +847,31 @@ int pprof_flame_write_svg(struct pprof_flame *f, const struct pprof_flame_option
 	W.ypad1 = o->fontsize * 3;
 	W.ypad2 = o->fontsize * 2 + 10;
 	double ypad3 = o->fontsize * 2;
+	double ubase;
+	W.human = pp_human_kind(o->unit, &ubase) != PP_HUMAN_NONE &&
+		  !(o->flags & PPROF_FLAME_COUNTS) && o->factor == 1;
+	W.incltitle = diff && (o->flags & PPROF_FLAME_INCLUSIVE_DELTA);
+	W.freetails = W.human || W.incltitle;
+	/* A flame chart of samples in time order, in time: a time axis under
+	 * the frames, and each frame's start in its title. */
+	W.axis = W.human && flamechart && f->timeline && !diff &&
+		 pp_human_kind(o->unit, &ubase) == PP_HUMAN_TIME;
+	double axish = W.axis ? o->fontsize + 10 : 0;
+	double details_pad = W.ypad2;
+	W.ypad2 += axish;
 	W.imageheight = (depthmax + 1) * o->frameheight + W.ypad1 + W.ypad2;
-	bool subtitle = o->subtitle && *o->subtitle;
+	W.res = timemax / 20000;
+	/* The default subtitle: the input, its sample type and total. */
+	char *autosub = NULL;
+	if (!o->subtitle && ((o->sample_type && *o->sample_type) || (o->unit && *o->unit))) {
+		autosub = fl_default_subtitle(&W, &L);
+		if (!autosub) {
+			status = fl_nomem(f);
+			goto out;
+		}
+	}
+	const char *subtext = autosub ? autosub : o->subtitle;
+	bool subtitle = subtext && *subtext;
 	if (subtitle)
 		W.imageheight += ypad3;
 	W.charw = o->fontsize * o->fontwidth;
@@ -695,8 +920,9 @@ int pprof_flame_write_svg(struct pprof_flame *f, const struct pprof_flame_option
 	fl_puts(out, "text { font-family:");
 	fl_xml_cstr(out, o->fonttype, FL_ESC_TEXT);
 	fl_printf(out, "; font-size:%spx; fill:rgb(0,0,0); }\n", fs);
-	fl_puts(out, "#search, #ignorecase { opacity:0.1; cursor:pointer; }\n"
-		     "#search:hover, #search.show, #ignorecase:hover, #ignorecase.show { opacity:1; }\n"
+	fl_puts(out, "#search, #ignorecase { fill:rgb(70,70,70); cursor:pointer; }\n"
+		     "#search:hover, #search.show, #ignorecase:hover, #ignorecase.show { fill:rgb(0,0,0); "
+		     "text-decoration:underline; }\n"
 		     "#subtitle { text-anchor:middle; fill:rgb(160,160,160); }\n");
 	fl_printf(out, "#title { text-anchor:middle; font-size:%spx; }\n", ts);
 	fl_puts(out, "#unzoom { cursor:pointer; }\n"
@@ -720,11 +946,11 @@ int pprof_flame_write_svg(struct pprof_flame *f, const struct pprof_flame_option
 		tn = fl_perlnum(tmp, o->fontsize * 4);
 		fl_put(out, tmp, tn);
 		fl_puts(out, "\">");
-		fl_xml_cstr(out, o->subtitle, FL_ESC_TEXT);
+		fl_xml_cstr(out, subtext, FL_ESC_TEXT);
 		fl_puts(out, "</text>\n");
 	}
 	char ybot[64], ytop[64];
-	size_t ybn = fl_perlnum(ybot, W.imageheight - W.ypad2 / 2);
+	size_t ybn = fl_perlnum(ybot, W.imageheight - details_pad / 2);
 	ybot[ybn] = '\0';
 	size_t ytn = fl_perlnum(ytop, o->fontsize * 2);
 	ytop[ytn] = '\0';
@@ -734,6 +960,9 @@ int pprof_flame_write_svg(struct pprof_flame *f, const struct pprof_flame_option
 	fl_printf(out, "<text id=\"ignorecase\" x=\"%.2f\" y=\"%s\">ic</text>\n", o->width - 26, ytop);
 	fl_printf(out, "<text id=\"matched\" x=\"%.2f\" y=\"%s\" class=\"hide\"> </text>\n",
 		  o->width - 110, ybot);
+
+	if (W.axis)
+		fl_axis(&W, W.imageheight - W.ypad2 + 2);
 
 	/* The drawing parameters, for the script. */
 	double y0 = (o->flags & PPROF_FLAME_INVERTED) ? W.ypad1
@@ -763,6 +992,8 @@ int pprof_flame_write_svg(struct pprof_flame *f, const struct pprof_flame_option
 	}
 	if (o->flags & PPROF_FLAME_INVERTED)
 		fl_puts(out, "\" inverted=\"1");
+	if (W.freetails)
+		fl_puts(out, "\" tails=\"free");
 	fl_puts(out, "\" nametype=\"");
 	fl_xml_cstr(out, o->nametype, FL_ESC_ATTR);
 	fl_puts(out, "\" countname=\"");
@@ -780,6 +1011,7 @@ int pprof_flame_write_svg(struct pprof_flame *f, const struct pprof_flame_option
 	if (out->err || ferror(file))
 		status = fl_error(f, PPROF_EIO, "write error: %s", strerror(errno ? errno : EIO));
 	free(W.col.cp);
+	free(autosub);
 out:
 	free(out);
 	free(L.nodes);

@@ -120,6 +120,12 @@ struct pprof_profile {
 	struct pp_sample_type *types;
 	uint32_t ntypes;
 	int default_type; /* index, or -1: the last */
+	/* A folded header's type and unit given to the types (read.c), and
+	 * the types the folded reader declared, put back while another
+	 * folded input is read into the profile. */
+	struct pp_sample_type hdr_orig[2];
+	uint32_t hdr_type, hdr_unit;
+	bool hdr;
 	struct pp_entry *entries;
 	int64_t *values;
 	uint32_t nentries, capentries;
@@ -257,6 +263,18 @@ int pp_intern_cstr(struct pprof_profile *p, const char *s, uint32_t *id);
  * "auto", as pprof's measurement.Scale; *UNIT receives the unit's printed
  * name ("" for counts). */
 double pp_unit_scale(int64_t value, const char *from, const char *to, const char **unit);
+/* Pictures' units (units.c): time as ns, us, ms, s and memory as B, KiB,
+ * MiB, GiB, TiB.  The kind of UNIT (a sample type's unit, "ns", "bytes",
+ * "ms"...), its size put in *BASE in nanoseconds or bytes. */
+enum pp_human_kind { PP_HUMAN_NONE = 0, PP_HUMAN_TIME, PP_HUMAN_BYTES };
+enum pp_human_kind pp_human_kind(const char *unit, double *base);
+/* VALUE (in UNIT, of kind pp_human_kind()) as "250.1 ms", "2.500 MiB": the
+ * largest unit it reaches, and as many decimals as make one step of the
+ * last digit at most RESOLUTION (in UNIT; 0: three significant digits),
+ * never finer than UNIT itself.  SIGN: a '+' before a positive
+ * value.  Writes at most SIZE bytes, NUL included; returns the length. */
+size_t pp_human_value(char *buf, size_t size, double value, const char *unit, double resolution,
+		      bool sign);
 /* S in ASCII lower case into D (SIZE bytes, NUL-terminated, cut to fit). */
 void pp_ascii_lower(char *d, const char *s, size_t size);
 

@@ -136,6 +136,8 @@ const char *pprof_format_name(enum pprof_format f);
 size_t pprof_sample_type_count(const struct pprof_profile *p);
 const char *pprof_sample_type_name(const struct pprof_profile *p, size_t i);
 const char *pprof_sample_type_unit(const struct pprof_profile *p, size_t i);
+/* The capture's duration (a pprof profile's duration_nanos); 0: unknown. */
+int64_t pprof_profile_duration_nanos(const struct pprof_profile *p);
 /* The index chosen by a -i argument (a name, or a name with an inuse_
  * prefix standing for the name without it, as pprof matches them; or a
  * decimal index), or by default (NULL or ""):
@@ -318,6 +320,12 @@ struct pprof_symbolicate_options {
 };
 int pprof_symbolicate(struct pprof_profile *p, const struct pprof_symbolicate_options *o);
 
+/* The optional first line of folded text (pprof-fold --header, pprof-diff
+ * --header): "# sample_type=TYPE/UNIT", a comment to other readers.  Our
+ * readers take TYPE and UNIT for the lines' sample type ("samples/count"
+ * otherwise), UNIT only for a differential file's "before" and "after". */
+#define PPROF_FOLDED_HEADER "# sample_type="
+
 /* Version of the library, "MAJOR.MINOR.PATCH". */
 const char *pprof_version(void);
 
@@ -361,7 +369,9 @@ enum pprof_flame_flags {
 	PPROF_FLAME_NEGATE = 1u << 6,     /* --negate: swap differential hues */
 	PPROF_FLAME_SORT_WIDTH = 1u << 7, /* callees widest first, packed */
 	PPROF_FLAME_MERGE_SMALL = 1u << 8, /* callees below minwidth as one "(other)" */
-	PPROF_FLAME_INCLUSIVE_DELTA = 1u << 9, /* colour by the inclusive delta */
+	PPROF_FLAME_INCLUSIVE_DELTA = 1u << 9, /* colour by the inclusive delta, and
+						* titles with before, after and delta */
+	PPROF_FLAME_COUNTS = 1u << 10, /* titles in countname even with a unit */
 };
 
 /* Which value of a differential line gives the width. */
@@ -373,7 +383,7 @@ enum pprof_flame_diff_width {
 
 struct pprof_flame_options {
 	const char *title;     /* NULL or "": Flame Graph / Icicle Graph / Flame Chart */
-	const char *subtitle;  /* NULL or "": none */
+	const char *subtitle;  /* "": none; NULL: none, or the default one (below) */
 	const char *notes;     /* put in a comment; NULL: none */
 	const char *fonttype;  /* "Verdana"; see pprof_flame_fonttype_ok() */
 	const char *countname; /* "samples" */
@@ -391,6 +401,15 @@ struct pprof_flame_options {
 	double factor;            /* 1: scales the counts shown */
 	double total;             /* 0: the sum; else the width of the root if larger */
 	unsigned long long seed;  /* for PPROF_FLAME_RANDOM; 0: from the clock */
+	/* The counts' unit ("nanoseconds", "bytes", "ms"...; NULL: none): time
+	 * and memory are shown as ns/us/ms/s and B/KiB/MiB/GiB in titles and
+	 * the subtitle, unless PPROF_FLAME_COUNTS or a factor other than 1. */
+	const char *unit;
+	/* With a unit or a sample type, a NULL subtitle becomes "SOURCE — TYPE
+	 * (UNIT), total T[, duration D]". */
+	const char *sample_type; /* "cpu", "alloc_space"...; NULL: none */
+	const char *source;      /* the input's name(s); NULL: none */
+	double duration;         /* the capture's, in nanoseconds; 0: unknown */
 };
 /* flamegraph.pl's defaults. */
 void pprof_flame_options_init(struct pprof_flame_options *o);

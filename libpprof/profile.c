@@ -952,6 +952,11 @@ const char *pprof_sample_type_unit(const struct pprof_profile *p, size_t i)
 	return i < p->ntypes ? pp_str(p, p->types[i].unit) : NULL;
 }
 
+int64_t pprof_profile_duration_nanos(const struct pprof_profile *p)
+{
+	return p->duration_nanos;
+}
+
 int pprof_sample_type_select(struct pprof_profile *p, const char *arg)
 {
 	if (p->ntypes == 0) {

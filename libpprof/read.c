@@ -699,6 +699,80 @@ const struct pp_reader *pp_best_reader(const unsigned char *b, size_t len, int *
 }
 
 /* R reads the stream over IN. */
+/* ---- the folded header (pprof-fold --header) ---- */
+
+/* The first line of folded text when it is PPROF_FOLDED_HEADER's, kept
+ * before the reader consumes it. */
+struct folded_header {
+	char type[128], unit[128];
+	bool set;
+};
+
+static void header_grab(struct folded_header *h, const struct pp_reader *r,
+			const unsigned char *b, size_t n)
+{
+	h->set = false;
+	size_t pl = sizeof(PPROF_FOLDED_HEADER) - 1;
+	if (!r || r->format != PPROF_FMT_FOLDED || n < pl || memcmp(b, PPROF_FOLDED_HEADER, pl) != 0)
+		return;
+	const unsigned char *nl = memchr(b, '\n', n);
+	size_t e = nl ? (size_t)(nl - b) : n;
+	if (e > pl && b[e - 1] == '\r')
+		e--;
+	const unsigned char *v = b + pl;
+	size_t vn = e - pl, slash = vn;
+	for (size_t i = 0; i < vn; i++)
+		if (v[i] == '/')
+			slash = i;
+	if (slash == 0 || slash >= vn - 1 || slash >= sizeof(h->type) || vn - slash > sizeof(h->unit))
+		return;
+	memcpy(h->type, v, slash);
+	h->type[slash] = '\0';
+	memcpy(h->unit, v + slash + 1, vn - slash - 1);
+	h->unit[vn - slash - 1] = '\0';
+	h->set = true;
+}
+
+/* Before a folded read: the types as the folded reader declares them, so
+ * that a second folded input matches them. */
+static void header_prepare(struct pprof_profile *p, const struct pp_reader *r)
+{
+	if (!p->hdr || !r || r->format != PPROF_FMT_FOLDED)
+		return;
+	for (uint32_t i = 0; i < p->ntypes && i < 2; i++)
+		p->types[i] = p->hdr_orig[i];
+}
+
+/* After it: the header's type and unit for the folded lines'
+ * "samples/count", or its unit for a differential file's "before" and
+ * "after"; an input without a header takes the one read before it. */
+static int header_apply(struct pprof_profile *p, const struct folded_header *h, int status)
+{
+	if (status != PPROF_OK || p->format != PPROF_FMT_FOLDED || (!h->set && !p->hdr))
+		return status;
+	if (h->set) {
+		uint32_t type, unit;
+		if ((status = pp_intern_cstr(p, h->type, &type)) ||
+		    (status = pp_intern_cstr(p, h->unit, &unit)))
+			return status;
+		if (p->hdr && (type != p->hdr_type || unit != p->hdr_unit))
+			return pp_error(p, PPROF_EINPUT,
+					"incompatible sample types: %s/%s is not in the first input",
+					h->type, h->unit);
+		p->hdr_type = type;
+		p->hdr_unit = unit;
+	}
+	if (!p->hdr)
+		for (uint32_t i = 0; i < p->ntypes && i < 2; i++)
+			p->hdr_orig[i] = p->types[i];
+	p->hdr = true;
+	if (p->ntypes == 1)
+		p->types[0].type = p->hdr_type;
+	for (uint32_t i = 0; i < p->ntypes; i++)
+		p->types[i].unit = p->hdr_unit;
+	return PPROF_OK;
+}
+
 static int read_stream(struct pprof_profile *p, const struct pp_reader *r,
 		       struct pp_stream *s, const struct pprof_read_options *o)
 {
@@ -725,16 +799,21 @@ static bool try_stream(struct pprof_profile *p, const struct pp_reader *const *t
 		return true;
 	}
 	bool took = true;
+	struct folded_header h;
 	if (plain) {
-		*status = read_stream(p, r, s, o);
+		header_grab(&h, r, in, len);
+		header_prepare(p, r);
+		*status = header_apply(p, &h, read_stream(p, r, s, o));
 	} else {
 		const unsigned char *b = NULL;
 		size_t n = 0;
 		*status = stream_peek(s, PP_BID_PREFIX, &b, &n);
 		if (*status == PPROF_OK) {
 			r = n > 0 && !pp_is_gzip(b, n) ? best_of(table, nt, b, n, NULL) : NULL;
+			header_grab(&h, r, b, n);
+			header_prepare(p, r);
 			if (r && r->read_stream)
-				*status = read_stream(p, r, s, o);
+				*status = header_apply(p, &h, read_stream(p, r, s, o));
 			else
 				took = false;
 		}
@@ -776,17 +855,20 @@ static int read_input(struct pprof_profile *p, const struct pp_reader *const *ta
 		status = pp_error_at(p, PPROF_EINPUT, 0, UNRECOGNIZED);
 		goto out;
 	}
+	struct folded_header fh;
+	header_grab(&fh, best, b, len);
+	header_prepare(p, best);
 	if (!best->read) {
 		/* a stream reader on what a whole look found (inside a nested
 		 * gzip): the decoded bytes as they are */
 		struct pp_stream *s = stream_open(p, b, len, o, false);
-		status = s ? read_stream(p, best, s, o) : PPROF_ENOMEM;
+		status = s ? header_apply(p, &fh, read_stream(p, best, s, o)) : PPROF_ENOMEM;
 		pp_stream_free(s);
 		goto out;
 	}
 	p->format = best->format;
 	p->hold = h;
-	status = best->read(p, b, len, o);
+	status = header_apply(p, &fh, best->read(p, b, len, o));
 	p->hold = NULL;
 out:
 	pp_hold_release(&inner);

@@ -223,3 +223,69 @@ int pprof_value_parse(const char *text, const char *unit, int64_t *out)
 	*out = (int64_t)r;
 	return PPROF_OK;
 }
+
+/* ---- pictures' units ---- */
+
+enum pp_human_kind pp_human_kind(const char *unit, double *base)
+{
+	if (!unit || !*unit)
+		return PP_HUMAN_NONE;
+	const struct unit *u = sniff(&unit_types[1], unit);
+	if (u && u->factor < 3600e9) {
+		*base = u->factor;
+		return PP_HUMAN_TIME;
+	}
+	u = sniff(&unit_types[0], unit);
+	if (u) {
+		*base = u->factor;
+		return PP_HUMAN_BYTES;
+	}
+	return PP_HUMAN_NONE;
+}
+
+struct human_unit {
+	const char *name;
+	double factor;
+};
+
+static const struct human_unit human_time[] = {
+	{"ns", 1}, {"\xc2\xb5s", 1e3}, {"ms", 1e6}, {"s", 1e9},
+};
+static const struct human_unit human_bytes[] = {
+	{"B", 1}, {"KiB", 1024.0}, {"MiB", 1048576.0}, {"GiB", 1073741824.0},
+	{"TiB", 1099511627776.0},
+};
+
+size_t pp_human_value(char *buf, size_t size, double value, const char *unit, double resolution,
+		      bool sign)
+{
+	double base = 1;
+	enum pp_human_kind k = pp_human_kind(unit, &base);
+	const struct human_unit *hu = k == PP_HUMAN_BYTES ? human_bytes : human_time;
+	size_t nhu = k == PP_HUMAN_BYTES ? sizeof(human_bytes) / sizeof(human_bytes[0])
+					 : sizeof(human_time) / sizeof(human_time[0]);
+	double v = value * base, res = resolution * base;
+	double mag = v < 0 ? -v : v;
+	size_t i = 0;
+	while (i + 1 < nhu && mag >= hu[i + 1].factor)
+		i++;
+	double f = hu[i].factor;
+	/* Decimals: a step of the last digit at most RES, or three
+	 * significant digits, and never finer than UNIT itself. */
+	int d = 0;
+	/* Counts with a fraction keep it. */
+	double floor_base = mag < 9e15 ? (double)(int64_t)(mag / base) * base : mag;
+	double finest = floor_base == mag ? base : 0;
+	if (res > 0) {
+		double step = f;
+		while (d < 6 && step > res && step / 10 >= finest) {
+			step /= 10;
+			d++;
+		}
+	} else {
+		double m = mag / f;
+		d = m >= 100 || f <= finest ? 0 : m >= 10 ? 1 : 2;
+	}
+	int r = snprintf(buf, size, "%s%.*f %s", sign && v > 0 ? "+" : "", d, v / f, hu[i].name);
+	return r < 0 ? 0 : (size_t)r;
+}

@@ -349,6 +349,17 @@ int cli_option(struct cli *c, int opt, const char *arg)
 	return 0;
 }
 
+int cli_write_header(struct cli *c, FILE *out, const char *type, const char *unit)
+{
+	if (!type || !unit || !*type || !*unit || strpbrk(type, "\r\n") ||
+	    strpbrk(unit, "/\r\n") || strlen(type) >= 128 || strlen(unit) >= 128) {
+		cli_error(c, "--header: the sample type cannot be written on one line");
+		return -1;
+	}
+	fprintf(out, "%s%s/%s\n", PPROF_FOLDED_HEADER, type, unit);
+	return 0;
+}
+
 void cli_flush_warnings(struct cli *c, const struct pprof_profile *p)
 {
 	if (c->warned_for != p) {

@@ -199,6 +199,9 @@ void cli_loaded(struct cli *c, const struct pprof_profile *p, const char *name);
 
 /* Prints the profile's warnings not yet printed. */
 void cli_flush_warnings(struct cli *c, const struct pprof_profile *p);
+/* --header: "# sample_type=TYPE/UNIT" (PPROF_FOLDED_HEADER) on OUT; -1
+ * (said) when they would not read back (a newline, a '/' in UNIT). */
+int cli_write_header(struct cli *c, FILE *out, const char *type, const char *unit);
 
 /* The -i choice for P, or -1 after printing why ("prog: FILE: why" when P
  * came from cli_load(), FILE its first input: the inputs share their sample

@@ -15,7 +15,7 @@ static void usage(FILE *out)
 	      "                  [--top[=N]] [--cum] [--format=text|tsv|json] [--unit=unit]\n"
 	      "                  [--fail-over=PCT] [--min-delta=value] [--fold-vanished]\n"
 	      "                  [--rules file] [filter options]\n"
-	      "                  [--max-input size] [--quiet] before after\n"
+	      "                  [--header] [--max-input size] [--quiet] before after\n"
 	      "\n"
 	      "Reads two profiles (pprof, V8 .cpuprofile or .heapprofile, folded stacks;\n"
 	      "each format detected on its own, both transformed alike) and writes\n"
@@ -38,6 +38,7 @@ static void usage(FILE *out)
 	      "  -m, --sourcemap=PATH       source map file or directory (repeatable)\n"
 	      "      --source-path=DIR      original sources, where a map has no sourcesContent\n"
 	      "  -o, --output=FILE          write FILE atomically instead of standard output\n"
+	      "      --header               a first line \"# sample_type=TYPE/UNIT\"\n"
 	      CLI_FILTER_HELP
 	      "      --max-input=SIZE       largest inflated input (default 4g)\n"
 	      "      --quiet                no warnings\n"
@@ -55,6 +56,7 @@ enum {
 	OPT_UNIT,
 	OPT_MIN_DELTA,
 	OPT_FOLD_VANISHED,
+	OPT_HEADER,
 };
 
 /* One side of the diff: its lines, and the profile that holds them or at
@@ -84,7 +86,9 @@ static int load(struct cli *c, struct side *s, const struct pprof_fold_options *
 	s->index = fo.sample_index;
 	s->type = pprof_sample_type_name(s->p, (size_t)fo.sample_index);
 	s->unit = pprof_sample_type_unit(s->p, (size_t)fo.sample_index);
-	s->untyped = pprof_profile_format(s->p) == PPROF_FMT_FOLDED;
+	/* (unless its header gave one) */
+	s->untyped = pprof_profile_format(s->p) == PPROF_FMT_FOLDED && s->unit &&
+		     strcmp(s->unit, "count") == 0;
 	if (pprof_fold(s->p, &fo, &s->f) != PPROF_OK) {
 		cli_error(c, "%s: %s", s->shown, pprof_profile_error(s->p));
 		return -1;
@@ -113,10 +117,11 @@ int main(int argc, char **argv)
 		{"unit", required_argument, NULL, OPT_UNIT},
 		{"min-delta", required_argument, NULL, OPT_MIN_DELTA},
 		{"fold-vanished", no_argument, NULL, OPT_FOLD_VANISHED},
+		{"header", no_argument, NULL, OPT_HEADER},
 		{NULL, 0, NULL, 0},
 	};
 	struct pprof_diff_options dopt = {0};
-	bool strip = false, top = false, cum = false, gate = false;
+	bool strip = false, top = false, cum = false, gate = false, header = false;
 	size_t limit = 0;
 	int format = PPROF_TABLE_TEXT;
 	double fail_over = 0;
@@ -145,6 +150,9 @@ int main(int argc, char **argv)
 			break;
 		case OPT_CUM:
 			cum = true;
+			break;
+		case OPT_HEADER:
+			header = true;
 			break;
 		case OPT_FORMAT:
 			format = pprof_table_format_parse(optarg);
@@ -191,6 +199,8 @@ int main(int argc, char **argv)
 		cli_usage_error(&c, "--cum sorts the --top table");
 	if (min_delta && !gate)
 		cli_usage_error(&c, "--min-delta is a floor of --fail-over");
+	if (header && top)
+		cli_usage_error(&c, "--header heads the folded lines, not the --top table");
 	if (strcmp(argv[optind], "-") == 0 && strcmp(argv[optind + 1], "-") == 0)
 		cli_usage_error(&c, "only one input can be standard input");
 
@@ -254,7 +264,13 @@ int main(int argc, char **argv)
 		struct pprof_diff_info info = {s[0].type, s[0].unit, s[0].shown, s[1].shown, unit};
 		w = pprof_diff_table_write(t, d, &info, (enum pprof_table_format)format, limit, out);
 	} else {
-		w = pprof_diff_write(d, out);
+		w = PPROF_OK;
+		if (header && cli_write_header(&c, out, s[0].type, s[0].unit) != 0) {
+			cli_abort(&c);
+			goto out;
+		}
+		if (w == PPROF_OK)
+			w = pprof_diff_write(d, out);
 	}
 	if (w != PPROF_OK) {
 		cli_error(&c, "%s: write error: %s", c.output ? c.output : "<stdout>", strerror(errno));

@@ -18,14 +18,16 @@ static void usage(FILE *out)
 	      "                   [--hash] [--random] [--cp] [--reverse] [--inverted]\n"
 	      "                   [--flamechart] [--negate] [--factor num] [--total num]\n"
 	      "                   [--notes text] [--sort-by-width] [--merge-small]\n"
-	      "                   [--delta leaf|inclusive] [--diff-width after|before|max]\n"
+	      "                   [--delta inclusive|leaf] [--diff-width after|before|max]\n"
 	      "                   [--focus regex] [--ignore regex] [--hide regex]\n"
 	      "                   [--show regex] [--rules file] [--hide-ignored]\n"
-	      "                   [--progress] [--max-input size] [--quiet] [file ...]\n"
+	      "                   [--count-unit unit] [--diff before after] [--progress]\n"
+	      "                   [--max-input size] [--quiet] [file ...]\n"
 	      "\n"
 	      "Writes an SVG flame graph of a pprof, .cpuprofile or .heapprofile file, or\n"
 	      "of folded stacks (\"stack COUNT\", or \"stack BEFORE AFTER\" for a\n"
-	      "differential graph), with flamegraph.pl's options and geometry.\n"
+	      "differential graph), with flamegraph.pl's options and geometry; with\n"
+	      "--diff, the differential graph of two profiles.\n"
 	      "\n"
 	      "  -i, --sample-index=NAME|N  value to draw (default: the profile's default)\n"
 	      "  -g, --granularity=G        functions, filefunctions, lines, files, addresses\n"
@@ -37,6 +39,7 @@ static void usage(FILE *out)
 	      "      --minwidth=N[%]        leave out frames narrower (0.1 pixels)\n"
 	      "      --fonttype, --fontsize, --fontwidth   (Verdana, 12, 0.59)\n"
 	      "      --countname, --nametype               (samples, Function:)\n"
+	      "      --count-unit=UNIT      unit of folded counts: ns, ms, s, bytes, samples...\n"
 	      "      --colors=PALETTE       hot mem io wakeup java js perl red green blue\n"
 	      "                             aqua yellow purple orange ts\n"
 	      "      --bgcolors=COLOR       yellow blue green grey or #rrggbb\n"
@@ -47,7 +50,9 @@ static void usage(FILE *out)
 	      "      --negate, --factor=N, --total=N, --notes=TEXT\n"
 	      "      --sort-by-width        callees widest first\n"
 	      "      --merge-small          callees below minwidth as one (other) frame\n"
-	      "      --delta=leaf|inclusive differential colour by the leaf or the total\n"
+	      "      --delta=inclusive|leaf differential colour by the total (default) or,\n"
+	      "                             as flamegraph.pl, by the leaf\n"
+	      "      --diff                 BEFORE AFTER: draw their differential graph\n"
 	      "      --diff-width=after|before|max        width of differential frames\n"
 	      CLI_FILTER_HELP
 	      "      --hide-ignored         drop frames on a source map's ignore list\n"
@@ -85,6 +90,8 @@ enum {
 	OPT_MERGE_SMALL,
 	OPT_DELTA,
 	OPT_DIFF_WIDTH,
+	OPT_COUNT_UNIT,
+	OPT_DIFF,
 };
 
 static double number(struct cli *c, const char *opt, const char *arg, bool integer)
@@ -195,6 +202,90 @@ static bool same_types(struct cli *c, const struct pprof_profile *first,
 	return true;
 }
 
+/* The name of an input for the subtitle: its last path component. */
+static const char *base_name(const char *path)
+{
+	if (strcmp(path, "-") == 0)
+		return "<stdin>";
+	const char *b = strrchr(path, '/');
+	return b && b[1] ? b + 1 : path;
+}
+
+/* --diff: the differential lines of BEFORE and AFTER (as pprof-diff writes
+ * them) added to F; their sample type and unit in *TYPE and *UNIT
+ * (malloc'd, NULL when folded text has none).  -1 on failure (said). */
+static int add_diff(struct cli *c, char **paths, struct pprof_flame *f, char **type, char **unit)
+{
+	struct pprof_profile *p[2] = {NULL, NULL};
+	struct pprof_folded *fd[2] = {NULL, NULL};
+	const char *t[2] = {NULL, NULL}, *u[2] = {NULL, NULL};
+	struct pprof_diff *d = NULL;
+	char *text = NULL;
+	size_t len = 0;
+	int r = -1;
+	for (int i = 0; i < 2; i++) {
+		const char *shown = strcmp(paths[i], "-") == 0 ? "<stdin>" : paths[i];
+		p[i] = cli_load(c, paths + i, 1);
+		if (!p[i])
+			goto out;
+		struct pprof_fold_options fo = {0};
+		fo.granularity = (enum pprof_granularity)c->granularity;
+		fo.sample_index = cli_sample_index(c, p[i]);
+		if (fo.sample_index < 0)
+			goto out;
+		if (pprof_profile_format(p[i]) != PPROF_FMT_FOLDED) {
+			t[i] = pprof_sample_type_name(p[i], (size_t)fo.sample_index);
+			u[i] = pprof_sample_type_unit(p[i], (size_t)fo.sample_index);
+		}
+		if (pprof_fold(p[i], &fo, &fd[i]) != PPROF_OK) {
+			cli_error(c, "%s: %s", shown, pprof_profile_error(p[i]));
+			goto out;
+		}
+		cli_flush_warnings(c, p[i]);
+	}
+	/* Folded text has no unit: it takes the other side's. */
+	for (int i = 0; i < 2; i++) {
+		if (!u[i]) {
+			t[i] = t[1 - i];
+			u[i] = u[1 - i];
+		}
+	}
+	if (u[0] && u[1] && strcasecmp(u[0], u[1]) != 0) {
+		cli_error(c, "incompatible sample types: %s/%s (%s) and %s/%s (%s)", t[0], u[0],
+			  paths[0], t[1], u[1], paths[1]);
+		goto out;
+	}
+	struct pprof_diff_options dopt = {0};
+	if (pprof_diff_folded(p[1], fd[0], fd[1], &dopt, &d) != PPROF_OK) {
+		cli_error(c, "%s", pprof_profile_error(p[1]));
+		goto out;
+	}
+	FILE *m = open_memstream(&text, &len);
+	if (!m || pprof_diff_write(d, m) != PPROF_OK || fclose(m) != 0) {
+		cli_error(c, "out of memory");
+		goto out;
+	}
+	if (pprof_flame_add_text(f, text, len) != PPROF_OK) {
+		cli_error(c, "%s", pprof_flame_error(f));
+		goto out;
+	}
+	*type = t[0] ? strdup(t[0]) : NULL;
+	*unit = u[0] ? strdup(u[0]) : NULL;
+	if ((t[0] && !*type) || (u[0] && !*unit)) {
+		cli_error(c, "out of memory");
+		goto out;
+	}
+	r = 0;
+out:
+	free(text);
+	pprof_diff_free(d);
+	for (int i = 0; i < 2; i++) {
+		pprof_folded_free(fd[i]);
+		pprof_profile_free(p[i]);
+	}
+	return r;
+}
+
 int main(int argc, char **argv)
 {
 	struct cli c;
@@ -227,11 +318,16 @@ int main(int argc, char **argv)
 		{"merge-small", no_argument, NULL, OPT_MERGE_SMALL},
 		{"delta", required_argument, NULL, OPT_DELTA},
 		{"diff-width", required_argument, NULL, OPT_DIFF_WIDTH},
+		{"count-unit", required_argument, NULL, OPT_COUNT_UNIT},
+		{"diff", no_argument, NULL, OPT_DIFF},
 		{NULL, 0, NULL, 0},
 	};
 	struct pprof_flame_options fo;
 	pprof_flame_options_init(&fo);
-	bool countname_set = false;
+	bool countname_set = false, diffmode = false;
+	const char *count_unit = NULL;
+	/* Differential colours and titles by the frame's total. */
+	fo.flags |= PPROF_FLAME_INCLUSIVE_DELTA;
 	int opt;
 	while ((opt = cli_getopt(&c, argc, argv, CLI_SHORTOPTS, longopts)) != -1) {
 		switch (opt) {
@@ -263,6 +359,7 @@ int main(int argc, char **argv)
 		case OPT_COUNTNAME:
 			fo.countname = optarg;
 			countname_set = true;
+			fo.flags |= PPROF_FLAME_COUNTS;
 			break;
 		case OPT_NAMETYPE: fo.nametype = optarg; break;
 		case OPT_COLORS: {
@@ -289,8 +386,15 @@ int main(int argc, char **argv)
 			fo.factor = strtod(optarg, &end);
 			if (end == optarg || *end || !(fo.factor == fo.factor))
 				cli_usage_error(&c, "--factor: invalid number '%s'", optarg);
+			fo.flags |= PPROF_FLAME_COUNTS;
 			break;
 		}
+		case OPT_COUNT_UNIT:
+			if (!*optarg || strlen(optarg) > 30 || strpbrk(optarg, " \t\r\n"))
+				cli_usage_error(&c, "--count-unit: invalid unit '%s'", optarg);
+			count_unit = optarg;
+			break;
+		case OPT_DIFF: diffmode = true; break;
 		case OPT_TOTAL: fo.total = number(&c, "total", optarg, false); break;
 		case OPT_NOTES: fo.notes = optarg; break;
 		case OPT_SORT_WIDTH: fo.flags |= PPROF_FLAME_SORT_WIDTH; break;
@@ -318,6 +422,10 @@ int main(int argc, char **argv)
 				cli_usage_error(&c, "unknown option");
 		}
 	}
+	if (diffmode && argc - optind != 2)
+		cli_usage_error(&c, "--diff: two inputs needed, before and after");
+	if (diffmode && strcmp(argv[optind], "-") == 0 && strcmp(argv[optind + 1], "-") == 0)
+		cli_usage_error(&c, "only one input can be standard input");
 	/* Several inputs: each one's lines go into the graph, where equal
 	 * stacks add up as they do in one profile, and as flamegraph.pl adds
 	 * up the lines of the inputs' concatenation (fractions kept).  Their
@@ -334,40 +442,57 @@ int main(int argc, char **argv)
 	struct pprof_profile *p = NULL;
 	struct pprof_profile **ps = calloc((size_t)nin, sizeof(*ps));
 	struct pprof_flame *f = pprof_flame_new();
-	char *countname = NULL;
+	char *countname = NULL, *dtype = NULL, *dunit = NULL, *source = NULL;
 	if (!ps || !f) {
 		cli_error(&c, "out of memory");
 		goto out;
 	}
-	/* Folded text is read as flamegraph.pl reads it (fractions kept, a
-	 * differential column), with or without transforms. */
-	c.read.folded_flamegraph = 1;
-	for (int k = 0; k < nin; k++) {
-		ps[k] = cli_load(&c, inputs + k, 1);
-		if (!ps[k])
-			goto out;
-		const char *name = strcmp(inputs[k], "-") == 0 ? "<stdin>" : inputs[k];
-		if (k > 0 && !same_types(&c, ps[0], ps[k], name))
-			goto out;
-	}
-	p = ps[0];
-	cli_loaded(&c, p, shown);
-	bool folded = pprof_profile_format(p) == PPROF_FMT_FOLDED;
 	/* Lines or stacks left out: a warning once the graph is drawn, part of
 	 * the one error line when nothing was left to draw. */
 	size_t ignored = 0, negative = 0;
-	{
+	const char *type = NULL, *unit = NULL;
+	if (diffmode) {
+		if (add_diff(&c, argv + optind, f, &dtype, &dunit) != 0)
+			goto out;
+		type = dtype;
+		unit = dunit;
+		ignored = pprof_flame_ignored_lines(f);
+		const char *b = base_name(argv[optind]), *a = base_name(argv[optind + 1]);
+		source = malloc(strlen(b) + strlen(a) + 8);
+		if (!source) {
+			cli_error(&c, "out of memory");
+			goto out;
+		}
+		sprintf(source, "%s \xe2\x86\x92 %s", b, a);
+		shown = argv[optind + 1];
+	} else {
+		/* Folded text is read as flamegraph.pl reads it (fractions kept, a
+		 * differential column), with or without transforms. */
+		c.read.folded_flamegraph = 1;
+		for (int k = 0; k < nin; k++) {
+			ps[k] = cli_load(&c, inputs + k, 1);
+			if (!ps[k])
+				goto out;
+			const char *name = strcmp(inputs[k], "-") == 0 ? "<stdin>" : inputs[k];
+			if (k > 0 && !same_types(&c, ps[0], ps[k], name))
+				goto out;
+		}
+		p = ps[0];
+		cli_loaded(&c, p, shown);
+		bool folded = pprof_profile_format(p) == PPROF_FMT_FOLDED;
 		struct pprof_fold_options fold = {0};
 		fold.granularity = (enum pprof_granularity)c.granularity;
 		fold.sample_index = cli_sample_index(&c, p);
 		if (fold.sample_index < 0)
 			goto out;
-		const char *type = pprof_sample_type_name(p, (size_t)fold.sample_index);
-		const char *tunit = pprof_sample_type_unit(p, (size_t)fold.sample_index);
+		const char *t = pprof_sample_type_name(p, (size_t)fold.sample_index);
+		const char *u = pprof_sample_type_unit(p, (size_t)fold.sample_index);
+		double duration = 0;
+		size_t srclen = 1;
 		for (int k = 0; k < nin; k++) {
 			const char *name = strcmp(inputs[k], "-") == 0 ? "<stdin>" : inputs[k];
 			struct pprof_fold_options fk = fold;
-			fk.sample_index = type_index(ps[k], type, tunit);
+			fk.sample_index = type_index(ps[k], t, u);
 			unsigned flags = 0;
 			if ((fo.flags & PPROF_FLAME_FLAMECHART) && pprof_flame_has_timeline(ps[k]))
 				flags |= PPROF_FLAME_TIMELINE;
@@ -376,14 +501,42 @@ int main(int argc, char **argv)
 				goto out;
 			}
 			cli_flush_warnings(&c, ps[k]);
+			duration += (double)pprof_profile_duration_nanos(ps[k]);
+			srclen += strlen(base_name(inputs[k])) + 3;
 		}
 		if (folded)
 			ignored = pprof_flame_ignored_lines(f);
 		else
 			negative = pprof_flame_ignored_lines(f);
-		/* Counts named by the sample type's unit: "bytes", "nanoseconds". */
-		const char *unit = pprof_sample_type_unit(p, (size_t)fold.sample_index);
-		if (!countname_set && unit && *unit && strcmp(unit, "count") != 0) {
+		/* Folded text has a sample type when its header gives one:
+		 * a unit other than "count" (a differential file: the unit). */
+		if (!folded || (u && strcmp(u, "count") != 0)) {
+			type = folded && pprof_sample_type_count(p) != 1 ? NULL : t;
+			unit = u;
+			fo.duration = duration;
+		}
+		if (folded && count_unit)
+			unit = count_unit;
+		/* The subtitle names the inputs: "a.pb.gz + b.pb.gz". */
+		source = malloc(srclen);
+		if (!source) {
+			cli_error(&c, "out of memory");
+			goto out;
+		}
+		source[0] = '\0';
+		for (int k = 0; k < nin; k++) {
+			if (k)
+				strcat(source, " + ");
+			strcat(source, base_name(inputs[k]));
+		}
+	}
+	if (!unit || !*unit)
+		unit = count_unit;
+	/* Counts named by the sample type's unit: "bytes", "nanoseconds"; time
+	 * and memory are shown in human units by the library. */
+	if (unit && *unit && strcmp(unit, "count") != 0) {
+		fo.unit = unit;
+		if (!countname_set) {
 			countname = strdup(unit);
 			if (!countname) {
 				cli_error(&c, "out of memory");
@@ -392,6 +545,8 @@ int main(int argc, char **argv)
 			fo.countname = countname;
 		}
 	}
+	fo.sample_type = type;
+	fo.source = source;
 	if ((fo.flags & PPROF_FLAME_CONSISTENT) && read_palette(&c, f) != 0)
 		goto out;
 	FILE *out = cli_open_output(&c);
@@ -423,6 +578,9 @@ int main(int argc, char **argv)
 		status = CLI_FAIL;
 out:
 	free(countname);
+	free(dtype);
+	free(dunit);
+	free(source);
 	pprof_flame_free(f);
 	for (int k = 0; ps && k < nin; k++)
 		pprof_profile_free(ps[k]);

@@ -10,8 +10,8 @@ static void usage(FILE *out)
 {
 	fputs("usage: pprof-fold [-i sample] [-g granularity] [-m map] [-o file]\n"
 	      "                  [--rules file] [filter options] [--hide-ignored]\n"
-	      "                  [--source-path dir] [--max-input size] [--progress]\n"
-	      "                  [--quiet] [file ...]\n"
+	      "                  [--source-path dir] [--header] [--max-input size]\n"
+	      "                  [--progress] [--quiet] [file ...]\n"
 	      "\n"
 	      "Reads pprof (.pb, .pb.gz), V8 .cpuprofile and .heapprofile, Chrome traces,\n"
 	      "or folded stacks, gzipped or not, and writes folded stacks\n"
@@ -24,6 +24,7 @@ static void usage(FILE *out)
 	      "      --source-path=DIR      original sources, where a map has no sourcesContent\n"
 	      "      --hide-ignored         drop frames whose source is on a map's ignoreList\n"
 	      "  -o, --output=FILE          write FILE atomically instead of standard output\n"
+	      "      --header               a first line \"# sample_type=TYPE/UNIT\"\n"
 	      CLI_FILTER_HELP
 	      "      --max-input=SIZE       largest inflated input (default 4g)\n"
 	      "      --progress             a progress line even when stderr is no terminal\n"
@@ -36,10 +37,18 @@ int main(int argc, char **argv)
 {
 	struct cli c;
 	cli_init(&c, "pprof-fold", usage);
-	static const struct option longopts[] = {CLI_LONGOPTS, {NULL, 0, NULL, 0}};
+	enum { OPT_HEADER = CLI_OPT_FIRST_TOOL };
+	static const struct option longopts[] = {
+		CLI_LONGOPTS,
+		{"header", no_argument, NULL, OPT_HEADER},
+		{NULL, 0, NULL, 0},
+	};
+	bool header = false;
 	int opt;
 	while ((opt = cli_getopt(&c, argc, argv, CLI_SHORTOPTS, longopts)) != -1) {
-		if (!cli_option(&c, opt, optarg))
+		if (opt == OPT_HEADER)
+			header = true;
+		else if (!cli_option(&c, opt, optarg))
 			cli_usage_error(&c, "unknown option");
 	}
 	int status = CLI_FAIL;
@@ -53,6 +62,9 @@ int main(int argc, char **argv)
 		goto out;
 	FILE *out = cli_open_output(&c);
 	if (!out)
+		goto out;
+	if (header && cli_write_header(&c, out, pprof_sample_type_name(p, (size_t)fo.sample_index),
+				       pprof_sample_type_unit(p, (size_t)fo.sample_index)) != 0)
 		goto out;
 	if (pprof_fold_write(p, &fo, out) != PPROF_OK) {
 		cli_error(&c, "%s", pprof_profile_error(p));

@@ -110,9 +110,6 @@ function under(path) {
 function sum(lines) {
 	return lines.reduce((a, l) => a + l.value, 0);
 }
-function commas(v) {
-	return String(v).replace(/\B(?=(\d{3})+(?!\d))/g, ',');
-}
 function matchedPct(re, path) {
 	// Share of the samples under PATH with a frame matching RE at or
 	// below PATH's frame, or all of them when a frame of PATH matches.
@@ -165,17 +162,32 @@ async function main() {
 	const fullws = fullw.toFixed(1);
 	check(nframes === (svgText.match(/<title>/g) || []).length, 'one entry per frame', nframes);
 
-	// Tooltips: every title is "NAME (N COUNT, P%)" with the folded sums.
+	// Tooltips: every title is "NAME (T, P%)" with the folded sums, T in
+	// human units with the digits the total's 1/20000 needs.
+	const human = (v) => {
+		const units = [['ns', 1], ['\u00b5s', 1e3], ['ms', 1e6], ['s', 1e9]];
+		let i = 0;
+		while (i + 1 < units.length && v >= units[i + 1][1]) i++;
+		const f = units[i][1], res = total / 20000;
+		let d = 0, step = f;
+		while (d < 6 && step > res && step / 10 >= 1) { step /= 10; d++; }
+		return `${(v / f).toFixed(d)} ${units[i][0]}`;
+	};
+	// The controls are readable at a glance: opaque, dark grey.
+	const ctl = await evaluate('(function () { var s = getComputedStyle(document.getElementById("search")); ' +
+		'var i = getComputedStyle(document.getElementById("ignorecase")); ' +
+		'return [s.opacity, s.fill, i.opacity, i.fill].join(" "); })()');
+	check(ctl === '1 rgb(70, 70, 70) 1 rgb(70, 70, 70)', 'Search and ic controls readable', ctl);
 	const titles = await evaluate('window.flamegraph.frames.map(function (f) { return f.title; })');
 	const rootTitle = titles.find((t) => t.startsWith('all ('));
-	check(rootTitle === `all (${commas(total)} nanoseconds, 100%)`, 'root tooltip', rootTitle);
+	check(rootTitle === `all (${human(total)}, 100%)`, 'root tooltip', rootTitle);
 
 	// ---- zoom on the widest "handle" frame ----
 	const hi = await evaluate(widest('handle'));
 	check(hi >= 0, 'a frame named handle');
 	const h = await evaluate(frameInfo + '(' + hi + ')');
 	const hval = sum(under(h.path));
-	const expectTitle = `handle (${commas(hval)} nanoseconds, ${(100 * hval / total).toFixed(2)}%)`;
+	const expectTitle = `handle (${human(hval)}, ${(100 * hval / total).toFixed(2)}%)`;
 	check(h.title === expectTitle, 'tooltip of handle from the folded sums', h.title + ' vs ' + expectTitle);
 
 	await mouse('mouseMoved', h.cx, h.cy);

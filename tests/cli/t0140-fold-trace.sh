@@ -103,12 +103,12 @@ test_expect_success '--thread with a bad regex is a usage error' '
 '
 test_expect_success 'flame chart: the thread with the most samples, the first of equals' '
 	pprof-flame --flamechart "$T/two-processes.json" >chart.svg &&
-	grep -c "<title>(anonymous) (200,000 nanoseconds" chart.svg >n && test "$(cat n)" = 1
+	grep -c "<title>(anonymous) (200.00 µs" chart.svg >n && test "$(cat n)" = 1
 '
 test_expect_success 'flame chart of the thread --thread selects' '
 	pprof-flame --flamechart --thread=Dedicated "$T/two-processes.json" >chart.svg &&
 	! grep -q "<title>(anonymous)" chart.svg &&
-	grep -q "<title>work (550,000 nanoseconds" chart.svg
+	grep -q "<title>work (550.00 µs" chart.svg
 '
 test_expect_success 'several profiles on one thread: the last, with one warning' '
 	pprof-fold "$T/two-profiles.json" >actual 2>err &&

@@ -66,8 +66,53 @@ test_expect_success 'several inputs: their lines summed, fractions kept, as thei
 test_expect_success 'fractional counts; factor' '
 	golden frac --factor 2.5 "$IN/frac.folded"
 '
-test_expect_success 'differential' '
+test_expect_success 'differential: by the inclusive delta, before, after and delta in titles' '
 	golden diff "$IN/diff.folded"
+'
+test_expect_success 'differential --delta=leaf: flamegraph.pl fills and titles' '
+	golden diff-leaf --delta=leaf "$IN/diff.folded"
+'
+test_expect_success 'differential in units: --count-unit' '
+	golden diff-units --count-unit ms "$IN/diff.folded"
+'
+test_expect_success 'a shrinking frame is never red: handle fell, main fell' '
+	pprof-flame "$IN/diff.folded" >out.svg &&
+	grep "<title>cache (after 11 samples, 11.58%; before 25, delta -14, -56.00%)</title>" out.svg |
+		grep -q "fill=\"#7676ff\""
+'
+test_expect_success '--count-unit: time and memory in human units, a subtitle' '
+	golden count-unit-ms --count-unit ms "$IN/basic.folded" &&
+	golden count-unit-bytes --count-unit bytes "$IN/frac.folded" &&
+	golden count-unit-samples --count-unit samples "$IN/basic.folded"
+'
+test_expect_success 'plain folded input: no subtitle, flamegraph.pl numbers' '
+	pprof-flame "$IN/basic.folded" >out.svg && ! grep -q "id=\"subtitle\"" out.svg
+'
+test_expect_success 'a heap profile in KiB/MiB/GiB' '
+	golden heap --minwidth 20 "$FIX/pprof/workerd-min.alloc.heap.pb.gz" &&
+	golden heapprofile "$FIX/edge/samples.heapprofile"
+'
+test_expect_success '--countname and --factor: flamegraph.pl numbers even with a unit' '
+	golden heapprofile-countname --countname bytes "$FIX/edge/samples.heapprofile" &&
+	golden heapprofile-factor --factor 2 "$FIX/edge/samples.heapprofile"
+'
+test_expect_success '--subtitle "" drops the default subtitle' '
+	pprof-flame --subtitle "" "$FIX/edge/samples.heapprofile" >out.svg &&
+	! grep -q "id=\"subtitle\"" out.svg
+'
+test_expect_success '--diff BEFORE AFTER: two profiles, their unit kept' '
+	golden diff-profiles --minwidth 20 --diff "$FIX/pprof/workerd-min.cpu.nomap.pb.gz" \
+		"$FIX/pprof/workerd-min-b.cpu.nomap.pb.gz"
+'
+test_expect_success '--diff draws what pprof-diff | pprof-flame draws; folded input takes the unit' '
+	pprof-diff "$FIX/pprof/workerd-min.cpu.nomap.pb.gz" "$FIX/pprof/workerd-min-b.cpu.nomap.pb.gz" |
+		pprof-flame --count-unit nanoseconds --subtitle s >a.svg &&
+	pprof-flame --subtitle s --diff "$FIX/pprof/workerd-min.cpu.nomap.pb.gz" \
+		"$FIX/pprof/workerd-min-b.cpu.nomap.pb.gz" >b.svg &&
+	test_cmp a.svg b.svg &&
+	pprof-fold "$FIX/pprof/workerd-min.cpu.nomap.pb.gz" >a.folded &&
+	pprof-flame --subtitle s --diff a.folded "$FIX/pprof/workerd-min-b.cpu.nomap.pb.gz" >c.svg &&
+	test_cmp b.svg c.svg
 '
 test_expect_success 'differential, negated, by inclusive delta, larger width' '
 	golden diff-inclusive --negate --delta inclusive --diff-width max "$IN/diff.folded"
@@ -111,8 +156,8 @@ test_expect_success 'pprof, lines granularity, ts palette' '
 '
 test_expect_success 'the same frames from a profile as from its folded stacks' '
 	pprof-fold "$FIX/pprof/workerd-min.cpu.pb.gz" >f.folded &&
-	pprof-flame --countname nanoseconds f.folded >a.svg &&
-	pprof-flame "$FIX/pprof/workerd-min.cpu.pb.gz" >b.svg &&
+	pprof-flame --count-unit nanoseconds --subtitle s f.folded >a.svg &&
+	pprof-flame --subtitle s "$FIX/pprof/workerd-min.cpu.pb.gz" >b.svg &&
 	check_svg a.svg && check_svg b.svg && test_cmp a.svg b.svg
 '
 test_expect_success 'the embedded script is flame_script.js without indentation and comment lines' '

@@ -19,7 +19,8 @@ same() {
 	in=$1
 	shift
 	perl "$FLAMEGRAPH_PL" "$@" "$in" >fg.svg 2>/dev/null
-	pprof-flame --quiet "$@" "$in" >me.svg || return 1
+	# --delta=leaf: flamegraph.pl's differential fills and titles.
+	pprof-flame --quiet --delta=leaf "$@" "$in" >me.svg || return 1
 	xmllint --noout me.svg || return 1
 	perl "$FRAMES" fg.svg >fg.frames && perl "$FRAMES" me.svg >me.frames || return 1
 	test -s fg.frames && test_cmp fg.frames me.frames

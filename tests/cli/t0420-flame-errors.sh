@@ -38,6 +38,20 @@ test_expect_success 'several inputs whose sample types differ, as pprof-fold say
 	echo "pprof-fold: $IN/diff.folded: incompatible sample types" >expect &&
 	test_cmp expect err
 '
+test_expect_success '--diff needs two inputs, one of them standard input at most' '
+	pprof-flame --diff "$IN/basic.folded" >out 2>err; test $? = 2 &&
+	grep -q "^pprof-flame: --diff: two inputs needed, before and after$" err &&
+	pprof-flame --diff - - >out 2>err; test $? = 2 &&
+	grep -q "^pprof-flame: only one input can be standard input$" err
+'
+test_expect_success '--diff of two units: one line, exit 1' '
+	test_fails 1 pprof-flame --diff "$FIX/pprof/workerd-min.alloc.heap.pb.gz" "$FIX/pprof/workerd-min.cpu.pb.gz" &&
+	grep -q "^pprof-flame: incompatible sample types: inuse_space/bytes" err
+'
+test_expect_success 'bad --count-unit' '
+	pprof-flame --count-unit "" "$IN/basic.folded" >out 2>err; test $? = 2 &&
+	grep -q "^pprof-flame: --count-unit: invalid unit" err
+'
 test_expect_success '--help on stdout, exit 0; --version' '
 	pprof-flame --help >out && grep -q "^usage: pprof-flame" out &&
 	pprof-flame --version >out && test -s out

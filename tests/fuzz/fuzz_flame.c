@@ -349,6 +349,21 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		PPROF_FLAME_RANDOM,
 	};
 	o.flags = flagsets[(sel >> 4) & 7];
+	/* The second last byte: a unit (human titles), a default subtitle. */
+	unsigned sel2 = size > 1 ? data[size - 2] : 0;
+	static const char *const units[8] = {NULL, "nanoseconds", "bytes", "ms", "s",
+					     "count", "kB", NULL};
+	o.unit = (sel2 & 7) == 7 ? title : units[sel2 & 7];
+	if (sel2 & 8) {
+		o.subtitle = NULL;
+		o.sample_type = notes;
+		o.source = title;
+		o.duration = (double)sel2 * 1e6;
+	}
+	if (sel2 & 16)
+		o.flags |= PPROF_FLAME_INCLUSIVE_DELTA;
+	if (sel2 & 32)
+		o.diff_width = (enum pprof_flame_diff_width)((sel2 >> 6) % 3);
 	o.seed = 1;
 	if (sel & 0x80) {
 		o.minwidth = 5;

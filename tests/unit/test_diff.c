@@ -442,6 +442,41 @@ static void test_diff_value_parse(void **state)
 	assert_int_equal(pprof_value_parse("1e30", "count", &v), PPROF_EUSAGE);
 }
 
+/* Pictures' units (units.c): the largest unit reached, decimals for the
+ * resolution, never finer than the counts' unit; fractions kept. */
+static void check_human(double v, const char *unit, double res, bool sign, const char *want)
+{
+	char buf[128];
+	size_t n = pp_human_value(buf, sizeof(buf), v, unit, res, sign);
+	assert_string_equal(buf, want);
+	assert_int_equal(n, strlen(want));
+}
+
+static void test_human_values(void **state)
+{
+	(void)state;
+	double base;
+	assert_int_equal(pp_human_kind("nanoseconds", &base), PP_HUMAN_TIME);
+	assert_true(base == 1);
+	assert_int_equal(pp_human_kind("ms", &base), PP_HUMAN_TIME);
+	assert_true(base == 1e6);
+	assert_int_equal(pp_human_kind("bytes", &base), PP_HUMAN_BYTES);
+	assert_int_equal(pp_human_kind("samples", &base), PP_HUMAN_NONE);
+	assert_int_equal(pp_human_kind("count", &base), PP_HUMAN_NONE);
+	assert_int_equal(pp_human_kind(NULL, &base), PP_HUMAN_NONE);
+	check_human(250101000, "nanoseconds", 3678524000.0 / 20000, false, "250.1 ms");
+	check_human(3678524000.0, "nanoseconds", 3678524000.0 / 20000, false, "3.6785 s");
+	check_human(999, "ns", 10, false, "999 ns");
+	check_human(1500, "ns", 0, false, "1.50 \xc2\xb5s");
+	check_human(6, "ms", 152.0 / 20000, false, "6 ms");
+	check_human(-4000000, "ns", 1e5, true, "-4.0 ms");
+	check_human(4000000, "ns", 1e5, true, "+4.0 ms");
+	check_human(2621544, "bytes", 1.2e9 / 20000, false, "2.50 MiB");
+	check_human(98304, "B", 98304.0 / 20000, false, "96.000 KiB");
+	check_human(0.25, "bytes", 4.8 / 20000, false, "0.2500 B");
+	check_human(3 * 1073741824.0, "bytes", 0, false, "3.00 GiB");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -453,6 +488,7 @@ int main(void)
 		cmocka_unit_test(test_diff_fast_path_not_folded),
 		cmocka_unit_test(test_diff_value_labels),
 		cmocka_unit_test(test_diff_output_unit),
+		cmocka_unit_test(test_human_values),
 		cmocka_unit_test(test_top_recursion_once),
 		cmocka_unit_test(test_top_text_as_pprof),
 		cmocka_unit_test(test_diff_table_and_gate),

@@ -176,11 +176,23 @@ static void test_flame_differential(void **state)
 	assert_non_null(strstr(s, "<title>b (20 samples, 100.00%; -50.00%)</title>"));
 	free(s);
 
-	/* Inclusive deltas: a carries both lines, +10 - 5. */
+	/* Inclusive deltas: a carries both lines, +10 - 5; titles with the
+	 * frame's before, delta and self values. */
 	pprof_flame_options_init(&o);
 	o.flags |= PPROF_FLAME_INCLUSIVE_DELTA;
+	s = svg("a;b 10 20\na;c 10 5\na 2 1\n", &o);
+	assert_non_null(strstr(s, "<title>a (after 26 samples, 100.00%; before 22, delta +4, "
+				  "+18.18%; self before 2, after 1, delta -1)</title>"));
+	assert_non_null(strstr(s, "<title>c (after 5 samples, 19.23%; before 10, delta -5, "
+				  "-50.00%; self before 10, after 5, delta -5)</title>"));
+	free(s);
+	/* In a unit: human values, every frame with its w. */
+	o.unit = "milliseconds";
+	o.diff_width = PPROF_FLAME_DIFF_MAX;
 	s = svg("a;b 10 20\na;c 10 5\n", &o);
-	assert_non_null(strstr(s, "<title>a (25 samples, 100.00%; +20.00%)</title>"));
+	assert_non_null(strstr(s, "<g s=\"20\" w=\"10\"><title>c (max 10 ms, 33.33%; before 10 ms, "
+				  "after 5 ms, delta -5 ms, -50.00%; self before 10 ms, after 5 ms, "
+				  "delta -5 ms)</title>"));
 	free(s);
 
 	/* A path that vanished shows with the width from before. */
