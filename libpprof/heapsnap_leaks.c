@@ -220,6 +220,8 @@ struct tree {
 	size_t inlen;
 	uint32_t *framecache; /* profile string id -> frame id + 0 */
 	size_t nframecache;
+	struct pp_hs_pos *pos; /* the class names' positions (source maps) */
+	uint32_t npos;
 };
 
 static int tree_init(struct tree *t, struct pprof_profile *p, size_t inlen)
@@ -242,6 +244,7 @@ static void tree_release(struct tree *t)
 {
 	free(t->depth);
 	free(t->framecache);
+	free(t->pos);
 }
 
 /* The frame of profile string NAME. */
@@ -261,6 +264,11 @@ static int frame_of(struct tree *t, uint32_t name, uint32_t *f)
 		struct pp_frame fr;
 		memset(&fr, 0, sizeof(fr));
 		fr.name = name;
+		if (name < t->npos && t->pos[name].file) {
+			fr.file = t->pos[name].file;
+			fr.line = t->pos[name].line;
+			fr.column = t->pos[name].column;
+		}
 		int s = pp_frame_intern(p, &fr, &t->framecache[name]);
 		if (s != PPROF_OK)
 			return s;
@@ -490,7 +498,8 @@ int pp_hs_leaks_profile(struct pprof_profile *p, struct pp_hs *h, const struct p
 		inset[v] = in;
 	}
 	if ((s = pp_hs_class_names(p, h, cls)) != PPROF_OK || (s = add_types(p)) != PPROF_OK ||
-	    (s = tree_init(&t, p, inlen)) != PPROF_OK)
+	    (s = tree_init(&t, p, inlen)) != PPROF_OK ||
+	    (s = pp_hs_class_positions(p, h, cls, &t.pos, &t.npos)) != PPROF_OK)
 		goto out;
 	s = o->heap_retainers ? retainer_profile(&t, h, inset, cls)
 			      : dominator_profile(&t, h, inset, cls);

@@ -39,8 +39,10 @@ struct hsread {
 	struct pp_hs *h;
 	/* meta */
 	bool have_meta, have_nodes, have_edges, have_strings;
-	char **nfields, **efields;
-	uint32_t nnf, nef;
+	char **nfields, **efields, **lfields;
+	uint32_t nnf, nef, nlf;
+	int l_node, l_script, l_sobj, l_line, l_col; /* location field offsets */
+	uint64_t locs_at;
 	int f_type, f_name, f_id, f_self, f_ecount, f_detached; /* node field offsets */
 	int g_type, g_name, g_to;                               /* edge field offsets */
 	int64_t node_count, edge_count, root_index;
@@ -73,6 +75,7 @@ void pp_hs_release(struct pp_hs *h)
 	free(h->ename);
 	free(h->to);
 	free(h->essential);
+	free(h->loc);
 	free_list(h->node_types, h->nnode_types);
 	free_list(h->edge_types, h->nedge_types);
 	free(h->blob);
@@ -235,6 +238,9 @@ static int read_meta(struct hsread *r)
 			return jerr(r);
 		if (KEY_IS(j, "node_fields") && !r->nfields) {
 			s = string_list(r, next(r), "snapshot.meta.node_fields", &r->nfields, &r->nnf);
+		} else if (KEY_IS(j, "location_fields") && !r->lfields) {
+			s = string_list(r, next(r), "snapshot.meta.location_fields", &r->lfields,
+					&r->nlf);
 		} else if (KEY_IS(j, "edge_fields") && !r->efields) {
 			s = string_list(r, next(r), "snapshot.meta.edge_fields", &r->efields, &r->nef);
 		} else if (KEY_IS(j, "node_types") && !have_nt) {
@@ -286,6 +292,11 @@ static int read_meta(struct hsread *r)
 	r->f_self = field_index(r->nfields, r->nnf, "self_size");
 	r->f_ecount = field_index(r->nfields, r->nnf, "edge_count");
 	r->f_detached = field_index(r->nfields, r->nnf, "detachedness");
+	r->l_node = field_index(r->lfields, r->nlf, "object_index");
+	r->l_script = field_index(r->lfields, r->nlf, "script_id");
+	r->l_sobj = field_index(r->lfields, r->nlf, "script_object_index");
+	r->l_line = field_index(r->lfields, r->nlf, "line");
+	r->l_col = field_index(r->lfields, r->nlf, "column");
 	r->g_type = field_index(r->efields, r->nef, "type");
 	r->g_name = field_index(r->efields, r->nef, "name_or_index");
 	r->g_to = field_index(r->efields, r->nef, "to_node");
@@ -597,6 +608,73 @@ static int read_edges(struct hsread *r)
 	return PPROF_OK;
 }
 
+/* "locations": kept as the 5 fields of heapsnap.h's loc when meta names
+ * the 4 V8 has always written; checked against the nodes in check(). */
+static int read_locations(struct hsread *r)
+{
+	struct json *j = &r->j;
+	struct pp_hs *h = r->h;
+	uint32_t lf = r->nlf, k = 0, v = 0, row[5] = {0};
+	size_t n = 0, cap = 0;
+	int t = next(r), s;
+
+	if (t == JSON_ERROR)
+		return jerr(r);
+	if (t != JSON_ARRAY_BEGIN)
+		return pp_error_at(r->p, PPROF_EINPUT, json_offset(j), "locations is not an array");
+	r->locs_at = json_offset(j);
+	bool keep = !r->ids_only && lf > 0 && r->l_node >= 0 && r->l_script >= 0 &&
+		    r->l_line >= 0 && r->l_col >= 0;
+	for (;;) {
+		t = next(r);
+		if (t == JSON_ARRAY_END)
+			break;
+		if (t == JSON_ERROR)
+			return jerr(r);
+		if (t != JSON_NUMBER)
+			return pp_error_at(r->p, PPROF_EINPUT, json_offset(j),
+					   "locations holds something other than a number");
+		if (!keep)
+			continue;
+		if ((s = u32(r, "a location field", &v)) != PPROF_OK)
+			return s;
+		if ((int)k == r->l_node)
+			row[0] = v;
+		else if ((int)k == r->l_script)
+			row[1] = v;
+		else if ((int)k == r->l_sobj)
+			row[2] = v;
+		else if ((int)k == r->l_line)
+			row[3] = v;
+		else if ((int)k == r->l_col)
+			row[4] = v;
+		if (++k < lf)
+			continue;
+		k = 0;
+		if (r->l_sobj < 0)
+			row[2] = PP_HS_NONE;
+		if (n + 5 > cap) {
+			if (n / 5 >= UINT32_MAX - 1)
+				return pp_error_at(r->p, PPROF_EINPUT, json_offset(j),
+						   "more than 2^32 - 2 locations");
+			size_t c = cap ? cap * 2 : 5 * 1024;
+			uint32_t *b = realloc(h->loc, c * sizeof(*b));
+			if (!b)
+				return pp_nomem(r->p);
+			h->loc = b;
+			cap = c;
+		}
+		memcpy(h->loc + n, row, sizeof(row));
+		n += 5;
+	}
+	if (keep && k != 0)
+		return pp_error_at(r->p, PPROF_EINPUT, json_offset(j),
+				   "locations holds %u values after its last whole location of %u "
+				   "fields", k, lf);
+	h->nloc = (uint32_t)(n / 5);
+	return PPROF_OK;
+}
+
 static int read_strings(struct hsread *r)
 {
 	struct json *j = &r->j;
@@ -703,6 +781,8 @@ static int top_level(struct hsread *r)
 				return pp_error_at(r->p, PPROF_EINPUT, at,
 						   "duplicate key \"strings\"");
 			s = read_strings(r);
+		} else if (KEY_IS(j, "locations") && !r->locs_at) {
+			s = read_locations(r);
 		} else {
 			s = skip_value(r);
 		}
@@ -796,6 +876,22 @@ static int check(struct hsread *r)
 								(size_t)e * r->nef + r->g_name),
 					   "edge %u: name %u is not in strings", e, h->ename[e]);
 	}
+	for (uint32_t i = 0; i < h->nloc; i++) {
+		uint32_t *l = h->loc + (size_t)i * 5;
+		for (int f = 0; f < 3; f += 2) {
+			if (f == 2 && l[2] == PP_HS_NONE)
+				continue;
+			if (l[f] % nf != 0 || l[f] / nf >= h->n)
+				return pp_error_at(r->p, PPROF_EINPUT,
+						   pp_v8_element_offset(r->buf, r->len, r->max_depth,
+									"locations",
+									(size_t)i * r->nlf +
+										(f ? r->l_sobj : r->l_node)),
+						   "location %u: %s %u is not a node", i,
+						   f ? "script_object_index" : "object_index", l[f]);
+			l[f] /= nf;
+		}
+	}
 	free(r->ecount);
 	r->ecount = NULL;
 	return PPROF_OK;
@@ -820,7 +916,8 @@ static int build_profile(struct pprof_profile *p, struct pp_hs *h, size_t inlen)
 {
 	uint32_t *cls = malloc((size_t)h->n * sizeof(*cls));
 	uint32_t *model = malloc((size_t)h->n * sizeof(*model));
-	uint32_t *framecache = NULL, *depth = NULL;
+	uint32_t *framecache = NULL, *depth = NULL, npos = 0;
+	struct pp_hs_pos *pos = NULL;
 	size_t capdepth = 0;
 	/* The folded output is as long as the stacks' frames together: a
 	 * chain of classes taking turns would make it quadratic in the input.
@@ -832,7 +929,8 @@ static int build_profile(struct pprof_profile *p, struct pp_hs *h, size_t inlen)
 		s = pp_nomem(p);
 		goto out;
 	}
-	if ((s = pp_hs_class_names(p, h, cls)) != PPROF_OK)
+	if ((s = pp_hs_class_names(p, h, cls)) != PPROF_OK ||
+	    (s = pp_hs_class_positions(p, h, cls, &pos, &npos)) != PPROF_OK)
 		goto out;
 	/* class string id -> frame id */
 	framecache = calloc(p->nstrs, sizeof(*framecache));
@@ -869,6 +967,11 @@ static int build_profile(struct pprof_profile *p, struct pp_hs *h, size_t inlen)
 			struct pp_frame fr;
 			memset(&fr, 0, sizeof(fr));
 			fr.name = cls[v];
+			if (cls[v] < npos && pos[cls[v]].file) {
+				fr.file = pos[cls[v]].file;
+				fr.line = pos[cls[v]].line;
+				fr.column = pos[cls[v]].column;
+			}
 			if ((s = pp_frame_intern(p, &fr, &f)) != PPROF_OK)
 				goto out;
 			framecache[cls[v]] = f;
@@ -902,6 +1005,7 @@ static int build_profile(struct pprof_profile *p, struct pp_hs *h, size_t inlen)
 			goto out;
 	}
 out:
+	free(pos);
 	free(framecache);
 	free(depth);
 	free(cls);
@@ -931,6 +1035,7 @@ static int parse(struct pprof_profile *p, const unsigned char *buf, size_t len,
 	free(r.ecount);
 	free_list(r.nfields, r.nnf);
 	free_list(r.efields, r.nef);
+	free_list(r.lfields, r.nlf);
 	return s;
 }
 
