@@ -247,10 +247,18 @@ static void tree_release(struct tree *t)
 	free(t->pos);
 }
 
-/* The frame of profile string NAME. */
-static int frame_of(struct tree *t, uint32_t name, uint32_t *f)
+/* The frame of profile string NAME: a class's, with its position when it
+ * has one; an edge's (PLAIN) a name alone, though a class of that name may
+ * be located (a minified class's variable in a context). */
+static int frame_of(struct tree *t, uint32_t name, bool plain, uint32_t *f)
 {
 	struct pprof_profile *p = t->p;
+	if (plain && name < t->npos && t->pos[name].file) {
+		struct pp_frame fr;
+		memset(&fr, 0, sizeof(fr));
+		fr.name = name;
+		return pp_frame_intern(p, &fr, f);
+	}
 	if (name >= t->nframecache) {
 		size_t n = p->nstrs > name ? p->nstrs : (size_t)name + 1;
 		uint32_t *c = realloc(t->framecache, (n + 1024) * sizeof(*c));
@@ -277,11 +285,11 @@ static int frame_of(struct tree *t, uint32_t name, uint32_t *f)
 	return PPROF_OK;
 }
 
-static int child(struct tree *t, uint32_t up, uint32_t name, uint32_t *out)
+static int child_frame(struct tree *t, uint32_t up, uint32_t name, bool plain, uint32_t *out)
 {
 	struct pprof_profile *p = t->p;
 	uint32_t f, before = p->nnodes;
-	int s = frame_of(t, name, &f);
+	int s = frame_of(t, name, plain, &f);
 	if (s != PPROF_OK || (s = pp_node_child(p, up, f, out)) != PPROF_OK)
 		return s;
 	if (p->nnodes == before)
@@ -297,6 +305,11 @@ static int child(struct tree *t, uint32_t up, uint32_t name, uint32_t *out)
 				"the stacks expand to more than %llu frames, too many for %zu bytes",
 				(unsigned long long)t->maxframes, t->inlen);
 	return PPROF_OK;
+}
+
+static int child(struct tree *t, uint32_t up, uint32_t name, uint32_t *out)
+{
+	return child_frame(t, up, name, false, out);
 }
 
 static int sample(struct pprof_profile *p, uint32_t node, uint32_t self)
@@ -334,7 +347,7 @@ static int dominator_profile(struct tree *t, const struct pp_hs *h, const uint8_
 		if (inset[v]) {
 			under[v] = 1;
 			uint32_t f;
-			if ((s = frame_of(t, cls[v], &f)) != PPROF_OK)
+			if ((s = frame_of(t, cls[v], false, &f)) != PPROF_OK)
 				goto out;
 			if (up == 0 || p->nodes[up].frame != f)
 				if ((s = child(t, up, cls[v], &model[v])) != PPROF_OK)
@@ -438,7 +451,7 @@ static int retainer_profile(struct tree *t, const struct pp_hs *h, const uint8_t
 		uint32_t e = pedge[v], m = mnode[from[v]];
 		if (named_edge(h, e)) {
 			if ((s = string_of(p, h, ename, h->ename[e], &name)) != PPROF_OK ||
-			    (s = child(t, m, name, &m)) != PPROF_OK)
+			    (s = child_frame(t, m, name, true, &m)) != PPROF_OK)
 				goto out;
 		}
 		/* synthetic nodes by their names: (GC roots), (Global handles) */
@@ -446,7 +459,8 @@ static int retainer_profile(struct tree *t, const struct pp_hs *h, const uint8_t
 		if (h->type[v] == h->t_synthetic &&
 		    (s = string_of(p, h, ename, h->name[v], &name)) != PPROF_OK)
 			goto out;
-		if ((s = child(t, m, name, &mnode[v])) != PPROF_OK)
+		if ((s = child_frame(t, m, name, h->type[v] == h->t_synthetic, &mnode[v])) !=
+		    PPROF_OK)
 			goto out;
 		if (inset[v] && h->self[v] && (s = sample(p, mnode[v], h->self[v])) != PPROF_OK)
 			goto out;
