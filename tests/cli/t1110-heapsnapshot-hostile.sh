@@ -78,4 +78,15 @@ test_expect_success 'a chain of two classes taking turns is refused, not written
 	test $? = 1 && test ! -s out && test "$(wc -l <err)" = 1 &&
 	grep -q "dominator-chain stacks expand to more than" err
 '
+test_expect_success 'a location whose object_index is no node' '
+	refused badloc "location 0: object_index 99 is not a node (at byte 625)"
+'
+test_expect_success 'a located class: its script through shared -> script -> name' '
+	$GEN located >located.heapsnapshot &&
+	pprof-fold -g lines located.heapsnapshot >out &&
+	grep -qx "C app.js:3 24" out &&
+	pprof-fold located.heapsnapshot >out &&
+	grep -qx "C 24" out
+'
+
 test_done
