@@ -64,4 +64,10 @@ test_expect_success 'a Generator (its location is its function) keeps its name' 
 	grep -q 'EventBus' actual
 "
 
+test_expect_success 'a map of another worker.js: the fit warning, the classes left minified' "
+	pprof-fold -m '$FIX/worker/worker.js.map' $S/workerd-final.heapsnapshot.gz >actual 2>err &&
+	grep -q 'warning: .*worker.js.map does not fit worker.js: 5 of 5 function positions' err &&
+	test_cmp '$HS/expected/workerd-final.folded' actual
+"
+
 test_done
