@@ -104,6 +104,12 @@ int pp_hs_parse(struct pprof_profile *p, const unsigned char *buf, size_t len,
 int pp_hs_parse_ids(struct pprof_profile *p, const unsigned char *buf, size_t len,
 		    const struct pprof_read_options *o, struct pp_hs *h);
 
+/* The same from a stream of the door (read_private.h), IDS_ONLY as
+ * pp_hs_parse_ids(). */
+struct pp_stream;
+int pp_hs_parse_stream(struct pprof_profile *p, struct pp_stream *st,
+		       const struct pprof_read_options *o, struct pp_hs *h, bool ids_only);
+
 /* heapsnap_leaks.c: the leak set between snapshots and retainer paths. */
 struct pp_hs_ids {
 	/* sorted by id: id << 32 | a hash of the node's type and name (how

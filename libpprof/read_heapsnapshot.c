@@ -30,8 +30,10 @@
 struct hsread {
 	struct pprof_profile *p;
 	struct json j;
-	const unsigned char *buf;
-	size_t len;
+	const unsigned char *buf; /* the whole input, or NULL: STREAM */
+	size_t len;               /* its length (a stream's: a bound for first_cap) */
+	struct pp_stream *stream;
+	const struct pprof_read_options *o;
 	uint32_t max_depth;
 	bool ids_only;      /* pp_hs_parse_ids(): the nodes alone, edges skipped */
 	bool mapped;        /* BUF is a file's mapping: read pages may go */
@@ -108,7 +110,54 @@ static void drop_read(struct hsread *r)
 
 static int jerr(struct hsread *r)
 {
+	/* the stream's own error (gzip) is on P already */
+	if (r->stream && json_read_failed(&r->j))
+		return pp_stream_status(r->stream) ? pp_stream_status(r->stream) : PPROF_EINPUT;
 	return pp_v8_json_error(r->p, &r->j);
+}
+
+/* The byte where element INDEX of the top-level array KEY starts, for an
+ * error found once all is read: looked up again in the input (a stream
+ * is read again from its start; 0 when that fails). */
+static uint64_t elem_at(struct hsread *r, const char *key, size_t index)
+{
+	if (r->buf)
+		return pp_v8_element_offset(r->buf, r->len, r->max_depth, key, index);
+	struct pp_stream *s = pp_stream_again(r->stream, r->o);
+	if (!s)
+		return 0;
+	struct json j;
+	uint64_t off = 0;
+	int t;
+	json_init_chunked(&j, pp_stream_json_more, s, r->max_depth);
+	if (json_next(&j) != JSON_OBJECT_BEGIN)
+		goto out;
+	for (;;) {
+		if (json_next(&j) != JSON_KEY)
+			goto out;
+		if (json_is(&j, key))
+			break;
+		t = json_next(&j);
+		if (json_skip(&j, t) == JSON_ERROR)
+			goto out;
+	}
+	if (json_next(&j) != JSON_ARRAY_BEGIN)
+		goto out;
+	for (size_t i = 0;; i++) {
+		t = json_next(&j);
+		if (t == JSON_ERROR || t == JSON_ARRAY_END)
+			goto out;
+		if (i == index) {
+			off = json_offset(&j);
+			goto out;
+		}
+		if (json_skip(&j, t) == JSON_ERROR)
+			goto out;
+	}
+out:
+	json_release(&j);
+	pp_stream_free(s);
+	return off;
 }
 
 static int next(struct hsread *r)
@@ -817,8 +866,7 @@ static int check(struct hsread *r)
 		for (uint32_t i = 0; i < h->n; i++)
 			if (h->name[i] >= h->nstrings)
 				return pp_error_at(r->p, PPROF_EINPUT,
-						   pp_v8_element_offset(r->buf, r->len, r->max_depth,
-									"nodes",
+						   elem_at(r, "nodes",
 									(size_t)i * nf + r->f_name),
 						   "node %u: name %u is not in strings", i, h->name[i]);
 		return PPROF_OK;
@@ -831,7 +879,7 @@ static int check(struct hsread *r)
 	for (uint32_t e = 0; e < h->e; e++)
 		if (h->to[e] >= h->n)
 			return pp_error_at(r->p, PPROF_EINPUT,
-					   pp_v8_element_offset(r->buf, r->len, r->max_depth, "edges",
+					   elem_at(r, "edges",
 								(size_t)e * r->nef + r->g_to),
 					   "edge %u: to_node %llu is past the nodes", e,
 					   (unsigned long long)h->to[e] * nf);
@@ -851,13 +899,13 @@ static int check(struct hsread *r)
 		sum += r->ecount[i];
 		if (sum > h->e)
 			return pp_error_at(r->p, PPROF_EINPUT,
-					   pp_v8_element_offset(r->buf, r->len, r->max_depth, "nodes",
+					   elem_at(r, "nodes",
 								(size_t)i * nf + r->f_ecount),
 					   "node %u: its edge_count takes the edges past the %u there are",
 					   i, h->e);
 		if (h->name[i] >= h->nstrings)
 			return pp_error_at(r->p, PPROF_EINPUT,
-					   pp_v8_element_offset(r->buf, r->len, r->max_depth, "nodes",
+					   elem_at(r, "nodes",
 								(size_t)i * nf + r->f_name),
 					   "node %u: name %u is not in strings", i, h->name[i]);
 	}
@@ -872,7 +920,7 @@ static int check(struct hsread *r)
 			continue;
 		if (h->ename[e] >= h->nstrings)
 			return pp_error_at(r->p, PPROF_EINPUT,
-					   pp_v8_element_offset(r->buf, r->len, r->max_depth, "edges",
+					   elem_at(r, "edges",
 								(size_t)e * r->nef + r->g_name),
 					   "edge %u: name %u is not in strings", e, h->ename[e]);
 	}
@@ -883,8 +931,7 @@ static int check(struct hsread *r)
 				continue;
 			if (l[f] % nf != 0 || l[f] / nf >= h->n)
 				return pp_error_at(r->p, PPROF_EINPUT,
-						   pp_v8_element_offset(r->buf, r->len, r->max_depth,
-									"locations",
+						   elem_at(r, "locations",
 									(size_t)i * r->nlf +
 										(f ? r->l_sobj : r->l_node)),
 						   "location %u: %s %u is not a node", i,
@@ -1013,8 +1060,10 @@ out:
 	return s;
 }
 
+/* BUF (LEN bytes), or the stream S when BUF is NULL. */
 static int parse(struct pprof_profile *p, const unsigned char *buf, size_t len,
-		 const struct pprof_read_options *o, struct pp_hs *h, bool ids_only)
+		 struct pp_stream *st, const struct pprof_read_options *o, struct pp_hs *h,
+		 bool ids_only)
 {
 	struct hsread r;
 	int s;
@@ -1025,9 +1074,17 @@ static int parse(struct pprof_profile *p, const unsigned char *buf, size_t len,
 	r.h = h;
 	r.buf = buf;
 	r.len = len;
+	r.stream = st;
+	r.o = o;
 	r.max_depth = o ? o->max_depth : 0;
-	r.mapped = p->hold && p->hold->ptr == (const void *)buf && p->hold->mapped;
-	json_init(&r.j, buf, len, r.max_depth);
+	if (buf) {
+		r.mapped = p->hold && p->hold->ptr == (const void *)buf && p->hold->mapped;
+		json_init(&r.j, buf, len, r.max_depth);
+	} else {
+		/* no length to bound the arrays' first room by: 4 MiB's worth */
+		r.len = (size_t)4 << 20;
+		json_init_chunked(&r.j, pp_stream_json_more, st, r.max_depth);
+	}
 	s = top_level(&r);
 	if (s == PPROF_OK)
 		s = check(&r);
@@ -1042,17 +1099,24 @@ static int parse(struct pprof_profile *p, const unsigned char *buf, size_t len,
 int pp_hs_parse(struct pprof_profile *p, const unsigned char *buf, size_t len,
 		const struct pprof_read_options *o, struct pp_hs *h)
 {
-	return parse(p, buf, len, o, h, false);
+	return parse(p, buf, len, NULL, o, h, false);
 }
 
 int pp_hs_parse_ids(struct pprof_profile *p, const unsigned char *buf, size_t len,
 		    const struct pprof_read_options *o, struct pp_hs *h)
 {
-	return parse(p, buf, len, o, h, true);
+	return parse(p, buf, len, NULL, o, h, true);
 }
 
-static int hs_read(struct pprof_profile *p, const unsigned char *buf, size_t len,
-		   const struct pprof_read_options *o)
+int pp_hs_parse_stream(struct pprof_profile *p, struct pp_stream *st,
+		       const struct pprof_read_options *o, struct pp_hs *h, bool ids_only)
+{
+	return parse(p, NULL, 0, st, o, h, ids_only);
+}
+
+/* BUF (LEN bytes) or, when BUF is NULL, the stream ST. */
+static int hs_run(struct pprof_profile *p, const unsigned char *buf, size_t len,
+		  struct pp_stream *st, const struct pprof_read_options *o)
 {
 	struct pp_hs h;
 	struct pp_hs_ids ids;
@@ -1065,11 +1129,13 @@ static int hs_read(struct pprof_profile *p, const unsigned char *buf, size_t len
 	if (leaks)
 		s = pp_hs_load_ids(p, o, &ids);
 	if (s == PPROF_OK)
-		s = pp_hs_parse(p, buf, len, o, &h);
+		s = buf ? pp_hs_parse(p, buf, len, o, &h) : pp_hs_parse_stream(p, st, o, &h, false);
+	if (!buf)
+		len = (size_t)pp_stream_offset(st);
 	/* The arrays hold all that is used: the input goes before the
 	 * dominators' own arrays come (the peak is then the larger of the two
 	 * steps, not their sum). */
-	if (s == PPROF_OK && p->hold && p->hold->ptr == (const void *)buf)
+	if (s == PPROF_OK && p->hold && (!buf || p->hold->ptr == (const void *)buf))
 		pp_hold_release(p->hold);
 	if (s == PPROF_OK)
 		s = pp_hs_dominators(p, &h);
@@ -1078,6 +1144,25 @@ static int hs_read(struct pprof_profile *p, const unsigned char *buf, size_t len
 	pp_hs_ids_release(&ids);
 	pp_hs_release(&h);
 	return s;
+}
+
+static int hs_read(struct pprof_profile *p, const unsigned char *buf, size_t len,
+		   const struct pprof_read_options *o)
+{
+	return hs_run(p, buf, len, NULL, o);
+}
+
+/* Gzip (or UTF-16) input chunk by chunk: the inflated text is never whole
+ * in memory.  Plain input in memory is read whole, as before: its mapped
+ * pages go as the parser passes them. */
+static int hs_read_stream(struct pprof_profile *p, struct pp_stream *st,
+			  const struct pprof_read_options *o)
+{
+	size_t len;
+	const unsigned char *buf = pp_stream_plain(st, &len);
+	if (buf)
+		return hs_run(p, buf, len, NULL, o);
+	return hs_run(p, NULL, 0, st, o);
 }
 
 /* {"snapshot": first (after a BOM and whitespace): the key every producer
@@ -1106,4 +1191,5 @@ const struct pp_reader pp_reader_heapsnapshot = {
 	.name = "heapsnapshot",
 	.bid = hs_bid,
 	.read = hs_read,
+	.read_stream = hs_read_stream,
 };

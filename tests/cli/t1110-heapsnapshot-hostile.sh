@@ -89,4 +89,17 @@ test_expect_success 'a located class: its script through shared -> script -> nam
 	grep -qx "C 24" out
 '
 
+# Gzipped, a snapshot is read as a stream: the errors found once all is
+# read name the same byte of the inflated text (looked up again).
+for c in lie-sum badname badloc notmult truncated; do
+	test_expect_success "gzipped $c: the same one line as plain" "
+		\$GEN $c >$c.heapsnapshot &&
+		gzip -c $c.heapsnapshot >$c.heapsnapshot.gz &&
+		{ pprof-fold $c.heapsnapshot 2>expect; test \$? = 1; } &&
+		{ pprof-fold $c.heapsnapshot.gz 2>actual; test \$? = 1; } &&
+		sed 's/heapsnapshot: /heapsnapshot.gz: /' expect >expect.gz &&
+		test_cmp expect.gz actual
+	"
+done
+
 test_done
