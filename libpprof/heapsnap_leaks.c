@@ -98,10 +98,17 @@ static int load_one(struct pprof_profile *p, const char *opt, const char *path,
 	memset(&h, 0, sizeof(h));
 	qo = *o;
 	qo.progress = NULL;
-	s = pp_input_load(q, path, &qo, &buf, &len, &mapped);
+	/* gzip is inflated as a stream: its text is never whole in memory */
+	s = pp_input_load_raw(q, path, &qo, &buf, &len, &mapped);
 	if (s == PPROF_OK) {
 		struct pp_hold hold = {buf, len, mapped};
-		s = pp_hs_parse_ids(q, buf, len, &qo, &h);
+		if (pp_is_gzip(buf, len)) {
+			struct pp_stream *st = pp_stream_open(q, buf, len, &qo);
+			s = st ? pp_hs_parse_stream(q, st, &qo, &h, true) : PPROF_ENOMEM;
+			pp_stream_free(st);
+		} else {
+			s = pp_hs_parse_ids(q, buf, len, &qo, &h);
+		}
 		pp_hold_release(&hold);
 	}
 	if (s != PPROF_OK) {
