@@ -50,6 +50,11 @@ struct pp_hs {
 	uint64_t *soff;
 	uint32_t nstrings;
 	bool user_roots;    /* the root has an edge to a user root */
+	/* "locations" (closures', and objects' constructors'): nloc entries of
+	 * node ordinal, script id, the Script's node ordinal (PP_HS_NONE: not
+	 * written), line, column (0-based, as V8 writes them) */
+	uint32_t *loc;
+	uint32_t nloc;
 	/* results */
 	uint32_t *dom;      /* immediate dominator's ordinal (the root's is itself) */
 	uint32_t *order;    /* the nodes in preorder of the dominator tree */
@@ -75,6 +80,20 @@ int pp_hs_dominators(struct pprof_profile *p, struct pp_hs *h);
  * P (interned): CLS[n]. */
 int pp_hs_class_names(struct pprof_profile *p, const struct pp_hs *h, uint32_t *cls);
 
+/* The source positions of the class names CLS, for source maps: (*POS)[c]
+ * for a string id c of P below *NPOS is the frame's file (the script's URL,
+ * a string id of P), 1-based line and column when the objects of class c
+ * have one constructor location, one where a closure of the object's own
+ * name starts (not a generator's function); file 0: none.  The URL is the
+ * Script's "name" (script_object_index, else the closure's shared ->
+ * script or script_or_debug_info edges; V8's ExtractScriptReferences). */
+struct pp_hs_pos {
+	uint32_t file;
+	int64_t line, column;
+};
+int pp_hs_class_positions(struct pprof_profile *p, const struct pp_hs *h, const uint32_t *cls,
+			  struct pp_hs_pos **pos, uint32_t *npos);
+
 /* The snapshot in BUF parsed into H (no dominators yet): the reader's
  * parsing and checks.  H is released by the caller, on failure too. */
 int pp_hs_parse(struct pprof_profile *p, const unsigned char *buf, size_t len,
@@ -84,6 +103,12 @@ int pp_hs_parse(struct pprof_profile *p, const unsigned char *buf, size_t len,
  * 0, H->first NULL), nor checked beyond JSON; for the ids of a baseline. */
 int pp_hs_parse_ids(struct pprof_profile *p, const unsigned char *buf, size_t len,
 		    const struct pprof_read_options *o, struct pp_hs *h);
+
+/* The same from a stream of the door (read_private.h), IDS_ONLY as
+ * pp_hs_parse_ids(). */
+struct pp_stream;
+int pp_hs_parse_stream(struct pprof_profile *p, struct pp_stream *st,
+		       const struct pprof_read_options *o, struct pp_hs *h, bool ids_only);
 
 /* heapsnap_leaks.c: the leak set between snapshots and retainer paths. */
 struct pp_hs_ids {

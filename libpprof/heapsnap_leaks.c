@@ -98,20 +98,20 @@ static int load_one(struct pprof_profile *p, const char *opt, const char *path,
 	memset(&h, 0, sizeof(h));
 	qo = *o;
 	qo.progress = NULL;
-	/* Through the door's decoding (gzip, BOM, UTF-16), as every input. */
+	/* The door's decoding: gzip inflated (and UTF-16 made UTF-8) as a
+	 * stream, so that the text is never whole in memory; a BOM skipped. */
 	s = pp_input_load_raw(q, path, &qo, &buf, &len, &mapped);
 	if (s == PPROF_OK) {
-		struct pp_hold raw = {buf, len, mapped}, held = {0};
-		const unsigned char *text;
-		size_t textlen;
-		s = pp_decode(q, buf, len, &qo, &text, &textlen, &held);
-		if (s == PPROF_OK && held.ptr) {
-			pp_hold_release(&raw); /* the decoded copy is what is read */
-			raw = held;
+		struct pp_hold hold = {buf, len, mapped};
+		if (pp_is_gzip(buf, len) || pp_is_utf16(buf, len)) {
+			struct pp_stream *st = pp_stream_open(q, buf, len, &qo);
+			s = st ? pp_hs_parse_stream(q, st, &qo, &h, true) : PPROF_ENOMEM;
+			pp_stream_free(st);
+		} else {
+			size_t bom = pp_utf8_bom(buf, len);
+			s = pp_hs_parse_ids(q, buf + bom, len - bom, &qo, &h);
 		}
-		if (s == PPROF_OK)
-			s = pp_hs_parse_ids(q, text, textlen, &qo, &h);
-		pp_hold_release(&raw);
+		pp_hold_release(&hold);
 	}
 	if (s != PPROF_OK) {
 		s = pp_error(p, s, "%s=%s: %s", opt, path, pprof_profile_error(q));
@@ -229,6 +229,8 @@ struct tree {
 	size_t inlen;
 	uint32_t *framecache; /* profile string id -> frame id + 0 */
 	size_t nframecache;
+	struct pp_hs_pos *pos; /* the class names' positions (source maps) */
+	uint32_t npos;
 };
 
 static int tree_init(struct tree *t, struct pprof_profile *p, size_t inlen)
@@ -251,12 +253,21 @@ static void tree_release(struct tree *t)
 {
 	free(t->depth);
 	free(t->framecache);
+	free(t->pos);
 }
 
-/* The frame of profile string NAME. */
-static int frame_of(struct tree *t, uint32_t name, uint32_t *f)
+/* The frame of profile string NAME: a class's, with its position when it
+ * has one; an edge's (PLAIN) a name alone, though a class of that name may
+ * be located (a minified class's variable in a context). */
+static int frame_of(struct tree *t, uint32_t name, bool plain, uint32_t *f)
 {
 	struct pprof_profile *p = t->p;
+	if (plain && name < t->npos && t->pos[name].file) {
+		struct pp_frame fr;
+		memset(&fr, 0, sizeof(fr));
+		fr.name = name;
+		return pp_frame_intern(p, &fr, f);
+	}
 	if (name >= t->nframecache) {
 		size_t n = p->nstrs > name ? p->nstrs : (size_t)name + 1;
 		uint32_t *c = realloc(t->framecache, (n + 1024) * sizeof(*c));
@@ -270,6 +281,11 @@ static int frame_of(struct tree *t, uint32_t name, uint32_t *f)
 		struct pp_frame fr;
 		memset(&fr, 0, sizeof(fr));
 		fr.name = name;
+		if (name < t->npos && t->pos[name].file) {
+			fr.file = t->pos[name].file;
+			fr.line = t->pos[name].line;
+			fr.column = t->pos[name].column;
+		}
 		int s = pp_frame_intern(p, &fr, &t->framecache[name]);
 		if (s != PPROF_OK)
 			return s;
@@ -278,11 +294,11 @@ static int frame_of(struct tree *t, uint32_t name, uint32_t *f)
 	return PPROF_OK;
 }
 
-static int child(struct tree *t, uint32_t up, uint32_t name, uint32_t *out)
+static int child_frame(struct tree *t, uint32_t up, uint32_t name, bool plain, uint32_t *out)
 {
 	struct pprof_profile *p = t->p;
 	uint32_t f, before = p->nnodes;
-	int s = frame_of(t, name, &f);
+	int s = frame_of(t, name, plain, &f);
 	if (s != PPROF_OK || (s = pp_node_child(p, up, f, out)) != PPROF_OK)
 		return s;
 	if (p->nnodes == before)
@@ -298,6 +314,11 @@ static int child(struct tree *t, uint32_t up, uint32_t name, uint32_t *out)
 				"the stacks expand to more than %llu frames, too many for %zu bytes",
 				(unsigned long long)t->maxframes, t->inlen);
 	return PPROF_OK;
+}
+
+static int child(struct tree *t, uint32_t up, uint32_t name, uint32_t *out)
+{
+	return child_frame(t, up, name, false, out);
 }
 
 static int sample(struct pprof_profile *p, uint32_t node, uint32_t self)
@@ -335,7 +356,7 @@ static int dominator_profile(struct tree *t, const struct pp_hs *h, const uint8_
 		if (inset[v]) {
 			under[v] = 1;
 			uint32_t f;
-			if ((s = frame_of(t, cls[v], &f)) != PPROF_OK)
+			if ((s = frame_of(t, cls[v], false, &f)) != PPROF_OK)
 				goto out;
 			if (up == 0 || p->nodes[up].frame != f)
 				if ((s = child(t, up, cls[v], &model[v])) != PPROF_OK)
@@ -439,7 +460,7 @@ static int retainer_profile(struct tree *t, const struct pp_hs *h, const uint8_t
 		uint32_t e = pedge[v], m = mnode[from[v]];
 		if (named_edge(h, e)) {
 			if ((s = string_of(p, h, ename, h->ename[e], &name)) != PPROF_OK ||
-			    (s = child(t, m, name, &m)) != PPROF_OK)
+			    (s = child_frame(t, m, name, true, &m)) != PPROF_OK)
 				goto out;
 		}
 		/* synthetic nodes by their names: (GC roots), (Global handles) */
@@ -447,7 +468,8 @@ static int retainer_profile(struct tree *t, const struct pp_hs *h, const uint8_t
 		if (h->type[v] == h->t_synthetic &&
 		    (s = string_of(p, h, ename, h->name[v], &name)) != PPROF_OK)
 			goto out;
-		if ((s = child(t, m, name, &mnode[v])) != PPROF_OK)
+		if ((s = child_frame(t, m, name, h->type[v] == h->t_synthetic, &mnode[v])) !=
+		    PPROF_OK)
 			goto out;
 		if (inset[v] && h->self[v] && (s = sample(p, mnode[v], h->self[v])) != PPROF_OK)
 			goto out;
@@ -499,7 +521,8 @@ int pp_hs_leaks_profile(struct pprof_profile *p, struct pp_hs *h, const struct p
 		inset[v] = in;
 	}
 	if ((s = pp_hs_class_names(p, h, cls)) != PPROF_OK || (s = add_types(p)) != PPROF_OK ||
-	    (s = tree_init(&t, p, inlen)) != PPROF_OK)
+	    (s = tree_init(&t, p, inlen)) != PPROF_OK ||
+	    (s = pp_hs_class_positions(p, h, cls, &t.pos, &t.npos)) != PPROF_OK)
 		goto out;
 	s = o->heap_retainers ? retainer_profile(&t, h, inset, cls)
 			      : dominator_profile(&t, h, inset, cls);

@@ -492,3 +492,135 @@ out:
 	free(detname);
 	return s;
 }
+
+/* ---- positions of the class names (source maps) ---- */
+
+/* The target of node V's edge named NAME (not an element or hidden edge),
+ * or PP_HS_NONE. */
+static uint32_t edge_to(const struct pp_hs *h, uint32_t v, const char *name)
+{
+	size_t n = strlen(name);
+	for (uint32_t e = h->first[v]; e < h->first[v + 1]; e++) {
+		if (h->etype[e] == h->et_element || h->etype[e] == h->et_hidden)
+			continue;
+		size_t len;
+		const char *s = pp_hs_str(h, h->ename[e], &len);
+		if (len == n && memcmp(s, name, n) == 0)
+			return h->to[e];
+	}
+	return PP_HS_NONE;
+}
+
+struct sid_url {
+	uint32_t sid, url;
+};
+
+struct fnpos {
+	uint32_t sid, line, col, name; /* name: a string of H */
+};
+
+static int cmp_sid(const void *a, const void *b)
+{
+	const struct sid_url *x = a, *y = b;
+	return x->sid < y->sid ? -1 : x->sid > y->sid;
+}
+
+static int cmp_fnpos(const void *a, const void *b)
+{
+	const struct fnpos *x = a, *y = b;
+	if (x->sid != y->sid)
+		return x->sid < y->sid ? -1 : 1;
+	if (x->line != y->line)
+		return x->line < y->line ? -1 : 1;
+	if (x->col != y->col)
+		return x->col < y->col ? -1 : 1;
+	return x->name < y->name ? -1 : x->name > y->name;
+}
+
+int pp_hs_class_positions(struct pprof_profile *p, const struct pp_hs *h, const uint32_t *cls,
+			  struct pp_hs_pos **pos, uint32_t *npos)
+{
+	struct sid_url *su = NULL;
+	struct fnpos *fp = NULL;
+	size_t nsu = 0, nfp = 0;
+	uint32_t *hurl = NULL; /* string of H -> string of P + 1 */
+	int s = PPROF_OK;
+
+	*pos = NULL;
+	*npos = 0;
+	if (h->nloc == 0 || !h->first)
+		return PPROF_OK;
+	su = malloc((size_t)h->nloc * sizeof(*su));
+	fp = malloc((size_t)h->nloc * sizeof(*fp));
+	hurl = calloc((size_t)h->nstrings + 1, sizeof(*hurl));
+	if (!su || !fp || !hurl) {
+		s = pp_nomem(p);
+		goto out;
+	}
+	/* the script ids' URLs, and where the closures start */
+	for (uint32_t i = 0; i < h->nloc; i++) {
+		const uint32_t *l = h->loc + (size_t)i * 5;
+		uint32_t v = l[0], sn = l[2];
+		if (h->type[v] != h->t_closure)
+			continue;
+		fp[nfp++] = (struct fnpos){l[1], l[3], l[4], h->name[v]};
+		if (sn == PP_HS_NONE) {
+			uint32_t sh = edge_to(h, v, "shared");
+			if (sh != PP_HS_NONE) {
+				sn = edge_to(h, sh, "script");
+				if (sn == PP_HS_NONE)
+					sn = edge_to(h, sh, "script_or_debug_info");
+			}
+		}
+		uint32_t nm = sn == PP_HS_NONE ? PP_HS_NONE : edge_to(h, sn, "name");
+		if (nm == PP_HS_NONE || h->type[nm] != h->t_string)
+			continue;
+		uint32_t str = h->name[nm];
+		if (!hurl[str]) {
+			size_t len;
+			const char *u = pp_hs_str(h, str, &len);
+			uint32_t id = 0;
+			if (len && (s = pp_intern(p, u, len, &id)) != PPROF_OK)
+				goto out;
+			hurl[str] = id + 1;
+		}
+		if (hurl[str] > 1)
+			su[nsu++] = (struct sid_url){l[1], hurl[str] - 1};
+	}
+	qsort(su, nsu, sizeof(*su), cmp_sid);
+	qsort(fp, nfp, sizeof(*fp), cmp_fnpos);
+	*npos = p->nstrs;
+	*pos = calloc(*npos, sizeof(**pos));
+	if (!*pos) {
+		s = pp_nomem(p);
+		goto out;
+	}
+	/* each located object's class: its constructor's start, when a closure
+	 * of the object's name starts there */
+	for (uint32_t i = 0; i < h->nloc; i++) {
+		const uint32_t *l = h->loc + (size_t)i * 5;
+		uint32_t v = l[0], c = cls[v];
+		if ((h->type[v] != h->t_object && h->type[v] != h->t_native) || c >= *npos)
+			continue;
+		struct fnpos key = {l[1], l[3], l[4], h->name[v]};
+		if (!bsearch(&key, fp, nfp, sizeof(*fp), cmp_fnpos))
+			continue;
+		struct sid_url sk = {l[1], 0}, *u = bsearch(&sk, su, nsu, sizeof(*su), cmp_sid);
+		if (!u)
+			continue;
+		struct pp_hs_pos *q = &(*pos)[c];
+		int64_t line = (int64_t)l[3] + 1, col = (int64_t)l[4] + 1;
+		if (q->file == 0 && q->line == 0)
+			*q = (struct pp_hs_pos){u->url, line, col};
+		else if (q->file != u->url || q->line != line || q->column != col)
+			*q = (struct pp_hs_pos){0, -1, 0}; /* two constructors: a name only */
+	}
+	for (uint32_t c = 0; c < *npos; c++)
+		if ((*pos)[c].file == 0)
+			(*pos)[c] = (struct pp_hs_pos){0, 0, 0};
+out:
+	free(su);
+	free(fp);
+	free(hurl);
+	return s;
+}

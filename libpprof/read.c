@@ -542,6 +542,19 @@ int pp_stream_status(const struct pp_stream *s)
 	return s->status;
 }
 
+struct pp_stream *pp_stream_again(const struct pp_stream *s, const struct pprof_read_options *o)
+{
+	return stream_open(s->p, s->in, s->inlen, o, s->gz || s->text == 2);
+}
+
+const unsigned char *pp_stream_plain(const struct pp_stream *s, size_t *len)
+{
+	if (s->gz || s->text != 1 || s->inpos || s->off || s->nreplay)
+		return NULL;
+	*len = s->inlen;
+	return s->in;
+}
+
 /* The next piece below the UTF-16 step: gzip's output (AT_LEAST bytes
  * unless it ends first), or the plain input (whole, or in pieces of STEP
  * when it is UTF-16).  *N 0 at the end. */
@@ -784,7 +797,7 @@ static int read_stream(struct pprof_profile *p, const struct pp_reader *r,
  * (its status in *STATUS), false when the whole input is to be decoded. */
 static bool try_stream(struct pprof_profile *p, const struct pp_reader *const *table, size_t nt,
 		       const unsigned char *in, size_t len, const struct pprof_read_options *o,
-		       int *status)
+		       struct pp_hold *outer, int *status)
 {
 	bool plain = !pp_is_gzip(in, len) && !pp_is_utf16(in, len);
 	const struct pp_reader *r = NULL;
@@ -800,6 +813,8 @@ static bool try_stream(struct pprof_profile *p, const struct pp_reader *const *t
 	}
 	bool took = true;
 	struct folded_header h;
+	/* IN is the reader's to let go once it has read the stream */
+	p->hold = outer;
 	if (plain) {
 		header_grab(&h, r, in, len);
 		header_prepare(p, r);
@@ -818,6 +833,7 @@ static bool try_stream(struct pprof_profile *p, const struct pp_reader *const *t
 				took = false;
 		}
 	}
+	p->hold = NULL;
 	pp_stream_free(s);
 	return took;
 }
@@ -833,7 +849,7 @@ static int read_input(struct pprof_profile *p, const struct pp_reader *const *ta
 	bool streams = false;
 	for (size_t i = 0; i < nt; i++)
 		streams |= table[i]->read_stream != NULL;
-	if (streams && len > 0 && try_stream(p, table, nt, in, len, o, &status))
+	if (streams && len > 0 && try_stream(p, table, nt, in, len, o, outer, &status))
 		return status;
 	struct pp_hold inner;
 	const unsigned char *b;

@@ -30,8 +30,10 @@
 struct hsread {
 	struct pprof_profile *p;
 	struct json j;
-	const unsigned char *buf;
-	size_t len;
+	const unsigned char *buf; /* the whole input, or NULL: STREAM */
+	size_t len;               /* its length (a stream's: a bound for first_cap) */
+	struct pp_stream *stream;
+	const struct pprof_read_options *o;
 	uint32_t max_depth;
 	bool ids_only;      /* pp_hs_parse_ids(): the nodes alone, edges skipped */
 	bool mapped;        /* BUF is a file's mapping: read pages may go */
@@ -39,8 +41,10 @@ struct hsread {
 	struct pp_hs *h;
 	/* meta */
 	bool have_meta, have_nodes, have_edges, have_strings;
-	char **nfields, **efields;
-	uint32_t nnf, nef;
+	char **nfields, **efields, **lfields;
+	uint32_t nnf, nef, nlf;
+	int l_node, l_script, l_sobj, l_line, l_col; /* location field offsets */
+	uint64_t locs_at;
 	int f_type, f_name, f_id, f_self, f_ecount, f_detached; /* node field offsets */
 	int g_type, g_name, g_to;                               /* edge field offsets */
 	int64_t node_count, edge_count, root_index;
@@ -73,6 +77,7 @@ void pp_hs_release(struct pp_hs *h)
 	free(h->ename);
 	free(h->to);
 	free(h->essential);
+	free(h->loc);
 	free_list(h->node_types, h->nnode_types);
 	free_list(h->edge_types, h->nedge_types);
 	free(h->blob);
@@ -105,7 +110,54 @@ static void drop_read(struct hsread *r)
 
 static int jerr(struct hsread *r)
 {
+	/* the stream's own error (gzip) is on P already */
+	if (r->stream && json_read_failed(&r->j))
+		return pp_stream_status(r->stream) ? pp_stream_status(r->stream) : PPROF_EINPUT;
 	return pp_v8_json_error(r->p, &r->j);
+}
+
+/* The byte where element INDEX of the top-level array KEY starts, for an
+ * error found once all is read: looked up again in the input (a stream
+ * is read again from its start; 0 when that fails). */
+static uint64_t elem_at(struct hsread *r, const char *key, size_t index)
+{
+	if (r->buf)
+		return pp_v8_element_offset(r->buf, r->len, r->max_depth, key, index);
+	struct pp_stream *s = pp_stream_again(r->stream, r->o);
+	if (!s)
+		return 0;
+	struct json j;
+	uint64_t off = 0;
+	int t;
+	json_init_chunked(&j, pp_stream_json_more, s, r->max_depth);
+	if (json_next(&j) != JSON_OBJECT_BEGIN)
+		goto out;
+	for (;;) {
+		if (json_next(&j) != JSON_KEY)
+			goto out;
+		if (json_is(&j, key))
+			break;
+		t = json_next(&j);
+		if (json_skip(&j, t) == JSON_ERROR)
+			goto out;
+	}
+	if (json_next(&j) != JSON_ARRAY_BEGIN)
+		goto out;
+	for (size_t i = 0;; i++) {
+		t = json_next(&j);
+		if (t == JSON_ERROR || t == JSON_ARRAY_END)
+			goto out;
+		if (i == index) {
+			off = json_offset(&j);
+			goto out;
+		}
+		if (json_skip(&j, t) == JSON_ERROR)
+			goto out;
+	}
+out:
+	json_release(&j);
+	pp_stream_free(s);
+	return off;
 }
 
 static int next(struct hsread *r)
@@ -235,6 +287,9 @@ static int read_meta(struct hsread *r)
 			return jerr(r);
 		if (KEY_IS(j, "node_fields") && !r->nfields) {
 			s = string_list(r, next(r), "snapshot.meta.node_fields", &r->nfields, &r->nnf);
+		} else if (KEY_IS(j, "location_fields") && !r->lfields) {
+			s = string_list(r, next(r), "snapshot.meta.location_fields", &r->lfields,
+					&r->nlf);
 		} else if (KEY_IS(j, "edge_fields") && !r->efields) {
 			s = string_list(r, next(r), "snapshot.meta.edge_fields", &r->efields, &r->nef);
 		} else if (KEY_IS(j, "node_types") && !have_nt) {
@@ -286,6 +341,11 @@ static int read_meta(struct hsread *r)
 	r->f_self = field_index(r->nfields, r->nnf, "self_size");
 	r->f_ecount = field_index(r->nfields, r->nnf, "edge_count");
 	r->f_detached = field_index(r->nfields, r->nnf, "detachedness");
+	r->l_node = field_index(r->lfields, r->nlf, "object_index");
+	r->l_script = field_index(r->lfields, r->nlf, "script_id");
+	r->l_sobj = field_index(r->lfields, r->nlf, "script_object_index");
+	r->l_line = field_index(r->lfields, r->nlf, "line");
+	r->l_col = field_index(r->lfields, r->nlf, "column");
 	r->g_type = field_index(r->efields, r->nef, "type");
 	r->g_name = field_index(r->efields, r->nef, "name_or_index");
 	r->g_to = field_index(r->efields, r->nef, "to_node");
@@ -597,6 +657,73 @@ static int read_edges(struct hsread *r)
 	return PPROF_OK;
 }
 
+/* "locations": kept as the 5 fields of heapsnap.h's loc when meta names
+ * the 4 V8 has always written; checked against the nodes in check(). */
+static int read_locations(struct hsread *r)
+{
+	struct json *j = &r->j;
+	struct pp_hs *h = r->h;
+	uint32_t lf = r->nlf, k = 0, v = 0, row[5] = {0};
+	size_t n = 0, cap = 0;
+	int t = next(r), s;
+
+	if (t == JSON_ERROR)
+		return jerr(r);
+	if (t != JSON_ARRAY_BEGIN)
+		return pp_error_at(r->p, PPROF_EINPUT, json_offset(j), "locations is not an array");
+	r->locs_at = json_offset(j);
+	bool keep = !r->ids_only && lf > 0 && r->l_node >= 0 && r->l_script >= 0 &&
+		    r->l_line >= 0 && r->l_col >= 0;
+	for (;;) {
+		t = next(r);
+		if (t == JSON_ARRAY_END)
+			break;
+		if (t == JSON_ERROR)
+			return jerr(r);
+		if (t != JSON_NUMBER)
+			return pp_error_at(r->p, PPROF_EINPUT, json_offset(j),
+					   "locations holds something other than a number");
+		if (!keep)
+			continue;
+		if ((s = u32(r, "a location field", &v)) != PPROF_OK)
+			return s;
+		if ((int)k == r->l_node)
+			row[0] = v;
+		else if ((int)k == r->l_script)
+			row[1] = v;
+		else if ((int)k == r->l_sobj)
+			row[2] = v;
+		else if ((int)k == r->l_line)
+			row[3] = v;
+		else if ((int)k == r->l_col)
+			row[4] = v;
+		if (++k < lf)
+			continue;
+		k = 0;
+		if (r->l_sobj < 0)
+			row[2] = PP_HS_NONE;
+		if (n + 5 > cap) {
+			if (n / 5 >= UINT32_MAX - 1)
+				return pp_error_at(r->p, PPROF_EINPUT, json_offset(j),
+						   "more than 2^32 - 2 locations");
+			size_t c = cap ? cap * 2 : 5 * 1024;
+			uint32_t *b = realloc(h->loc, c * sizeof(*b));
+			if (!b)
+				return pp_nomem(r->p);
+			h->loc = b;
+			cap = c;
+		}
+		memcpy(h->loc + n, row, sizeof(row));
+		n += 5;
+	}
+	if (keep && k != 0)
+		return pp_error_at(r->p, PPROF_EINPUT, json_offset(j),
+				   "locations holds %u values after its last whole location of %u "
+				   "fields", k, lf);
+	h->nloc = (uint32_t)(n / 5);
+	return PPROF_OK;
+}
+
 static int read_strings(struct hsread *r)
 {
 	struct json *j = &r->j;
@@ -703,6 +830,8 @@ static int top_level(struct hsread *r)
 				return pp_error_at(r->p, PPROF_EINPUT, at,
 						   "duplicate key \"strings\"");
 			s = read_strings(r);
+		} else if (KEY_IS(j, "locations") && !r->locs_at) {
+			s = read_locations(r);
 		} else {
 			s = skip_value(r);
 		}
@@ -737,8 +866,7 @@ static int check(struct hsread *r)
 		for (uint32_t i = 0; i < h->n; i++)
 			if (h->name[i] >= h->nstrings)
 				return pp_error_at(r->p, PPROF_EINPUT,
-						   pp_v8_element_offset(r->buf, r->len, r->max_depth,
-									"nodes",
+						   elem_at(r, "nodes",
 									(size_t)i * nf + r->f_name),
 						   "node %u: name %u is not in strings", i, h->name[i]);
 		return PPROF_OK;
@@ -751,7 +879,7 @@ static int check(struct hsread *r)
 	for (uint32_t e = 0; e < h->e; e++)
 		if (h->to[e] >= h->n)
 			return pp_error_at(r->p, PPROF_EINPUT,
-					   pp_v8_element_offset(r->buf, r->len, r->max_depth, "edges",
+					   elem_at(r, "edges",
 								(size_t)e * r->nef + r->g_to),
 					   "edge %u: to_node %llu is past the nodes", e,
 					   (unsigned long long)h->to[e] * nf);
@@ -771,13 +899,13 @@ static int check(struct hsread *r)
 		sum += r->ecount[i];
 		if (sum > h->e)
 			return pp_error_at(r->p, PPROF_EINPUT,
-					   pp_v8_element_offset(r->buf, r->len, r->max_depth, "nodes",
+					   elem_at(r, "nodes",
 								(size_t)i * nf + r->f_ecount),
 					   "node %u: its edge_count takes the edges past the %u there are",
 					   i, h->e);
 		if (h->name[i] >= h->nstrings)
 			return pp_error_at(r->p, PPROF_EINPUT,
-					   pp_v8_element_offset(r->buf, r->len, r->max_depth, "nodes",
+					   elem_at(r, "nodes",
 								(size_t)i * nf + r->f_name),
 					   "node %u: name %u is not in strings", i, h->name[i]);
 	}
@@ -792,9 +920,24 @@ static int check(struct hsread *r)
 			continue;
 		if (h->ename[e] >= h->nstrings)
 			return pp_error_at(r->p, PPROF_EINPUT,
-					   pp_v8_element_offset(r->buf, r->len, r->max_depth, "edges",
+					   elem_at(r, "edges",
 								(size_t)e * r->nef + r->g_name),
 					   "edge %u: name %u is not in strings", e, h->ename[e]);
+	}
+	for (uint32_t i = 0; i < h->nloc; i++) {
+		uint32_t *l = h->loc + (size_t)i * 5;
+		for (int f = 0; f < 3; f += 2) {
+			if (f == 2 && l[2] == PP_HS_NONE)
+				continue;
+			if (l[f] % nf != 0 || l[f] / nf >= h->n)
+				return pp_error_at(r->p, PPROF_EINPUT,
+						   elem_at(r, "locations",
+									(size_t)i * r->nlf +
+										(f ? r->l_sobj : r->l_node)),
+						   "location %u: %s %u is not a node", i,
+						   f ? "script_object_index" : "object_index", l[f]);
+			l[f] /= nf;
+		}
 	}
 	free(r->ecount);
 	r->ecount = NULL;
@@ -820,7 +963,8 @@ static int build_profile(struct pprof_profile *p, struct pp_hs *h, size_t inlen)
 {
 	uint32_t *cls = malloc((size_t)h->n * sizeof(*cls));
 	uint32_t *model = malloc((size_t)h->n * sizeof(*model));
-	uint32_t *framecache = NULL, *depth = NULL;
+	uint32_t *framecache = NULL, *depth = NULL, npos = 0;
+	struct pp_hs_pos *pos = NULL;
 	size_t capdepth = 0;
 	/* The folded output is as long as the stacks' frames together: a
 	 * chain of classes taking turns would make it quadratic in the input.
@@ -832,7 +976,8 @@ static int build_profile(struct pprof_profile *p, struct pp_hs *h, size_t inlen)
 		s = pp_nomem(p);
 		goto out;
 	}
-	if ((s = pp_hs_class_names(p, h, cls)) != PPROF_OK)
+	if ((s = pp_hs_class_names(p, h, cls)) != PPROF_OK ||
+	    (s = pp_hs_class_positions(p, h, cls, &pos, &npos)) != PPROF_OK)
 		goto out;
 	/* class string id -> frame id */
 	framecache = calloc(p->nstrs, sizeof(*framecache));
@@ -869,6 +1014,11 @@ static int build_profile(struct pprof_profile *p, struct pp_hs *h, size_t inlen)
 			struct pp_frame fr;
 			memset(&fr, 0, sizeof(fr));
 			fr.name = cls[v];
+			if (cls[v] < npos && pos[cls[v]].file) {
+				fr.file = pos[cls[v]].file;
+				fr.line = pos[cls[v]].line;
+				fr.column = pos[cls[v]].column;
+			}
 			if ((s = pp_frame_intern(p, &fr, &f)) != PPROF_OK)
 				goto out;
 			framecache[cls[v]] = f;
@@ -902,6 +1052,7 @@ static int build_profile(struct pprof_profile *p, struct pp_hs *h, size_t inlen)
 			goto out;
 	}
 out:
+	free(pos);
 	free(framecache);
 	free(depth);
 	free(cls);
@@ -909,8 +1060,10 @@ out:
 	return s;
 }
 
+/* BUF (LEN bytes), or the stream S when BUF is NULL. */
 static int parse(struct pprof_profile *p, const unsigned char *buf, size_t len,
-		 const struct pprof_read_options *o, struct pp_hs *h, bool ids_only)
+		 struct pp_stream *st, const struct pprof_read_options *o, struct pp_hs *h,
+		 bool ids_only)
 {
 	struct hsread r;
 	int s;
@@ -921,9 +1074,17 @@ static int parse(struct pprof_profile *p, const unsigned char *buf, size_t len,
 	r.h = h;
 	r.buf = buf;
 	r.len = len;
+	r.stream = st;
+	r.o = o;
 	r.max_depth = o ? o->max_depth : 0;
-	r.mapped = p->hold && p->hold->ptr == (const void *)buf && p->hold->mapped;
-	json_init(&r.j, buf, len, r.max_depth);
+	if (buf) {
+		r.mapped = p->hold && p->hold->ptr == (const void *)buf && p->hold->mapped;
+		json_init(&r.j, buf, len, r.max_depth);
+	} else {
+		/* no length to bound the arrays' first room by: 4 MiB's worth */
+		r.len = (size_t)4 << 20;
+		json_init_chunked(&r.j, pp_stream_json_more, st, r.max_depth);
+	}
 	s = top_level(&r);
 	if (s == PPROF_OK)
 		s = check(&r);
@@ -931,23 +1092,31 @@ static int parse(struct pprof_profile *p, const unsigned char *buf, size_t len,
 	free(r.ecount);
 	free_list(r.nfields, r.nnf);
 	free_list(r.efields, r.nef);
+	free_list(r.lfields, r.nlf);
 	return s;
 }
 
 int pp_hs_parse(struct pprof_profile *p, const unsigned char *buf, size_t len,
 		const struct pprof_read_options *o, struct pp_hs *h)
 {
-	return parse(p, buf, len, o, h, false);
+	return parse(p, buf, len, NULL, o, h, false);
 }
 
 int pp_hs_parse_ids(struct pprof_profile *p, const unsigned char *buf, size_t len,
 		    const struct pprof_read_options *o, struct pp_hs *h)
 {
-	return parse(p, buf, len, o, h, true);
+	return parse(p, buf, len, NULL, o, h, true);
 }
 
-static int hs_read(struct pprof_profile *p, const unsigned char *buf, size_t len,
-		   const struct pprof_read_options *o)
+int pp_hs_parse_stream(struct pprof_profile *p, struct pp_stream *st,
+		       const struct pprof_read_options *o, struct pp_hs *h, bool ids_only)
+{
+	return parse(p, NULL, 0, st, o, h, ids_only);
+}
+
+/* BUF (LEN bytes) or, when BUF is NULL, the stream ST. */
+static int hs_run(struct pprof_profile *p, const unsigned char *buf, size_t len,
+		  struct pp_stream *st, const struct pprof_read_options *o)
 {
 	struct pp_hs h;
 	struct pp_hs_ids ids;
@@ -960,11 +1129,13 @@ static int hs_read(struct pprof_profile *p, const unsigned char *buf, size_t len
 	if (leaks)
 		s = pp_hs_load_ids(p, o, &ids);
 	if (s == PPROF_OK)
-		s = pp_hs_parse(p, buf, len, o, &h);
+		s = buf ? pp_hs_parse(p, buf, len, o, &h) : pp_hs_parse_stream(p, st, o, &h, false);
+	if (!buf)
+		len = (size_t)pp_stream_offset(st);
 	/* The arrays hold all that is used: the input goes before the
 	 * dominators' own arrays come (the peak is then the larger of the two
 	 * steps, not their sum). */
-	if (s == PPROF_OK && p->hold && p->hold->ptr == (const void *)buf)
+	if (s == PPROF_OK && p->hold && (!buf || p->hold->ptr == (const void *)buf))
 		pp_hold_release(p->hold);
 	if (s == PPROF_OK)
 		s = pp_hs_dominators(p, &h);
@@ -973,6 +1144,25 @@ static int hs_read(struct pprof_profile *p, const unsigned char *buf, size_t len
 	pp_hs_ids_release(&ids);
 	pp_hs_release(&h);
 	return s;
+}
+
+static int hs_read(struct pprof_profile *p, const unsigned char *buf, size_t len,
+		   const struct pprof_read_options *o)
+{
+	return hs_run(p, buf, len, NULL, o);
+}
+
+/* Gzip (or UTF-16) input chunk by chunk: the inflated text is never whole
+ * in memory.  Plain input in memory is read whole, as before: its mapped
+ * pages go as the parser passes them. */
+static int hs_read_stream(struct pprof_profile *p, struct pp_stream *st,
+			  const struct pprof_read_options *o)
+{
+	size_t len;
+	const unsigned char *buf = pp_stream_plain(st, &len);
+	if (buf)
+		return hs_run(p, buf, len, NULL, o);
+	return hs_run(p, NULL, 0, st, o);
 }
 
 /* {"snapshot": first (after a BOM and whitespace): the key every producer
@@ -1001,4 +1191,5 @@ const struct pp_reader pp_reader_heapsnapshot = {
 	.name = "heapsnapshot",
 	.bid = hs_bid,
 	.read = hs_read,
+	.read_stream = hs_read_stream,
 };

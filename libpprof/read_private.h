@@ -46,7 +46,9 @@
  * memory, which may come as one chunk); the byte order mark of UTF-8 text is
  * not removed (as with `read`).  The bid of a stream reader sees the first
  * PP_BID_PREFIX decoded bytes of a gzipped input (all of a plain one): it
- * must decide on them.
+ * must decide on them.  P's hold (p->hold), when not NULL, is the stream's
+ * input: a reader done with the stream (it reads no more of it, nor
+ * pp_stream_again()) may let it go with pp_hold_release().
  */
 #ifndef PPROF_READ_PRIVATE_H
 #define PPROF_READ_PRIVATE_H
@@ -95,6 +97,13 @@ bool pp_stream_json_more(void *ctx, const void **buf, size_t *len);
 struct pp_stream *pp_stream_open(struct pprof_profile *p, const unsigned char *in, size_t len,
 				 const struct pprof_read_options *o);
 void pp_stream_free(struct pp_stream *s);
+/* A new stream over S's input from its start (an error's byte looked up
+ * again), or NULL when out of memory. */
+struct pp_stream *pp_stream_again(const struct pp_stream *s, const struct pprof_read_options *o);
+/* S's whole input when S hands it on as it is (plain UTF-8 in memory) and
+ * nothing was read yet, else NULL: a reader that has READ too may read it
+ * whole (P's hold then is that buffer, as with READ). */
+const unsigned char *pp_stream_plain(const struct pp_stream *s, size_t *len);
 
 /* ---- readers: a bid on the first bytes, and the reader ----
  * The bid: 0 = no, higher wins; -1 = not decided on these bytes, more

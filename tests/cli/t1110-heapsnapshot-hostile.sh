@@ -78,4 +78,28 @@ test_expect_success 'a chain of two classes taking turns is refused, not written
 	test $? = 1 && test ! -s out && test "$(wc -l <err)" = 1 &&
 	grep -q "dominator-chain stacks expand to more than" err
 '
+test_expect_success 'a location whose object_index is no node' '
+	refused badloc "location 0: object_index 99 is not a node (at byte 625)"
+'
+test_expect_success 'a located class: its script through shared -> script -> name' '
+	$GEN located >located.heapsnapshot &&
+	pprof-fold -g lines located.heapsnapshot >out &&
+	grep -qx "C app.js:3 24" out &&
+	pprof-fold located.heapsnapshot >out &&
+	grep -qx "C 24" out
+'
+
+# Gzipped, a snapshot is read as a stream: the errors found once all is
+# read name the same byte of the inflated text (looked up again).
+for c in lie-sum badname badloc notmult truncated; do
+	test_expect_success "gzipped $c: the same one line as plain" "
+		\$GEN $c >$c.heapsnapshot &&
+		gzip -c $c.heapsnapshot >$c.heapsnapshot.gz &&
+		{ pprof-fold $c.heapsnapshot 2>expect; test \$? = 1; } &&
+		{ pprof-fold $c.heapsnapshot.gz 2>actual; test \$? = 1; } &&
+		sed 's/heapsnapshot: /heapsnapshot.gz: /' expect >expect.gz &&
+		test_cmp expect.gz actual
+	"
+done
+
 test_done

@@ -9,7 +9,9 @@
 # rootcycle (root -> a -> b -> root), past (an edge to the node after the
 # last), lie-nodes, lie-edges (header counts that are wrong), lie-sum (edge
 # counts that do not add up), notmult (a to_node not a multiple of the
-# node fields), badtype, badname, nometa, truncated.
+# node fields), badtype, badname, nometa, truncated, badloc (a location's
+# object_index past the nodes), located (a class C whose constructor
+# closure's shared -> script -> name is app.js, with locations).
 use strict;
 use warnings;
 
@@ -24,8 +26,9 @@ my @strings = ('', '(GC roots)', 'Node', 'Leaf', 'next', 'x');
 my $nf = 5;
 
 sub header {
-	my ($nodes, $edges) = @_;
+	my ($nodes, $edges, $loc) = @_;
 	return '{"snapshot":{"meta":{"node_fields":["type","name","id","self_size","edge_count"],'
+	  . ($loc ? '"location_fields":["object_index","script_id","line","column"],' : '')
 	  . '"node_types":[[' . join(',', map {"\"$_\""} @types) . '],"string","number","number","number"],'
 	  . '"edge_fields":["type","name_or_index","to_node"],'
 	  . '"edge_types":[["context","element","property","internal","hidden","shortcut","weak"],'
@@ -35,6 +38,17 @@ sub strings { return '"strings":[' . join(',', map {"\"$_\""} @strings) . "]}\n"
 
 if ($case eq 'nometa') {
 	print '{"snapshot":{"node_count":0},"nodes":[],"edges":[],"strings":[]}', "\n";
+	exit;
+}
+if ($case eq 'badloc' || $case eq 'located') {
+	# root -> C (object) -> C (closure) -shared-> SFI -script-> Script -name-> "app.js"
+	push @strings, 'C', 'shared', 'script', 'app.js', 'c', 'name';
+	print header(6, 6, 1);
+	print '"nodes":[', "$t{synthetic},1,1,0,2,$t{object},6,3,24,1,$t{closure},6,5,32,1,",
+	  "$t{hidden},0,7,8,1,$t{code},0,9,8,1,$t{string},9,11,16,0],\n";
+	print '"edges":[2,4,5,2,10,10,2,10,10,3,7,15,3,8,20,3,11,25],', "\n";
+	print '"locations":[', ($case eq 'badloc' ? 99 : 5), ',3,2,6,10,3,2,6],', "\n";
+	print strings();
 	exit;
 }
 if ($case eq 'chain' || $case eq 'altchain') {
