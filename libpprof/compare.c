@@ -25,7 +25,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "model_private.h"
+#include "folded_private.h"
 #include "walk_private.h"
 
 #define BIT(f) (1u << (unsigned)(f))
@@ -268,4 +268,90 @@ void pprof_compare_warn(const struct pprof_profile *before, size_t bi,
 		pp_warn(after, IDLE_LEFT_OUT, "before", "after");
 	else if (ia && !ib && idle_differs(ia, nb))
 		pp_warn(after, IDLE_LEFT_OUT, "after", "before");
+}
+
+/* ---- synonyms between producers (pprof-diff only) ----
+ *
+ * Stack prefixes that name one thing in two producers' output: V8's
+ * (garbage collector) node under the root (v8/src/profiler's CodeEntry::
+ * kGarbageCollectorEntryName) is renamed "Garbage Collection" and put
+ * under a top-level "Node.js" node by @datadog/pprof
+ * (ts/src/profile-serializer.ts, updateTimeProfile()).  man/pprof-diff.1
+ * lists them. */
+static const char *const SYNONYMS[][2] = {
+	{"(garbage collector)", "Node.js;Garbage Collection"},
+};
+
+/* Does a line of F begin with the frames PRE (the whole stack, or PRE and
+ * a ';')? */
+static bool has_prefix(const struct pprof_folded_line *l, const char *pre, size_t n)
+{
+	return l->len >= n && memcmp(l->stack, pre, n) == 0 && (l->len == n || l->stack[n] == ';');
+}
+
+static bool uses(const struct pprof_folded *f, const char *pre)
+{
+	size_t n = strlen(pre);
+	for (size_t i = 0; i < f->n; i++)
+		if (has_prefix(&f->lines[i], pre, n))
+			return true;
+	return false;
+}
+
+int pprof_folded_synonyms(struct pprof_profile *err, const struct pprof_folded *before,
+			  struct pprof_folded *after, size_t *nmatched)
+{
+	*nmatched = 0;
+	const size_t ng = sizeof(SYNONYMS) / sizeof(*SYNONYMS);
+	/* for each group, AFTER's spelling to rewrite and BEFORE's to write */
+	const char *from[sizeof(SYNONYMS) / sizeof(*SYNONYMS)], *to[sizeof(from) / sizeof(*from)];
+	size_t grow = 0;
+	bool any = false;
+	for (size_t g = 0; g < ng; g++) {
+		from[g] = to[g] = NULL;
+		for (int k = 0; k < 2 && !from[g]; k++) {
+			const char *b = SYNONYMS[g][k], *a = SYNONYMS[g][1 - k];
+			/* each side with its own spelling only: two producers */
+			if (uses(before, b) && !uses(before, a) && uses(after, a) && !uses(after, b)) {
+				from[g] = a;
+				to[g] = b;
+				any = true;
+				if (strlen(b) > strlen(a) && strlen(b) - strlen(a) > grow)
+					grow = strlen(b) - strlen(a);
+			}
+		}
+	}
+	if (!any)
+		return PPROF_OK;
+	size_t size = 0;
+	for (size_t i = 0; i < after->n; i++)
+		size += after->lines[i].len + grow;
+	char *nb = malloc(size ? size : 1), *at = nb;
+	if (!nb)
+		return pp_nomem(err);
+	for (size_t i = 0; i < after->n; i++) {
+		struct pprof_folded_line *l = &after->lines[i];
+		char *start = at;
+		size_t skip = 0;
+		for (size_t g = 0; g < ng && !skip; g++) {
+			if (!from[g] || !has_prefix(l, from[g], strlen(from[g])))
+				continue;
+			skip = strlen(from[g]);
+			memcpy(at, to[g], strlen(to[g]));
+			at += strlen(to[g]);
+			(*nmatched)++;
+		}
+		memcpy(at, l->stack + skip, l->len - skip);
+		at += l->len - skip;
+		l->stack = start;
+		l->len = (size_t)(at - start);
+	}
+	free(after->buf);
+	after->buf = nb;
+	after->buflen = (size_t)(at - nb);
+	int64_t total;
+	if (!pp_folded_sort_merge(after->lines, &after->n, &total, -1))
+		return pp_error(err, PPROF_EINPUT, "sum of values leaves the 64-bit range");
+	after->total = total;
+	return PPROF_OK;
 }

@@ -147,6 +147,13 @@ struct pprof_profile {
 		const char *text; /* the map's JSON */
 		size_t len;
 	} *emaps;
+	/* the map files pprof_symbolicate() used (found under a -m directory,
+	 * named, or associated by the rules), paths in the arena: pprof-top
+	 * --list reads their sourcesContent */
+	struct pp_umap {
+		struct pp_umap *next;
+		const char *path;
+	} *umaps;
 
 	/* time-ordered samples (cpuprofile) */
 	struct pp_seq *seq;

@@ -467,6 +467,15 @@ int pprof_flame_write_svg(struct pprof_flame *f, const struct pprof_flame_option
  * or PPROF_EINPUT when a merged value leaves int64 (message on ERR). */
 int pprof_folded_strip_hex(struct pprof_profile *err, struct pprof_folded *f);
 
+/* pprof-diff: the stacks of AFTER that begin with a producer's spelling of
+ * a thing (man/pprof-diff.1's synonyms: V8's "(garbage collector)",
+ * @datadog/pprof's "Node.js;Garbage Collection") begin with BEFORE's
+ * spelling instead, when each side uses only its own; AFTER is sorted and
+ * merged again.  *NMATCHED: the lines rewritten.  PPROF_ENOMEM, or
+ * PPROF_EINPUT when a merged value leaves int64 (message on ERR). */
+int pprof_folded_synonyms(struct pprof_profile *err, const struct pprof_folded *before,
+			  struct pprof_folded *after, size_t *nmatched);
+
 /* pprof-diff --fold-vanished: before A and B are compared, each frame of
  * their stacks whose name is not in the other's stacks too is left out,
  * so that its value counts in its caller (what V8 inlining does to a

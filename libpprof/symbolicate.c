@@ -685,6 +685,24 @@ static int symbolicate_frame(struct symb *y, uint32_t fid, uint32_t *out, bool *
 	return pp_frame_intern(p, &nf, out);
 }
 
+/* Adds PATH to the profile's map files used, once. */
+static int record_map(struct pprof_profile *p, const char *path)
+{
+	struct pp_umap **t = &p->umaps;
+	for (; *t; t = &(*t)->next)
+		if (strcmp((*t)->path, path) == 0)
+			return PPROF_OK;
+	size_t n = strlen(path) + 1;
+	struct pp_umap *u = pp_arena_alloc(&p->arena, sizeof(*u));
+	char *c = pp_arena_alloc(&p->arena, n);
+	if (!u || !c)
+		return pp_nomem(p);
+	memcpy(c, path, n);
+	*u = (struct pp_umap){NULL, c};
+	*t = u;
+	return PPROF_OK;
+}
+
 int pprof_profile_has_sourcemaps(const struct pprof_profile *p)
 {
 	return p->emaps != NULL;
@@ -805,6 +823,10 @@ int pprof_symbolicate(struct pprof_profile *p, const struct pprof_symbolicate_op
 	}
 	if (changed)
 		status = pp_remap_frames(p, map);
+	/* the map files used, for pprof-top --list's sources */
+	for (size_t i = 0; i < y.n && status == PPROF_OK; i++)
+		if (y.s[i].map && !y.s[i].unfit && y.s[i].map_path)
+			status = record_map(p, y.s[i].map_path);
 out:
 	free(map);
 	for (size_t i = 0; i < y.n; i++) {

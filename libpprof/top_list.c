@@ -14,12 +14,25 @@
 #include "top_private.h"
 
 /* The source maps whose sourcesContent may hold a file's text: the map
- * files named (directories are not searched here) and the maps the input
- * carries. */
+ * files symbolication used (found under a -m directory, named, or
+ * associated by the rules), the other map files named, and the maps the
+ * input carries. */
 struct maps {
 	struct smap_map **m;
 	size_t n;
 };
+
+static void maps_add_file(struct maps *ms, const char *path)
+{
+	struct stat st;
+	struct smap_map *m;
+	if (stat(path, &st) != 0 || !S_ISREG(st.st_mode) || !(m = smap_map_new()))
+		return;
+	if (smap_map_load_file(m, path, 0) == SMAP_OK)
+		ms->m[ms->n++] = m;
+	else
+		smap_map_free(m);
+}
 
 static void maps_load(const struct pprof_profile *p, const char *const *paths, size_t npaths,
 		      struct maps *ms)
@@ -27,19 +40,20 @@ static void maps_load(const struct pprof_profile *p, const char *const *paths, s
 	size_t cap = npaths;
 	for (const struct pp_emap *e = p->emaps; e; e = e->next)
 		cap++;
+	for (const struct pp_umap *u = p->umaps; u; u = u->next)
+		cap++;
 	ms->m = calloc(cap ? cap : 1, sizeof(*ms->m));
 	ms->n = 0;
 	if (!ms->m)
 		return;
+	for (const struct pp_umap *u = p->umaps; u; u = u->next)
+		maps_add_file(ms, u->path);
 	for (size_t i = 0; i < npaths; i++) {
-		struct stat st;
-		struct smap_map *m;
-		if (stat(paths[i], &st) != 0 || !S_ISREG(st.st_mode) || !(m = smap_map_new()))
-			continue;
-		if (smap_map_load_file(m, paths[i], 0) == SMAP_OK)
-			ms->m[ms->n++] = m;
-		else
-			smap_map_free(m);
+		bool used = false;
+		for (const struct pp_umap *u = p->umaps; u && !used; u = u->next)
+			used = strcmp(u->path, paths[i]) == 0;
+		if (!used)
+			maps_add_file(ms, paths[i]);
 	}
 	for (const struct pp_emap *e = p->emaps; e; e = e->next) {
 		struct smap_map *m = smap_map_new();

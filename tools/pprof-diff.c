@@ -236,6 +236,12 @@ int main(int argc, char **argv)
 			goto out;
 		}
 	}
+	/* Synonyms between producers: after's spelling becomes before's. */
+	size_t nsyn = 0;
+	if (pprof_folded_synonyms(s[1].p, s[0].f, s[1].f, &nsyn) != PPROF_OK) {
+		cli_error(&c, "%s", pprof_profile_error(s[1].p));
+		goto out;
+	}
 	int64_t min = 0;
 	if (min_delta && pprof_value_parse(min_delta, s[1].unit, &min) != PPROF_OK) {
 		cli_error(&c, "--min-delta: '%s' is not a value in %s", min_delta, s[1].unit);

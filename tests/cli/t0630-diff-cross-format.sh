@@ -3,7 +3,9 @@
 # the same quantity (a V8 wall, the time between samples, against a pprof
 # wall that is samples times the period; cpu against wall) and when one
 # producer leaves out the (idle) and (program) samples the other keeps.
-# Alike inputs give no warning.
+# Alike inputs give no warning.  In pprof-diff only, the stacks producers
+# spell differently (V8's (garbage collector), @datadog/pprof's
+# Node.js;Garbage Collection) are matched, in before's spelling.
 . "$(dirname "$0")/../lib.sh"
 
 A=$FIX/profiles/workerd-min.cpuprofile
@@ -79,6 +81,36 @@ test_expect_success 'V8 profiles with and without (idle), converted or not: no w
 	test ! -s err &&
 	pprof-diff idle.pb.gz "$R" >/dev/null 2>err &&
 	test ! -s err
+'
+
+test_expect_success 'synonyms: goldens of a V8 profile against @datadog/pprof (before'"'"'s spelling)' '
+	(cd "$FIX" && pprof-diff profiles/workerd-min-b.cpuprofile \
+		pprof/workerd-min-b.cpu.nomap.pb.gz) >actual 2>/dev/null &&
+	test_cmp "$EXP/t0630/v8-datadog.diff" actual &&
+	(cd "$FIX" && pprof-diff --top profiles/workerd-min-b.cpuprofile \
+		pprof/workerd-min-b.cpu.nomap.pb.gz) >actual 2>/dev/null &&
+	test_cmp "$EXP/t0630/v8-datadog.top" actual &&
+	! grep "Garbage Collection" actual
+'
+
+test_expect_success 'synonyms: the other way round, @datadog/pprof'"'"'s spelling' '
+	pprof-diff "$DD" "$AB" >actual 2>/dev/null &&
+	grep "^Node.js;Garbage Collection 241000000 547445000\$" actual &&
+	! grep "garbage collector" actual
+'
+
+test_expect_success 'synonyms: never in a single profile, nor where a side has both spellings' '
+	pprof-fold "$DD" | grep "^Node.js;Garbage Collection " &&
+	pprof-fold "$AB" | grep "^(garbage collector) " &&
+	printf "(garbage collector) 5\nNode.js;Garbage Collection 2\nf 1\n" >both.folded &&
+	printf "Node.js;Garbage Collection 3\nf 1\n" >dd.folded &&
+	pprof-diff both.folded dd.folded >actual &&
+	printf "(garbage collector) 5 0\nNode.js;Garbage Collection 2 3\nf 1 1\n" >expect &&
+	test_cmp expect actual &&
+	printf "(garbage collector);x 4\n" >v8.folded &&
+	pprof-diff v8.folded dd.folded >actual &&
+	printf "(garbage collector) 0 3\n(garbage collector);x 4 0\nf 0 1\n" >expect &&
+	test_cmp expect actual
 '
 
 test_done

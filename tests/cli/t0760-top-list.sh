@@ -29,6 +29,20 @@ test_expect_success 'goldens: the TypeScript lines from the sourcesContent of -m
 	test_cmp "$EXP/t0760/workerd-min.map.list" actual
 '
 
+test_expect_success 'goldens: ... and of the maps found under a -m directory' '
+	pprof-top --list="^visit" -m "$FIX/worker" \
+		"$FIX/profiles/workerd-min.cpuprofile" >actual &&
+	test_cmp "$EXP/t0760/workerd-min.map.list" actual
+'
+
+test_expect_success 'goldens: ... and of a map the rules file associates' '
+	mkdir -p rmaps && cp "$FIX/worker/worker.js.map" rmaps/bundle.map &&
+	printf "version: 1\nsourcemaps:\n  - url: worker.js\n    map: rmaps/bundle.map\n" >r.yaml &&
+	pprof-top --list="^visit" --rules r.yaml \
+		"$FIX/profiles/workerd-min.cpuprofile" >actual &&
+	test_cmp "$EXP/t0760/workerd-min.map.list" actual
+'
+
 test_expect_success 'goldens: ... and of the maps a trace carries' '
 	pprof-top --list="^(sortBySize|shapeArea|totalArea|makeShapes)\$" \
 		--source-path=/nonexistent "$FIX/trace/trace-maps.json.gz" >actual 2>/dev/null &&
