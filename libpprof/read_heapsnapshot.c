@@ -127,34 +127,8 @@ static uint64_t elem_at(struct hsread *r, const char *key, size_t index)
 	if (!s)
 		return 0;
 	struct json j;
-	uint64_t off = 0;
-	int t;
 	json_init_chunked(&j, pp_stream_json_more, s, r->max_depth);
-	if (json_next(&j) != JSON_OBJECT_BEGIN)
-		goto out;
-	for (;;) {
-		if (json_next(&j) != JSON_KEY)
-			goto out;
-		if (json_is(&j, key))
-			break;
-		t = json_next(&j);
-		if (json_skip(&j, t) == JSON_ERROR)
-			goto out;
-	}
-	if (json_next(&j) != JSON_ARRAY_BEGIN)
-		goto out;
-	for (size_t i = 0;; i++) {
-		t = json_next(&j);
-		if (t == JSON_ERROR || t == JSON_ARRAY_END)
-			goto out;
-		if (i == index) {
-			off = json_offset(&j);
-			goto out;
-		}
-		if (json_skip(&j, t) == JSON_ERROR)
-			goto out;
-	}
-out:
+	uint64_t off = pp_v8_json_element_offset(&j, key, index);
 	json_release(&j);
 	pp_stream_free(s);
 	return off;

@@ -638,40 +638,41 @@ out:
 
 /* ---- after the fact ---- */
 
+uint64_t pp_v8_json_element_offset(struct json *j, const char *key, size_t index)
+{
+	int t;
+
+	if (json_next(j) != JSON_OBJECT_BEGIN)
+		return 0;
+	for (;;) {
+		t = json_next(j);
+		if (t != JSON_KEY)
+			return 0;
+		if (json_is(j, key))
+			break;
+		t = json_next(j);
+		if (json_skip(j, t) == JSON_ERROR)
+			return 0;
+	}
+	if (json_next(j) != JSON_ARRAY_BEGIN)
+		return 0;
+	for (size_t i = 0;; i++) {
+		t = json_next(j);
+		if (t == JSON_ERROR || t == JSON_ARRAY_END)
+			return 0;
+		if (i == index)
+			return json_offset(j);
+		if (json_skip(j, t) == JSON_ERROR)
+			return 0;
+	}
+}
+
 uint64_t pp_v8_element_offset(const unsigned char *buf, size_t len, uint32_t max_depth,
 			      const char *key, size_t index)
 {
 	struct json j;
-	uint64_t off = 0;
-	int t;
-
 	json_init(&j, buf, len, max_depth);
-	if (json_next(&j) != JSON_OBJECT_BEGIN)
-		goto out;
-	for (;;) {
-		t = json_next(&j);
-		if (t != JSON_KEY)
-			goto out;
-		if (json_is(&j, key))
-			break;
-		t = json_next(&j);
-		if (json_skip(&j, t) == JSON_ERROR)
-			goto out;
-	}
-	if (json_next(&j) != JSON_ARRAY_BEGIN)
-		goto out;
-	for (size_t i = 0;; i++) {
-		t = json_next(&j);
-		if (t == JSON_ERROR || t == JSON_ARRAY_END)
-			goto out;
-		if (i == index) {
-			off = json_offset(&j);
-			goto out;
-		}
-		if (json_skip(&j, t) == JSON_ERROR)
-			goto out;
-	}
-out:
+	uint64_t off = pp_v8_json_element_offset(&j, key, index);
 	json_release(&j);
 	return off;
 }

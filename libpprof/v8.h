@@ -109,6 +109,9 @@ int pp_v8_int_array(struct pprof_profile *p, struct json *j, int t,
  * 0 when it can't be found: for messages, after the fact. */
 uint64_t pp_v8_element_offset(const unsigned char *buf, size_t len,
 			      uint32_t max_depth, const char *key, size_t index);
+/* The same, read by J from its start (a parser just initialized, whole or
+ * chunked); J is left wherever the look-up stopped. */
+uint64_t pp_v8_json_element_offset(struct json *j, const char *key, size_t index);
 
 /* What the input looks like: a JSON object, and which keys appear in its
  * first and last 64 KiB. */
