@@ -402,8 +402,8 @@ static int u16_step(struct pprof_profile *p, struct u16 *u, const unsigned char 
 int pp_utf16_to_utf8(struct pprof_profile *p, const unsigned char *in, size_t len,
 		     unsigned char **out, size_t *outlen)
 {
-	if (len % 2)
-		return pp_error_at(p, PPROF_EINPUT, len - 1, "UTF-16 text with an odd number of bytes");
+	/* An odd length is said at its last byte, after any error before it,
+	 * as the stream says it (u16_step). */
 	unsigned char *o = malloc(u16_room(len));
 	if (!o)
 		return pp_nomem(p);
