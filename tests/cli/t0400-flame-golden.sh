@@ -161,6 +161,12 @@ test_expect_success '--colors ts: node_modules libraries, the runtime (no file, 
 	golden ts-classes --colors ts "$FIX/edge/ts-classes.cpuprofile" &&
 	golden ts-classes-files --colors ts -g filefunctions "$FIX/edge/ts-classes.cpuprofile"
 '
+test_expect_success '--colors ts: a bundle mapped into node_modules is the libraries blue, not the user code' '
+	golden ts-mapped --colors ts -m "$FIX/edge/ts-mapped" "$FIX/edge/ts-mapped/bundle.cpuprofile" &&
+	pprof-flame --colors ts "$FIX/edge/ts-mapped/bundle.cpuprofile" >unmapped.svg &&
+	grep "<title>d (" unmapped.svg | grep -q "fill=\"#[def]" &&
+	grep "<title>dispatch (" out.svg | grep -q "fill=\"#[4-8]"
+'
 test_expect_success '--colors ts: the classes hues (blue libraries, purple runtime, warm user code)' '
 	pprof-flame --colors ts -g filefunctions "$FIX/edge/ts-classes.cpuprofile" >out.svg &&
 	sed -n "s/^<g[^>]*><title>\([^ ]*\) \([a-z]*:[^ ]*\) .*fill=\"#\(..\)\(..\)\(..\)\".*/\1 \2 \3 \4 \5/p" out.svg |
