@@ -1,4 +1,4 @@
-// flame-browser.mjs CHROMIUM SVG FOLDED [BIG_SVG|- [CHART_SVG DIFF_SVG DIFF_FOLDED]]
+// flame-browser.mjs CHROMIUM SVG FOLDED [BIG_SVG|- [CHART_SVG DIFF_SVG DIFF_FOLDED [STACKED_SVG]]]
 //
 // Opens a pprof-flame SVG in headless Chromium, driven over the DevTools
 // protocol through --remote-debugging-pipe (no npm package needed), and
@@ -16,6 +16,8 @@
 // --minwidth 0) and DIFF_FOLDED (pprof-diff's "stack BEFORE AFTER" lines of
 // the same profiles): the tooltip of the frame that shrank the most gives
 // its before, after and delta from the folded sums, and it is drawn blue.
+// With STACKED_SVG (the flame charts of a trace's threads, stacked): each
+// chart zooms, shows its details and keeps its URL keys on its own.
 // Prints "ok"/"not ok" lines; exits 1 on a failure.
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -23,7 +25,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 
-const [chromium, svgPath, foldedPath, bigArg, chartPath, diffPath, diffFoldedPath] = process.argv.slice(2);
+const [chromium, svgPath, foldedPath, bigArg, chartPath, diffPath, diffFoldedPath, stackedPath] = process.argv.slice(2);
 const bigPath = bigArg === '-' ? undefined : bigArg;
 const profileDir = mkdtempSync(join(tmpdir(), 'flame-browser-'));
 const proc = spawn(chromium, ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run',
@@ -272,6 +274,41 @@ async function checkDiff(path, foldedDiff) {
 	check(details === 'Function: ' + fi.title, 'differential: details bar on hover', details);
 }
 
+// ---- charts stacked in one SVG: each on its own ----
+async function checkStacked(path) {
+	await open(pathToFileURL(resolve(path)).href);
+	const n = await evaluate('(window.flamegraphs || []).length');
+	const charts = (readFileSync(path, 'utf8').match(/<g id="frames" /g) || []).length;
+	check(n === charts && n > 1, 'stacked charts: one script state per chart', `${n} vs ${charts}`);
+	const pick = (c) => `(function () {
+		var F = window.flamegraphs[${c}].frames, best = -1;
+		for (var i = 0; i < F.length; i++)
+			if (F[i].depth === 2 && (best < 0 || F[i].w > F[best].w)) best = i;
+		var r = F[best].rect.getBoundingClientRect();
+		return [best, r.left + Math.min(r.width / 2, 20), r.top + r.height / 2, F[best].title];
+	})()`;
+	const [k, x, y, title] = await evaluate(pick(1));
+	await mouse('mouseMoved', x, y);
+	const det = await evaluate(`[window.flamegraphs[0].element.querySelector('[id="details"]').textContent,
+		window.flamegraphs[1].element.querySelector('[id="details"]').textContent]`);
+	check(det[1] === 'Function: ' + title && det[0].trim() === '', 'stacked charts: the second one\'s details bar on hover', det.join(' | '));
+	await click(x, y);
+	const st = await evaluate(`(function () {
+		var a = window.flamegraphs[0], b = window.flamegraphs[1];
+		var fw = String((parseFloat(b.element.querySelector('[id="frames"]').getAttribute("imagewidth")) - 20).toFixed(1));
+		return [b.frames[${k}].rect.getAttribute("width") === fw,
+			a.element.querySelectorAll('[id="frames"] > .hide').length,
+			b.element.querySelector('[id="unzoom"]').classList.contains("hide"),
+			a.element.querySelector('[id="unzoom"]').classList.contains("hide"),
+			window.location.search];
+	})()`);
+	check(st[0] && st[1] === 0 && !st[2] && st[3], 'stacked charts: a click zooms that chart alone', JSON.stringify(st));
+	check(/[?&]x2=/.test(st[4]) && !/[?&]x=/.test(st[4]), 'stacked charts: its zoom kept under its own URL keys', st[4]);
+	await key('Escape', 'Escape', 27);
+	const un = await evaluate(`window.flamegraphs[1].element.querySelector('[id="unzoom"]').classList.contains("hide")`);
+	check(un, 'stacked charts: Escape unzooms the chart under the pointer');
+}
+
 async function main() {
 	await send('Browser.getVersion');
 	const { targetId } = await send('Target.createTarget', { url: 'about:blank' });
@@ -418,6 +455,8 @@ async function main() {
 		await checkChart(chartPath);
 	if (diffPath && diffFoldedPath)
 		await checkDiff(diffPath, diffFoldedPath);
+	if (stackedPath)
+		await checkStacked(stackedPath);
 }
 
 const deadline = setTimeout(() => { console.log('not ok - timed out'); cleanup(1); }, 300000);

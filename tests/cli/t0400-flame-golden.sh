@@ -184,6 +184,22 @@ test_expect_success '--colors ts: the classes hues (blue libraries, purple runti
 		"runtime readFileSync" "user handler" "user main" "user parse" >expect &&
 	test_cmp expect actual
 '
+test_expect_success 'flame chart of a trace of several threads: one chart per thread, stacked, titled' '
+	golden trace-threads --flamechart "$FIX/trace/trace.json.gz" &&
+	test "$(grep -c "^<svg " out.svg)" = 3 &&
+	grep -o "id=\"title\"[^<]*" out.svg >actual &&
+	printf "%s\n" "id=\"title\" x=\"600.00\" y=\"24\">Flame Chart: CrRendererMain" \
+		"id=\"title\" x=\"600.00\" y=\"24\">Flame Chart: DedicatedWorker thread" >expect &&
+	test_cmp expect actual
+'
+test_expect_success 'flame chart of a trace, --thread keeping one: one chart, as before' '
+	pprof-flame --flamechart --thread=Worker "$FIX/trace/trace.json.gz" >one.svg &&
+	check_svg one.svg && test "$(grep -c "^<svg " one.svg)" = 1 &&
+	grep -q ">Flame Chart</text>" one.svg &&
+	pprof-flame --flamechart --thread="Main|Worker" --title T "$FIX/trace/trace.json.gz" >two.svg &&
+	check_svg two.svg && test "$(grep -c "^<svg " two.svg)" = 3 &&
+	grep -q ">T: DedicatedWorker thread</text>" two.svg
+'
 test_expect_success 'the same frames from a profile as from its folded stacks' '
 	pprof-fold "$FIX/pprof/workerd-min.cpu.pb.gz" >f.folded &&
 	pprof-flame --count-unit nanoseconds --subtitle s f.folded >a.svg &&

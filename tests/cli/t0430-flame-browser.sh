@@ -5,7 +5,8 @@
 # Ctrl-I, the state kept in the URL, the readable controls (computed
 # opacity and colour), the load time of a large graph; a flame chart's time
 # axis and its tooltips' start and duration; the before, after and delta in
-# the tooltip of a differential graph's shrinking frame.
+# the tooltip of a differential graph's shrinking frame; the charts of a
+# trace's threads, stacked, each zoomed on its own.
 # Skipped when chromium or node is missing (CI installs chromium, nodejs).
 . "$(dirname "$0")/../lib.sh"
 
@@ -28,8 +29,9 @@ test_expect_success 'the real Worker profile in Chromium' '
 	pprof-diff "$FIX/pprof/workerd-min.cpu.nomap.pb.gz" "$FIX/pprof/workerd-min-b.cpu.nomap.pb.gz" >d.folded &&
 	pprof-flame --minwidth 0 --diff "$FIX/pprof/workerd-min.cpu.nomap.pb.gz" \
 		"$FIX/pprof/workerd-min-b.cpu.nomap.pb.gz" >d.svg &&
+	pprof-flame --flamechart "$FIX/trace/trace.json.gz" >threads.svg &&
 	node "$SRC/tests/cli/flame-browser.mjs" "$CHROMIUM" w.svg w.folded big.svg \
-		chart.svg d.svg d.folded >log 2>&1;
+		chart.svg d.svg d.folded threads.svg >log 2>&1;
 	st=$?; cat log; test $st = 0 && ! grep -q "^not ok" log
 '
 # The timings, as TAP comments.
