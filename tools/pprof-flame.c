@@ -333,10 +333,14 @@ static int thread_charts(struct cli *c, const char *path, char **names, size_t n
 			goto out;
 		}
 		sprintf(title, "%s: %s", base, names[k]);
+		/* The first read of every thread said its warnings. */
+		bool quiet = c->quiet;
 		c->read.trace_thread = re;
+		c->quiet = true;
 		char *files[] = {(char *)path};
 		struct pprof_profile *p = cli_load(c, files, 1);
 		c->read.trace_thread = user_re;
+		c->quiet = quiet;
 		free(re);
 		struct pprof_flame *f = p ? pprof_flame_new() : NULL;
 		struct pprof_flame_options fo = *fo0;

@@ -200,6 +200,11 @@ test_expect_success 'flame chart of a trace, --thread keeping one: one chart, as
 	check_svg two.svg && test "$(grep -c "^<svg " two.svg)" = 3 &&
 	grep -q ">T: DedicatedWorker thread</text>" two.svg
 '
+test_expect_success 'flame charts of the threads of a trace: its warnings said once' '
+	pprof-flame --flamechart -m "$FIX/trace/bundle" "$FIX/trace/trace-maps.json.gz" >m.svg 2>err &&
+	check_svg m.svg && test "$(grep -c "^<svg " m.svg)" = 3 &&
+	test "$(grep -c "no source map for pptr:internal " err)" = 1
+'
 test_expect_success 'the same frames from a profile as from its folded stacks' '
 	pprof-fold "$FIX/pprof/workerd-min.cpu.pb.gz" >f.folded &&
 	pprof-flame --count-unit nanoseconds --subtitle s f.folded >a.svg &&
