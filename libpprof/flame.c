@@ -548,3 +548,60 @@ int pprof_flame_has_timeline(const struct pprof_profile *p)
 {
 	return p->nseq > 0;
 }
+
+int pprof_flame_thread_names(struct pprof_profile *p, char ***names, size_t *n)
+{
+	*names = NULL;
+	*n = 0;
+	if (p->format != PPROF_FMT_TRACE)
+		return PPROF_OK;
+	int s = pp_settle(p);
+	if (s != PPROF_OK)
+		return s;
+	uint32_t key = pp_label_key(p, "thread");
+	if (key == 0)
+		return PPROF_OK;
+	char **out = NULL;
+	size_t k = 0;
+	for (uint32_t e = 0; e < p->nentries; e++) {
+		uint32_t ls = p->entries[e].labels;
+		if (ls == 0 || ls >= p->nlabelsets)
+			continue;
+		for (uint32_t i = p->labelsets[ls]; i < p->labelsets[ls + 1]; i++) {
+			const struct pp_label *l = &p->labels[i];
+			if (l->key != key || l->str == 0)
+				continue;
+			const char *v = pp_str(p, l->str);
+			size_t vn = pp_strlen(p, l->str), j = 0;
+			while (j < k && !(strlen(out[j]) == vn && memcmp(out[j], v, vn) == 0))
+				j++;
+			if (j < k)
+				continue;
+			char **nb = realloc(out, (k + 1) * sizeof(*out));
+			char *c = malloc(vn + 1);
+			if (!nb || !c) {
+				free(c);
+				*names = nb ? nb : out;
+				*n = k;
+				pprof_flame_thread_names_free(*names, *n);
+				*names = NULL;
+				*n = 0;
+				return PPROF_ENOMEM;
+			}
+			out = nb;
+			memcpy(c, v, vn);
+			c[vn] = '\0';
+			out[k++] = c;
+		}
+	}
+	*names = out;
+	*n = k;
+	return PPROF_OK;
+}
+
+void pprof_flame_thread_names_free(char **names, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+}

@@ -17,15 +17,29 @@
 (function () {
 	var doc = document;
 	var svgns = "http://www.w3.org/2000/svg";
-	var framesEl = doc.getElementById("frames");
-	var details = doc.getElementById("details");
-	var axisEl = doc.getElementById("axis");
-	var unzoomBtn = doc.getElementById("unzoom");
-	var searchBtn = doc.getElementById("search");
-	var icBtn = doc.getElementById("ignorecase");
-	var matchedEl = doc.getElementById("matched");
+	// The chart is the <svg> holding this script: the document, or one of
+	// the charts stacked in it (one per thread), each with the same ids
+	// and its own copy of the script.
+	var cur = doc.currentScript;
+	var host = cur && cur.parentNode && cur.parentNode.querySelector ? cur.parentNode : doc.documentElement;
+	function byId(id) {
+		return host.querySelector("[id=\"" + id + "\"]");
+	}
+	var framesEl = byId("frames");
+	var details = byId("details");
+	var axisEl = byId("axis");
+	var unzoomBtn = byId("unzoom");
+	var searchBtn = byId("search");
+	var icBtn = byId("ignorecase");
+	var matchedEl = byId("matched");
 	if (!framesEl)
 		return;
+	// The URL keys of a stacked chart after the first end in its number.
+	var sfx = framesEl.getAttribute("chart") || "";
+	// The keys act on the chart the pointer was last over (the first one
+	// until then).
+	if (!window.flameActive)
+		window.flameActive = host;
 
 	function num(name, dflt) {
 		var v = framesEl.getAttribute(name);
@@ -157,15 +171,15 @@
 	}
 	function saveState() {
 		var p = getParams();
-		delete p.x; delete p.y; delete p.s; delete p.i;
+		delete p["x" + sfx]; delete p["y" + sfx]; delete p["s" + sfx]; delete p["i" + sfx];
 		if (zoomed >= 0 && zoomed !== root) {
-			p.x = F[zoomed].x0;
-			p.y = F[zoomed].rect.getAttribute("y");
+			p["x" + sfx] = F[zoomed].x0;
+			p["y" + sfx] = F[zoomed].rect.getAttribute("y");
 		}
 		if (term !== null)
-			p.s = term;
+			p["s" + sfx] = term;
 		if (ignorecase)
-			p.i = "1";
+			p["i" + sfx] = "1";
 		setParams(p);
 	}
 
@@ -323,6 +337,8 @@
 		return node && node.__fi !== undefined ? node : null;
 	}
 	window.addEventListener("click", function (e) {
+		if (!host.contains(e.target))
+			return;
 		var g = frameOf(e.target);
 		if (g) {
 			zoom(g.__fi);
@@ -334,6 +350,8 @@
 		else if (id === "ignorecase") toggleIgnorecase();
 	}, false);
 	window.addEventListener("mouseover", function (e) {
+		if (host.contains(e.target))
+			window.flameActive = host;
 		var g = frameOf(e.target);
 		if (g)
 			details.textContent = cfg.nametype + " " + F[g.__fi].title;
@@ -343,6 +361,8 @@
 			details.textContent = " ";
 	}, false);
 	window.addEventListener("keydown", function (e) {
+		if (window.flameActive !== host)
+			return;
 		var k = e.key;
 		if (k === "F3" || ((e.ctrlKey || e.metaKey) && (k === "f" || k === "F"))) {
 			e.preventDefault();
@@ -357,30 +377,35 @@
 	}, false);
 
 	// The entry points, for a page embedding the SVG and for tests.
-	window.flamegraph = {
+	// window.flamegraph is the first chart; window.flamegraphs, every one.
+	var api = {
 		frames: F,
 		zoom: zoom,
 		unzoom: unzoom,
 		search: search,
 		toggleIgnorecase: toggleIgnorecase,
-		matched: function () { return matchedEl.textContent; }
+		matched: function () { return matchedEl.textContent; },
+		element: host
 	};
+	if (!window.flamegraph)
+		window.flamegraph = api;
+	(window.flamegraphs = window.flamegraphs || []).push(api);
 
 	// ---- restore the state kept in the URL ----
 	var params = getParams();
-	if (params.i === "1") {
+	if (params["i" + sfx] === "1") {
 		ignorecase = true;
 		icBtn.classList.add("show");
 	}
-	if (params.x !== undefined && params.y !== undefined) {
+	if (params["x" + sfx] !== undefined && params["y" + sfx] !== undefined) {
 		var best = -1;
 		for (i = 0; i < F.length; i++)
-			if (F[i].x0 === params.x && F[i].rect.getAttribute("y") === params.y &&
+			if (F[i].x0 === params["x" + sfx] && F[i].rect.getAttribute("y") === params["y" + sfx] &&
 			    (best < 0 || F[i].w > F[best].w))
 				best = i;
 		if (best >= 0)
 			zoom(best);
 	}
-	if (params.s)
-		search(params.s);
+	if (params["s" + sfx])
+		search(params["s" + sfx]);
 })();

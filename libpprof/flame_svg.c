@@ -1018,3 +1018,67 @@ out:
 	free(L.open);
 	return status;
 }
+
+/* The number of attribute NAME (" name=\"") in [S, END), or -1. */
+static double fl_svg_attr(const char *s, const char *end, const char *name)
+{
+	size_t k = strlen(name);
+	for (const char *q = s; q + k + 3 <= end; q++) {
+		if (q[0] == ' ' && memcmp(q + 1, name, k) == 0 && q[k + 1] == '=' && q[k + 2] == '"') {
+			char *e;
+			double d = strtod(q + k + 3, &e);
+			return e > q + k + 3 && e < end && *e == '"' ? d : -1;
+		}
+	}
+	return -1;
+}
+
+static const char *fl_find(const char *s, size_t n, const char *needle)
+{
+	size_t k = strlen(needle);
+	for (size_t i = 0; i + k <= n; i++)
+		if (memcmp(s + i, needle, k) == 0)
+			return s + i;
+	return NULL;
+}
+
+int pprof_flame_stack_svgs(const char *const *svgs, const size_t *lens, size_t n, FILE *file)
+{
+	const char *mark = "\n<svg version=\"1.1\" ";
+	double width = 0, height = 0;
+	for (size_t i = 0; i < n; i++) {
+		const char *at = fl_find(svgs[i], lens[i], mark);
+		const char *gt = at ? memchr(at, '>', lens[i] - (size_t)(at - svgs[i])) : NULL;
+		double w = gt ? fl_svg_attr(at, gt, "width") : -1;
+		double h = gt ? fl_svg_attr(at, gt, "height") : -1;
+		if (w < 0 || h < 0 || !fl_find(svgs[i], lens[i], "<g id=\"frames\" "))
+			return PPROF_EINPUT;
+		if (w > width)
+			width = w;
+		height += h;
+	}
+	char a[64], b[64];
+	a[fl_perlnum(a, width)] = '\0';
+	b[fl_perlnum(b, height)] = '\0';
+	fprintf(file, "<?xml version=\"1.0\" standalone=\"no\"?>\n"
+		      "<svg version=\"1.1\" width=\"%s\" height=\"%s\" viewBox=\"0 0 %s %s\" "
+		      "xmlns=\"http://www.w3.org/2000/svg\">\n", a, b, a, b);
+	double y = 0;
+	for (size_t i = 0; i < n; i++) {
+		const char *s = svgs[i], *end = s + lens[i];
+		const char *at = fl_find(s, lens[i], mark) + 1;
+		const char *gt = memchr(at, '>', (size_t)(end - at));
+		const char *fr = fl_find(s, lens[i], "<g id=\"frames\" ") + 15;
+		char yy[64];
+		yy[fl_perlnum(yy, y)] = '\0';
+		/* "<svg" y="Y" ... up to the frames' group, then its number. */
+		fprintf(file, "<svg y=\"%s\"", yy);
+		fwrite(at + 4, 1, (size_t)(fr - at - 4), file);
+		if (i > 0)
+			fprintf(file, "chart=\"%zu\" ", i + 1);
+		fwrite(fr, 1, (size_t)(end - fr), file);
+		y += fl_svg_attr(at, gt, "height");
+	}
+	fputs("</svg>\n", file);
+	return ferror(file) ? PPROF_EIO : PPROF_OK;
+}

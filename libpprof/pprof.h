@@ -449,6 +449,12 @@ size_t pprof_flame_line_count(const struct pprof_flame *f);
  * negative value, left out. */
 size_t pprof_flame_ignored_lines(const struct pprof_flame *f);
 
+/* The names of the threads of a Chrome trace's samples (their "thread"
+ * label), each once, in the order the samples give them: malloc'd, freed
+ * with pprof_flame_thread_names_free().  None (*N 0) for other formats. */
+int pprof_flame_thread_names(struct pprof_profile *p, char ***names, size_t *n);
+void pprof_flame_thread_names_free(char **names, size_t n);
+
 /* palette.map (--cp): "NAME->rgb(R,G,B)" lines.  Reading keeps the valid
  * entries; writing puts every entry used or read, sorted by name. */
 int pprof_flame_palette_read(struct pprof_flame *f, const void *buf, size_t len);
@@ -459,6 +465,11 @@ int pprof_flame_palette_write(struct pprof_flame *f, FILE *out);
  * Sorts and, with PPROF_FLAME_REVERSE, rewrites F's lines: write once. */
 int pprof_flame_write_svg(struct pprof_flame *f, const struct pprof_flame_options *o,
 			  FILE *out);
+/* Stacks N SVGs written by pprof_flame_write_svg() (SVGS[i], LENS[i]
+ * bytes) top to bottom in one SVG, each chart keeping its own zoom, search
+ * and details (its URL keys numbered after the first).  PPROF_EINPUT when
+ * one is not such an SVG, PPROF_EIO on a write error. */
+int pprof_flame_stack_svgs(const char *const *svgs, const size_t *lens, size_t n, FILE *out);
 
 /* ---- diff and top (diff.c, top.c, top_diff.c; labels: units.c) ---- */
 

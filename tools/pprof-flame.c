@@ -286,6 +286,117 @@ out:
 	return r;
 }
 
+
+/* A PCRE2 pattern matching exactly NAME: ASCII punctuation escaped. */
+static char *exact_re(const char *name)
+{
+	size_t n = strlen(name);
+	char *re = malloc(2 * n + 3), *q = re;
+	if (!re)
+		return NULL;
+	*q++ = '^';
+	for (size_t i = 0; i < n; i++) {
+		unsigned char ch = (unsigned char)name[i];
+		if (ch < 0x80 && !((ch >= '0' && ch <= '9') || (ch >= 'a' && ch <= 'z') ||
+				   (ch >= 'A' && ch <= 'Z') || ch == ' '))
+			*q++ = '\\';
+		*q++ = (char)ch;
+	}
+	*q++ = '$';
+	*q = '\0';
+	return re;
+}
+
+/* --flamechart of a Chrome trace with several threads: one chart per
+ * thread, in the order of NAMES, each read again with --thread of that
+ * name alone (the busiest thread of that name when several share it),
+ * titled with it, stacked top to bottom.  FO's other fields as set. */
+static int thread_charts(struct cli *c, const char *path, char **names, size_t nn,
+			 const struct pprof_flame_options *fo0, bool countname_set, FILE **outp)
+{
+	char **svg = calloc(nn, sizeof(*svg));
+	size_t *len = calloc(nn, sizeof(*len));
+	int r = -1;
+	if (!svg || !len) {
+		cli_error(c, "out of memory");
+		goto out;
+	}
+	const char *user_re = c->read.trace_thread;
+	for (size_t k = 0; k < nn; k++) {
+		char *re = exact_re(names[k]);
+		const char *base = fo0->title ? fo0->title : "Flame Chart";
+		char *title = malloc(strlen(base) + strlen(names[k]) + 3);
+		if (!re || !title) {
+			free(re);
+			free(title);
+			cli_error(c, "out of memory");
+			goto out;
+		}
+		sprintf(title, "%s: %s", base, names[k]);
+		/* The first read of every thread said its warnings. */
+		bool quiet = c->quiet;
+		c->read.trace_thread = re;
+		c->quiet = true;
+		char *files[] = {(char *)path};
+		struct pprof_profile *p = cli_load(c, files, 1);
+		c->read.trace_thread = user_re;
+		c->quiet = quiet;
+		free(re);
+		struct pprof_flame *f = p ? pprof_flame_new() : NULL;
+		struct pprof_flame_options fo = *fo0;
+		fo.title = title;
+		struct pprof_fold_options fold = {0};
+		fold.granularity = (enum pprof_granularity)c->granularity;
+		fold.sample_index = p ? cli_sample_index(c, p) : -1;
+		int ok = f && fold.sample_index >= 0;
+		if (p && !f)
+			cli_error(c, "out of memory");
+		if (ok && pprof_flame_add_profile(f, p, &fold, PPROF_FLAME_TIMELINE) != PPROF_OK) {
+			cli_error(c, "%s: %s", path, pprof_flame_error(f));
+			ok = 0;
+		}
+		if (ok) {
+			const char *u = pprof_sample_type_unit(p, (size_t)fold.sample_index);
+			fo.sample_type = pprof_sample_type_name(p, (size_t)fold.sample_index);
+			fo.duration = (double)pprof_profile_duration_nanos(p);
+			if (u && *u && strcmp(u, "count") != 0) {
+				fo.unit = u;
+				if (!countname_set)
+					fo.countname = u;
+			}
+			FILE *m = open_memstream(&svg[k], &len[k]);
+			int w = m ? pprof_flame_write_svg(f, &fo, m) : PPROF_ENOMEM;
+			if (m && fclose(m) != 0 && w == PPROF_OK)
+				w = PPROF_ENOMEM;
+			if (w != PPROF_OK) {
+				cli_error(c, "%s: %s", path, m ? pprof_flame_error(f) : "out of memory");
+				ok = 0;
+			}
+		}
+		free(title);
+		pprof_flame_free(f);
+		pprof_profile_free(p);
+		if (!ok)
+			goto out;
+	}
+	FILE *out = cli_open_output(c);
+	if (!out)
+		goto out;
+	*outp = out;
+	if (pprof_flame_stack_svgs((const char *const *)svg, len, nn, out) != PPROF_OK) {
+		cli_error(c, "%s: %s", c->output ? c->output : "<stdout>", strerror(errno));
+		cli_abort(c);
+		goto out;
+	}
+	r = 0;
+out:
+	for (size_t k = 0; svg && k < nn; k++)
+		free(svg[k]);
+	free(svg);
+	free(len);
+	return r;
+}
+
 int main(int argc, char **argv)
 {
 	struct cli c;
@@ -479,6 +590,26 @@ int main(int argc, char **argv)
 		}
 		p = ps[0];
 		cli_loaded(&c, p, shown);
+		/* A flame chart of a trace of several threads: one per thread. */
+		if ((fo.flags & PPROF_FLAME_FLAMECHART) && nin == 1 && strcmp(inputs[0], "-") != 0 &&
+		    pprof_profile_format(p) == PPROF_FMT_TRACE) {
+			char **names = NULL;
+			size_t nn = 0;
+			if (pprof_flame_thread_names(p, &names, &nn) != PPROF_OK) {
+				cli_error(&c, "out of memory");
+				goto out;
+			}
+			if (nn > 1) {
+				FILE *sout = NULL;
+				fo.source = base_name(inputs[0]);
+				int r = thread_charts(&c, inputs[0], names, nn, &fo, countname_set, &sout);
+				pprof_flame_thread_names_free(names, nn);
+				if (r == 0)
+					status = cli_commit(&c);
+				goto out;
+			}
+			pprof_flame_thread_names_free(names, nn);
+		}
 		bool folded = pprof_profile_format(p) == PPROF_FMT_FOLDED;
 		struct pprof_fold_options fold = {0};
 		fold.granularity = (enum pprof_granularity)c.granularity;

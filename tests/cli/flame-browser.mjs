@@ -1,4 +1,4 @@
-// flame-browser.mjs CHROMIUM SVG FOLDED [BIG_SVG]
+// flame-browser.mjs CHROMIUM SVG FOLDED [BIG_SVG|- [CHART_SVG DIFF_SVG DIFF_FOLDED [STACKED_SVG]]]
 //
 // Opens a pprof-flame SVG in headless Chromium, driven over the DevTools
 // protocol through --remote-debugging-pipe (no npm package needed), and
@@ -9,14 +9,24 @@
 // prompt) gives the matched percentage of the exact data, Ctrl-I makes it
 // case-insensitive, the zoom and search are kept in the URL and restored,
 // Escape resets.  With BIG_SVG, prints how long a large graph takes to
-// load and to zoom.  Prints "ok"/"not ok" lines; exits 1 on a failure.
+// load and to zoom.  With CHART_SVG (a --flamechart of a time-ordered
+// profile): its time axis (each tick where its time is), and every frame's
+// tooltip start and duration against its exact start, width and position;
+// the axis hidden while zoomed.  With DIFF_SVG (drawn with --diff and
+// --minwidth 0) and DIFF_FOLDED (pprof-diff's "stack BEFORE AFTER" lines of
+// the same profiles): the tooltip of the frame that shrank the most gives
+// its before, after and delta from the folded sums, and it is drawn blue.
+// With STACKED_SVG (the flame charts of a trace's threads, stacked): each
+// chart zooms, shows its details and keeps its URL keys on its own.
+// Prints "ok"/"not ok" lines; exits 1 on a failure.
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 
-const [chromium, svgPath, foldedPath, bigPath] = process.argv.slice(2);
+const [chromium, svgPath, foldedPath, bigArg, chartPath, diffPath, diffFoldedPath, stackedPath] = process.argv.slice(2);
+const bigPath = bigArg === '-' ? undefined : bigArg;
 const profileDir = mkdtempSync(join(tmpdir(), 'flame-browser-'));
 const proc = spawn(chromium, ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run',
 	'--disable-background-networking', '--disable-extensions', '--user-data-dir=' + profileDir,
@@ -144,6 +154,160 @@ const widest = (name) => `(function () {
 		if (F[i].name === ${JSON.stringify(name)} && (best < 0 || F[i].w > F[best].w)) best = i;
 	return best;
 })()`;
+
+
+// A time as the tooltips print it ("1.25 ms", "-4.00 ms", "+3 s", "0 ns")
+// in nanoseconds, with half its last digit: [value, tolerance].
+const unitNs = { 'ns': 1, '\u00b5s': 1e3, 'ms': 1e6, 's': 1e9 };
+function parseTime(text) {
+	const m = /^([-+]?)([0-9][0-9,]*(?:\.([0-9]+))?) (ns|\u00b5s|ms|s)$/.exec(text.trim());
+	if (!m)
+		return null;
+	const f = unitNs[m[4]];
+	const v = parseFloat(m[2].replace(/,/g, '')) * f * (m[1] === '-' ? -1 : 1);
+	return [v, 0.5 * Math.pow(10, -(m[3] ? m[3].length : 0)) * f * (1 + 1e-9)];
+}
+function near(parsed, exact) {
+	return parsed !== null && Math.abs(parsed[0] - exact) <= parsed[1];
+}
+
+// ---- a flame chart in time: the axis and the tooltips' start and duration ----
+async function checkChart(path) {
+	await open(pathToFileURL(resolve(path)).href);
+	const info = await evaluate(`(function () {
+		var fr = document.getElementById("frames");
+		var ax = document.getElementById("axis");
+		var ticks = [];
+		if (ax) {
+			var t = ax.getElementsByTagName("text");
+			for (var i = 0; i < t.length; i++) ticks.push([parseFloat(t[i].getAttribute("x")), t[i].textContent]);
+		}
+		return { total: parseFloat(fr.getAttribute("total")), fullw: parseFloat(fr.getAttribute("imagewidth")) - 20,
+			ticks: ticks, axisShown: !!ax && !ax.classList.contains("hide") && getComputedStyle(ax).display !== "none" };
+	})()`);
+	check(info.axisShown && info.ticks.length >= 3, 'flame chart: a time axis with ticks', info.ticks.length);
+	let tickOk = info.ticks.length > 0 && info.ticks[0][1] === '0', why = JSON.stringify(info.ticks[0]);
+	for (const [x, label] of info.ticks.slice(1)) {
+		const t = parseTime(label);
+		const expectX = 10 + (t ? t[0] : NaN) / info.total * info.fullw;
+		if (!(Math.abs(expectX - x) <= 0.06)) {
+			tickOk = false;
+			why = `${label} at ${x}, expected ${expectX.toFixed(2)}`;
+		}
+	}
+	check(tickOk, 'flame chart: each tick where its time is, from the capture start', why);
+	console.log('# axis: ' + info.ticks.map((t) => t[1]).join(' | '));
+	// Every frame but the root: "NAME (DURATION, P%; start START)".
+	const frames = await evaluate(`window.flamegraph.frames.map(function (f) {
+		return [f.title, f.s, f.w, f.depth, parseFloat(f.rect.getAttribute("x")), parseFloat(f.rect.getAttribute("width"))];
+	})`);
+	let bad = 0, first = '', nstart = 0;
+	for (const [title, s, w, depth, x, width] of frames) {
+		if (depth === 0)
+			continue;
+		const m = /\(([^()]+), [0-9.]+%; start ([^()]+)\)$/.exec(title);
+		const dur = m && parseTime(m[1]), st = m && parseTime(m[2]);
+		const ok = m && near(dur, w) && near(st, s) &&
+			Math.abs(10 + s / info.total * info.fullw - x) <= 0.051 &&
+			Math.abs(w / info.total * info.fullw - width) <= 0.1;
+		if (!ok && !bad++)
+			first = `${title}: s=${s} w=${w} x=${x} width=${width}`;
+		nstart++;
+	}
+	check(nstart > 0 && bad === 0, `flame chart: ${nstart} tooltips give the frame's start and duration, where it is drawn`, `${bad} wrong, first ${first}`);
+	// Hover: the details bar shows them; a zoom hides the whole chart's axis.
+	const k = await evaluate(`(function () {
+		var F = window.flamegraph.frames, best = -1;
+		for (var i = 0; i < F.length; i++)
+			if (F[i].depth === 2 && F[i].s > 0 && (best < 0 || F[i].w > F[best].w)) best = i;
+		return best;
+	})()`);
+	const fk = await evaluate(frameInfo + '(' + k + ')');
+	await mouse('mouseMoved', fk.cx, fk.cy);
+	const details = await evaluate('document.getElementById("details").textContent');
+	check(details === 'Function: ' + fk.title && / start [^)]+\)$/.test(details), 'flame chart: details bar with the start on hover', details);
+	await click(fk.cx, fk.cy);
+	const zoomed = await evaluate(`[document.getElementById("axis").classList.contains("hide"), window.flamegraph.frames[${k}].rect.getAttribute("width")]`);
+	check(zoomed[0] && zoomed[1] === info.fullw.toFixed(1), 'flame chart: zoom takes the width and hides the axis', zoomed.join(' '));
+	await key('Escape', 'Escape', 27);
+	const back = await evaluate('!document.getElementById("axis").classList.contains("hide")');
+	check(back, 'flame chart: the axis comes back on unzoom');
+}
+
+// ---- a differential graph: the tooltip of a frame that shrank ----
+async function checkDiff(path, foldedDiff) {
+	const lines = readFileSync(foldedDiff, 'utf8').split('\n').filter((l) => l).map((l) => {
+		const f = l.split(' ');
+		return { frames: f.slice(0, -2).join(' ').split(';'), before: Number(f[f.length - 2]), after: Number(f[f.length - 1]) };
+	});
+	await open(pathToFileURL(resolve(path)).href);
+	// The frame whose total fell the most, from the folded sums.
+	const all = await evaluate(`(function () {
+		var info = ${frameInfo}, out = [];
+		for (var i = 0; i < window.flamegraph.frames.length; i++) out.push(info(i));
+		return out;
+	})()`);
+	let best = null;
+	for (const fi of all) {
+		if (fi.depth === 0)
+			continue;
+		const sel = lines.filter((l) => fi.path.every((f, j) => l.frames[j] === f));
+		const b = sel.reduce((x, l) => x + l.before, 0), a = sel.reduce((x, l) => x + l.after, 0);
+		if (a > 0 && (!best || b - a > best.b - best.a))
+			best = { fi, b, a };
+	}
+	check(best && best.b > best.a, 'differential: a frame that shrank', best && best.fi.name);
+	if (!best)
+		return;
+	const { fi, b, a } = best;
+	const m = /\(after ([^,]+), [0-9.]+%; before ([^,]+), delta ([^,]+), ([-+][0-9.]+)%/.exec(fi.title);
+	const ok = m && near(parseTime(m[1]), a) && near(parseTime(m[2]), b) && near(parseTime(m[3]), a - b) &&
+		m[3].startsWith('-') && Math.abs(parseFloat(m[4]) - 100 * (a - b) / b) <= 0.005 + 1e-9;
+	check(ok, `differential: ${fi.name}'s tooltip gives before, after and delta from the folded sums`,
+		`${fi.title} vs before ${b} after ${a}`);
+	console.log(`# shrinking frame: ${fi.title}`);
+	const fill = await evaluate(`getComputedStyle(window.flamegraph.frames[${fi.index}].rect).fill`);
+	const rgb = (fill.match(/[0-9]+/g) || []).map(Number);
+	check(rgb.length === 3 && rgb[2] > rgb[0] && rgb[2] > rgb[1], 'differential: the shrinking frame is blue', fill);
+	await mouse('mouseMoved', fi.cx, fi.cy);
+	const details = await evaluate('document.getElementById("details").textContent');
+	check(details === 'Function: ' + fi.title, 'differential: details bar on hover', details);
+}
+
+// ---- charts stacked in one SVG: each on its own ----
+async function checkStacked(path) {
+	await open(pathToFileURL(resolve(path)).href);
+	const n = await evaluate('(window.flamegraphs || []).length');
+	const charts = (readFileSync(path, 'utf8').match(/<g id="frames" /g) || []).length;
+	check(n === charts && n > 1, 'stacked charts: one script state per chart', `${n} vs ${charts}`);
+	const pick = (c) => `(function () {
+		var F = window.flamegraphs[${c}].frames, best = -1;
+		for (var i = 0; i < F.length; i++)
+			if (F[i].depth === 2 && (best < 0 || F[i].w > F[best].w)) best = i;
+		var r = F[best].rect.getBoundingClientRect();
+		return [best, r.left + Math.min(r.width / 2, 20), r.top + r.height / 2, F[best].title];
+	})()`;
+	const [k, x, y, title] = await evaluate(pick(1));
+	await mouse('mouseMoved', x, y);
+	const det = await evaluate(`[window.flamegraphs[0].element.querySelector('[id="details"]').textContent,
+		window.flamegraphs[1].element.querySelector('[id="details"]').textContent]`);
+	check(det[1] === 'Function: ' + title && det[0].trim() === '', 'stacked charts: the second one\'s details bar on hover', det.join(' | '));
+	await click(x, y);
+	const st = await evaluate(`(function () {
+		var a = window.flamegraphs[0], b = window.flamegraphs[1];
+		var fw = String((parseFloat(b.element.querySelector('[id="frames"]').getAttribute("imagewidth")) - 20).toFixed(1));
+		return [b.frames[${k}].rect.getAttribute("width") === fw,
+			a.element.querySelectorAll('[id="frames"] > .hide').length,
+			b.element.querySelector('[id="unzoom"]').classList.contains("hide"),
+			a.element.querySelector('[id="unzoom"]').classList.contains("hide"),
+			window.location.search];
+	})()`);
+	check(st[0] && st[1] === 0 && !st[2] && st[3], 'stacked charts: a click zooms that chart alone', JSON.stringify(st));
+	check(/[?&]x2=/.test(st[4]) && !/[?&]x=/.test(st[4]), 'stacked charts: its zoom kept under its own URL keys', st[4]);
+	await key('Escape', 'Escape', 27);
+	const un = await evaluate(`window.flamegraphs[1].element.querySelector('[id="unzoom"]').classList.contains("hide")`);
+	check(un, 'stacked charts: Escape unzooms the chart under the pointer');
+}
 
 async function main() {
 	await send('Browser.getVersion');
@@ -287,6 +451,12 @@ async function main() {
 		console.log(`# large graph: ${big} frames, ${(readFileSync(bigPath).length / 1048576).toFixed(1)} MiB, loaded in ${ms} ms; zoom+search+unzoom ${zoomMs.toFixed(0)} ms`);
 		check(big > 0 && ms < 60000, 'large graph loads', ms);
 	}
+	if (chartPath)
+		await checkChart(chartPath);
+	if (diffPath && diffFoldedPath)
+		await checkDiff(diffPath, diffFoldedPath);
+	if (stackedPath)
+		await checkStacked(stackedPath);
 }
 
 const deadline = setTimeout(() => { console.log('not ok - timed out'); cleanup(1); }, 300000);

@@ -154,6 +154,57 @@ test_expect_success 'flame chart of the real Worker profile: well-formed, one ru
 test_expect_success 'pprof, lines granularity, ts palette' '
 	golden pprof-lines -g lines --colors ts "$FIX/pprof/workerd-min.cpu.pb.gz"
 '
+test_expect_success '--colors ts by the source-mapped file: the symbolicated Worker profile' '
+	golden ts-worker-mapped --colors ts -m "$FIX/worker" "$FIX/profiles/workerd-min.cpuprofile"
+'
+test_expect_success '--colors ts: node_modules libraries, the runtime (no file, node:), the user code' '
+	golden ts-classes --colors ts "$FIX/edge/ts-classes.cpuprofile" &&
+	golden ts-classes-files --colors ts -g filefunctions "$FIX/edge/ts-classes.cpuprofile"
+'
+test_expect_success '--colors ts: a bundle mapped into node_modules is the libraries blue, not the user code' '
+	golden ts-mapped --colors ts -m "$FIX/edge/ts-mapped" "$FIX/edge/ts-mapped/bundle.cpuprofile" &&
+	pprof-flame --colors ts "$FIX/edge/ts-mapped/bundle.cpuprofile" >unmapped.svg &&
+	grep "<title>d (" unmapped.svg | grep -q "fill=\"#[def]" &&
+	grep "<title>dispatch (" out.svg | grep -q "fill=\"#[4-8]"
+'
+test_expect_success '--colors ts: the classes hues (blue libraries, purple runtime, warm user code)' '
+	pprof-flame --colors ts -g filefunctions "$FIX/edge/ts-classes.cpuprofile" >out.svg &&
+	sed -n "s/^<g[^>]*><title>\([^ ]*\) \([a-z]*:[^ ]*\) .*fill=\"#\(..\)\(..\)\(..\)\".*/\1 \2 \3 \4 \5/p" out.svg |
+	while read -r name file r g b; do
+		r=$(printf %d 0x$r) g=$(printf %d 0x$g) b=$(printf %d 0x$b)
+		case $file in
+		*node_modules/*) cls=lib; test $b -gt $r && test $b -gt $g ;;
+		node:*) cls=runtime; test $r -gt $g && test $b -gt $g ;;
+		*) cls=user; test $r -gt $b && test $g -gt $b ;;
+		esac || { echo "$name $file: $r,$g,$b is not $cls"; exit 1; }
+		echo "$cls $name"
+	done >classes &&
+	sort classes >actual &&
+	printf "%s\n" "lib decode" "lib dispatch" "lib parse" "runtime listOnTimeout" \
+		"runtime readFileSync" "user handler" "user main" "user parse" >expect &&
+	test_cmp expect actual
+'
+test_expect_success 'flame chart of a trace of several threads: one chart per thread, stacked, titled' '
+	golden trace-threads --flamechart "$FIX/trace/trace.json.gz" &&
+	test "$(grep -c "^<svg " out.svg)" = 3 &&
+	grep -o "id=\"title\"[^<]*" out.svg >actual &&
+	printf "%s\n" "id=\"title\" x=\"600.00\" y=\"24\">Flame Chart: CrRendererMain" \
+		"id=\"title\" x=\"600.00\" y=\"24\">Flame Chart: DedicatedWorker thread" >expect &&
+	test_cmp expect actual
+'
+test_expect_success 'flame chart of a trace, --thread keeping one: one chart, as before' '
+	pprof-flame --flamechart --thread=Worker "$FIX/trace/trace.json.gz" >one.svg &&
+	check_svg one.svg && test "$(grep -c "^<svg " one.svg)" = 1 &&
+	grep -q ">Flame Chart</text>" one.svg &&
+	pprof-flame --flamechart --thread="Main|Worker" --title T "$FIX/trace/trace.json.gz" >two.svg &&
+	check_svg two.svg && test "$(grep -c "^<svg " two.svg)" = 3 &&
+	grep -q ">T: DedicatedWorker thread</text>" two.svg
+'
+test_expect_success 'flame charts of the threads of a trace: its warnings said once' '
+	pprof-flame --flamechart -m "$FIX/trace/bundle" "$FIX/trace/trace-maps.json.gz" >m.svg 2>err &&
+	check_svg m.svg && test "$(grep -c "^<svg " m.svg)" = 3 &&
+	test "$(grep -c "no source map for pptr:internal " err)" = 1
+'
 test_expect_success 'the same frames from a profile as from its folded stacks' '
 	pprof-fold "$FIX/pprof/workerd-min.cpu.pb.gz" >f.folded &&
 	pprof-flame --count-unit nanoseconds --subtitle s f.folded >a.svg &&

@@ -379,6 +379,21 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		abort();
 	if (s == PPROF_OK) {
 		xml_check((const unsigned char *)svg, svglen);
+		/* Stacked with itself (a trace's charts per thread): well-formed too. */
+		const char *two[] = {svg, svg};
+		size_t lens[] = {svglen, svglen};
+		char *st = NULL;
+		size_t stlen = 0;
+		FILE *so = open_memstream(&st, &stlen);
+		if (!so)
+			abort();
+		int ss = pprof_flame_stack_svgs(two, lens, 2, so);
+		if (fclose(so) != 0)
+			abort();
+		if (ss != PPROF_OK)
+			fail("stacking a written SVG failed", svg, svglen > 200 ? 200 : svglen);
+		xml_check((const unsigned char *)st, stlen);
+		free(st);
 	} else {
 		const char *e = pprof_flame_error(f);
 		if (!e || !*e || strchr(e, '\n'))

@@ -553,6 +553,48 @@ static void test_flame_errors(void **state)
 	assert_false(pprof_flame_fonttype_ok("a{b}"));
 }
 
+/* Two SVGs stacked: one document as tall as both, the second below the
+ * first, its frames numbered 2; what is not our SVG is refused. */
+static void test_flame_stack_svgs(void **state)
+{
+	(void)state;
+	const char text[] = "a;b 1\na;c 2\n";
+	char *one = svg_of(text, sizeof(text) - 1, NULL, NULL, 0);
+	char *two = svg_of(text, sizeof(text) - 1, NULL, NULL, 0);
+	assert_non_null(one);
+	assert_non_null(two);
+	const char *svgs[] = {one, two};
+	size_t lens[] = {strlen(one), strlen(two)};
+	char *buf = NULL;
+	size_t n = 0;
+	FILE *out = open_memstream(&buf, &n);
+	assert_non_null(out);
+	assert_int_equal(pprof_flame_stack_svgs(svgs, lens, 2, out), PPROF_OK);
+	fclose(out);
+	const char *h = strstr(one, " height=\"");
+	assert_non_null(h);
+	int h1 = atoi(h + 9);
+	char want[128];
+	snprintf(want, sizeof(want), "<svg version=\"1.1\" width=\"1200\" height=\"%d\"", 2 * h1);
+	assert_non_null(strstr(buf, want));
+	snprintf(want, sizeof(want), "\n<svg y=\"%d\" version=\"1.1\"", h1);
+	assert_non_null(strstr(buf, "\n<svg y=\"0\" version=\"1.1\""));
+	assert_non_null(strstr(buf, want));
+	assert_non_null(strstr(buf, "<g id=\"frames\" chart=\"2\" "));
+	assert_null(strstr(buf, "chart=\"1\""));
+	free(buf);
+	buf = NULL;
+	const char *bad[] = {"<svg>not ours</svg>"};
+	size_t badlen[] = {strlen(bad[0])};
+	out = open_memstream(&buf, &n);
+	assert_non_null(out);
+	assert_int_equal(pprof_flame_stack_svgs(bad, badlen, 1, out), PPROF_EINPUT);
+	fclose(out);
+	free(buf);
+	free(one);
+	free(two);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -572,6 +614,7 @@ int main(void)
 		cmocka_unit_test(test_flame_palette_map),
 		cmocka_unit_test(test_flame_huge_delta),
 		cmocka_unit_test(test_flame_errors),
+		cmocka_unit_test(test_flame_stack_svgs),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
