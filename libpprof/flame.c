@@ -549,59 +549,69 @@ int pprof_flame_has_timeline(const struct pprof_profile *p)
 	return p->nseq > 0;
 }
 
-int pprof_flame_thread_names(struct pprof_profile *p, char ***names, size_t *n)
+int pprof_flame_threads(struct pprof_profile *p, struct pprof_flame_thread **threads, size_t *n)
 {
-	*names = NULL;
+	*threads = NULL;
 	*n = 0;
 	if (p->format != PPROF_FMT_TRACE)
 		return PPROF_OK;
 	int s = pp_settle(p);
 	if (s != PPROF_OK)
 		return s;
-	uint32_t key = pp_label_key(p, "thread");
-	if (key == 0)
+	uint32_t kname = pp_label_key(p, "thread"), kpid = pp_label_key(p, "pid"),
+		 ktid = pp_label_key(p, "tid");
+	if (kpid == 0 || ktid == 0)
 		return PPROF_OK;
-	char **out = NULL;
+	struct pprof_flame_thread *out = NULL;
 	size_t k = 0;
 	for (uint32_t e = 0; e < p->nentries; e++) {
 		uint32_t ls = p->entries[e].labels;
 		if (ls == 0 || ls >= p->nlabelsets)
 			continue;
+		int64_t pid = 0, tid = 0;
+		bool have_pid = false, have_tid = false;
+		uint32_t name = 0;
 		for (uint32_t i = p->labelsets[ls]; i < p->labelsets[ls + 1]; i++) {
 			const struct pp_label *l = &p->labels[i];
-			if (l->key != key || l->str == 0)
-				continue;
-			const char *v = pp_str(p, l->str);
-			size_t vn = pp_strlen(p, l->str), j = 0;
-			while (j < k && !(strlen(out[j]) == vn && memcmp(out[j], v, vn) == 0))
-				j++;
-			if (j < k)
-				continue;
-			char **nb = realloc(out, (k + 1) * sizeof(*out));
-			char *c = malloc(vn + 1);
-			if (!nb || !c) {
-				free(c);
-				*names = nb ? nb : out;
-				*n = k;
-				pprof_flame_thread_names_free(*names, *n);
-				*names = NULL;
-				*n = 0;
-				return PPROF_ENOMEM;
+			if (l->key == kpid && l->str == 0) {
+				pid = l->num;
+				have_pid = true;
+			} else if (l->key == ktid && l->str == 0) {
+				tid = l->num;
+				have_tid = true;
+			} else if (kname && l->key == kname) {
+				name = l->str;
 			}
-			out = nb;
-			memcpy(c, v, vn);
-			c[vn] = '\0';
-			out[k++] = c;
 		}
+		if (!have_pid || !have_tid)
+			continue;
+		size_t j = 0;
+		while (j < k && !(out[j].pid == pid && out[j].tid == tid))
+			j++;
+		if (j < k)
+			continue;
+		struct pprof_flame_thread *nb = realloc(out, (k + 1) * sizeof(*out));
+		size_t vn = name ? pp_strlen(p, name) : 0;
+		char *c = malloc(vn + 1);
+		if (!nb || !c) {
+			free(c);
+			pprof_flame_threads_free(nb ? nb : out, k);
+			return PPROF_ENOMEM;
+		}
+		out = nb;
+		if (vn)
+			memcpy(c, pp_str(p, name), vn);
+		c[vn] = '\0';
+		out[k++] = (struct pprof_flame_thread){c, pid, tid};
 	}
-	*names = out;
+	*threads = out;
 	*n = k;
 	return PPROF_OK;
 }
 
-void pprof_flame_thread_names_free(char **names, size_t n)
+void pprof_flame_threads_free(struct pprof_flame_thread *threads, size_t n)
 {
-	for (size_t i = 0; i < n; i++)
-		free(names[i]);
-	free(names);
+	for (size_t i = 0; threads && i < n; i++)
+		free(threads[i].name);
+	free(threads);
 }

@@ -94,6 +94,11 @@ struct pprof_read_options {
 	 * samples of a flame chart are those of the thread with the most
 	 * samples, among these.  NULL: every thread. */
 	const char *trace_thread;
+	/* Chrome traces: TRACE_PICK set, only the thread of process id
+	 * TRACE_PID and thread id TRACE_TID is read (after TRACE_THREAD): what
+	 * pprof-flame reads once per chart of a trace of several threads. */
+	int trace_pick;
+	int64_t trace_pid, trace_tid;
 	/* Folded input: read as flamegraph.pl reads it (pprof-flame): counts
 	 * kept as written, fractions included, lines without a count counted
 	 * rather than warned of (pprof_flame_ignored_lines()).  Otherwise a
@@ -449,11 +454,16 @@ size_t pprof_flame_line_count(const struct pprof_flame *f);
  * negative value, left out. */
 size_t pprof_flame_ignored_lines(const struct pprof_flame *f);
 
-/* The names of the threads of a Chrome trace's samples (their "thread"
- * label), each once, in the order the samples give them: malloc'd, freed
- * with pprof_flame_thread_names_free().  None (*N 0) for other formats. */
-int pprof_flame_thread_names(struct pprof_profile *p, char ***names, size_t *n);
-void pprof_flame_thread_names_free(char **names, size_t n);
+/* The threads of a Chrome trace's samples (their "pid", "tid" and
+ * "thread" labels), each (pid, tid) once, in the order the samples give
+ * them: malloc'd, freed with pprof_flame_threads_free().  NAME is "" for
+ * a thread without one.  None (*N 0) for other formats. */
+struct pprof_flame_thread {
+	char *name;
+	int64_t pid, tid;
+};
+int pprof_flame_threads(struct pprof_profile *p, struct pprof_flame_thread **threads, size_t *n);
+void pprof_flame_threads_free(struct pprof_flame_thread *threads, size_t n);
 
 /* palette.map (--cp): "NAME->rgb(R,G,B)" lines.  Reading keeps the valid
  * entries; writing puts every entry used or read, sorted by name. */

@@ -1281,6 +1281,18 @@ static int finish(struct tr *t)
 			pp_warn(p, "no thread's name matches %s", t->o->trace_thread);
 		nwin = kept;
 	}
+	/* trace_pick: the one thread asked for. */
+	if (t->o && t->o->trace_pick) {
+		uint32_t kept = 0;
+
+		for (uint32_t w = 0; w < nwin; w++) {
+			struct tprof *f = &t->profs[order[w]];
+
+			if ((int64_t)f->pid == t->o->trace_pid && (int64_t)f->tid == t->o->trace_tid)
+				order[kept++] = order[w];
+		}
+		nwin = kept;
+	}
 	/* The flame chart's thread: the one with the most samples (the first
 	 * of equals). */
 	for (uint32_t w = 0; w < nwin; w++) {

@@ -287,32 +287,39 @@ out:
 }
 
 
-/* A PCRE2 pattern matching exactly NAME: ASCII punctuation escaped. */
-static char *exact_re(const char *name)
+/* The title of the chart of thread K of T[0 .. N): BASE: NAME, with its
+ * process id when another thread has its name, and its thread id too when
+ * that one is also of its process (malloc'd). */
+static char *thread_title(const char *base, const struct pprof_flame_thread *t, size_t n,
+			  size_t k)
 {
-	size_t n = strlen(name);
-	char *re = malloc(2 * n + 3), *q = re;
-	if (!re)
-		return NULL;
-	*q++ = '^';
-	for (size_t i = 0; i < n; i++) {
-		unsigned char ch = (unsigned char)name[i];
-		if (ch < 0x80 && !((ch >= '0' && ch <= '9') || (ch >= 'a' && ch <= 'z') ||
-				   (ch >= 'A' && ch <= 'Z') || ch == ' '))
-			*q++ = '\\';
-		*q++ = (char)ch;
+	bool same_name = false, same_pid = false;
+	for (size_t j = 0; j < n; j++) {
+		if (j == k || strcmp(t[j].name, t[k].name) != 0)
+			continue;
+		same_name = true;
+		same_pid |= t[j].pid == t[k].pid;
 	}
-	*q++ = '$';
-	*q = '\0';
-	return re;
+	char *title = malloc(strlen(base) + strlen(t[k].name) + 64);
+	if (!title)
+		return NULL;
+	if (!*t[k].name || same_pid)
+		sprintf(title, "%s: %s%s(pid %lld, tid %lld)", base, t[k].name, *t[k].name ? " " : "",
+			(long long)t[k].pid, (long long)t[k].tid);
+	else if (same_name)
+		sprintf(title, "%s: %s (pid %lld)", base, t[k].name, (long long)t[k].pid);
+	else
+		sprintf(title, "%s: %s", base, t[k].name);
+	return title;
 }
 
 /* --flamechart of a Chrome trace with several threads: one chart per
- * thread, in the order of NAMES, each read again with --thread of that
- * name alone (the busiest thread of that name when several share it),
- * titled with it, stacked top to bottom.  FO's other fields as set. */
-static int thread_charts(struct cli *c, const char *path, char **names, size_t nn,
-			 const struct pprof_flame_options *fo0, bool countname_set, FILE **outp)
+ * thread (a process id and a thread id), in the order of T, each read
+ * again with that thread alone (pprof_read_options.trace_pick), titled
+ * with its name, stacked top to bottom.  FO's other fields as set. */
+static int thread_charts(struct cli *c, const char *path, const struct pprof_flame_thread *t,
+			 size_t nn, const struct pprof_flame_options *fo0, bool countname_set,
+			 FILE **outp)
 {
 	char **svg = calloc(nn, sizeof(*svg));
 	size_t *len = calloc(nn, sizeof(*len));
@@ -321,27 +328,22 @@ static int thread_charts(struct cli *c, const char *path, char **names, size_t n
 		cli_error(c, "out of memory");
 		goto out;
 	}
-	const char *user_re = c->read.trace_thread;
 	for (size_t k = 0; k < nn; k++) {
-		char *re = exact_re(names[k]);
-		const char *base = fo0->title ? fo0->title : "Flame Chart";
-		char *title = malloc(strlen(base) + strlen(names[k]) + 3);
-		if (!re || !title) {
-			free(re);
-			free(title);
+		char *title = thread_title(fo0->title ? fo0->title : "Flame Chart", t, nn, k);
+		if (!title) {
 			cli_error(c, "out of memory");
 			goto out;
 		}
-		sprintf(title, "%s: %s", base, names[k]);
 		/* The first read of every thread said its warnings. */
 		bool quiet = c->quiet;
-		c->read.trace_thread = re;
+		c->read.trace_pick = 1;
+		c->read.trace_pid = t[k].pid;
+		c->read.trace_tid = t[k].tid;
 		c->quiet = true;
 		char *files[] = {(char *)path};
 		struct pprof_profile *p = cli_load(c, files, 1);
-		c->read.trace_thread = user_re;
+		c->read.trace_pick = 0;
 		c->quiet = quiet;
-		free(re);
 		struct pprof_flame *f = p ? pprof_flame_new() : NULL;
 		struct pprof_flame_options fo = *fo0;
 		fo.title = title;
@@ -593,22 +595,22 @@ int main(int argc, char **argv)
 		/* A flame chart of a trace of several threads: one per thread. */
 		if ((fo.flags & PPROF_FLAME_FLAMECHART) && nin == 1 && strcmp(inputs[0], "-") != 0 &&
 		    pprof_profile_format(p) == PPROF_FMT_TRACE) {
-			char **names = NULL;
+			struct pprof_flame_thread *threads = NULL;
 			size_t nn = 0;
-			if (pprof_flame_thread_names(p, &names, &nn) != PPROF_OK) {
+			if (pprof_flame_threads(p, &threads, &nn) != PPROF_OK) {
 				cli_error(&c, "out of memory");
 				goto out;
 			}
 			if (nn > 1) {
 				FILE *sout = NULL;
 				fo.source = base_name(inputs[0]);
-				int r = thread_charts(&c, inputs[0], names, nn, &fo, countname_set, &sout);
-				pprof_flame_thread_names_free(names, nn);
+				int r = thread_charts(&c, inputs[0], threads, nn, &fo, countname_set, &sout);
+				pprof_flame_threads_free(threads, nn);
 				if (r == 0)
 					status = cli_commit(&c);
 				goto out;
 			}
-			pprof_flame_thread_names_free(names, nn);
+			pprof_flame_threads_free(threads, nn);
 		}
 		bool folded = pprof_profile_format(p) == PPROF_FMT_FOLDED;
 		struct pprof_fold_options fold = {0};

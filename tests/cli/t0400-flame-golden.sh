@@ -184,11 +184,12 @@ test_expect_success '--colors ts: the classes hues (blue libraries, purple runti
 		"runtime readFileSync" "user handler" "user main" "user parse" >expect &&
 	test_cmp expect actual
 '
-test_expect_success 'flame chart of a trace of several threads: one chart per thread, stacked, titled' '
+test_expect_success 'flame chart of a trace of several threads: one chart per thread (two of one name in two processes), stacked, titled' '
 	golden trace-threads --flamechart "$FIX/trace/trace.json.gz" &&
-	test "$(grep -c "^<svg " out.svg)" = 3 &&
+	test "$(grep -c "^<svg " out.svg)" = 4 &&
 	grep -o "id=\"title\"[^<]*" out.svg >actual &&
-	printf "%s\n" "id=\"title\" x=\"600.00\" y=\"24\">Flame Chart: CrRendererMain" \
+	printf "%s\n" "id=\"title\" x=\"600.00\" y=\"24\">Flame Chart: CrRendererMain (pid 15569)" \
+		"id=\"title\" x=\"600.00\" y=\"24\">Flame Chart: CrRendererMain (pid 15645)" \
 		"id=\"title\" x=\"600.00\" y=\"24\">Flame Chart: DedicatedWorker thread" >expect &&
 	test_cmp expect actual
 '
@@ -197,12 +198,12 @@ test_expect_success 'flame chart of a trace, --thread keeping one: one chart, as
 	check_svg one.svg && test "$(grep -c "^<svg " one.svg)" = 1 &&
 	grep -q ">Flame Chart</text>" one.svg &&
 	pprof-flame --flamechart --thread="Main|Worker" --title T "$FIX/trace/trace.json.gz" >two.svg &&
-	check_svg two.svg && test "$(grep -c "^<svg " two.svg)" = 3 &&
+	check_svg two.svg && test "$(grep -c "^<svg " two.svg)" = 4 &&
 	grep -q ">T: DedicatedWorker thread</text>" two.svg
 '
 test_expect_success 'flame charts of the threads of a trace: its warnings said once' '
 	pprof-flame --flamechart -m "$FIX/trace/bundle" "$FIX/trace/trace-maps.json.gz" >m.svg 2>err &&
-	check_svg m.svg && test "$(grep -c "^<svg " m.svg)" = 3 &&
+	check_svg m.svg && test "$(grep -c "^<svg " m.svg)" = 4 &&
 	test "$(grep -c "no source map for pptr:internal " err)" = 1
 '
 test_expect_success 'the same frames from a profile as from its folded stacks' '
