@@ -833,6 +833,39 @@ int json_next(struct json *j)
 	return next_token(j, true);
 }
 
+int json_next_u32(struct json *j, uint32_t *out, bool *have)
+{
+	*have = false;
+	if ((j->state != ST_AFTER && j->state != ST_ARRAY_FIRST) || j->depth == 0 ||
+	    in_object(j))
+		return json_next(j);
+	const unsigned char *base = j->buf, *end = base + j->size;
+	const unsigned char *p = skip_ws(base + j->pos, end);
+	if (j->state == ST_AFTER) {
+		if (p >= end || *p != ',')
+			return json_next(j);
+		p = skip_ws(p + 1, end);
+	}
+	/* 1 to 9 digits, no leading zero but "0" itself, and a byte after
+	 * them in the buffer that cannot continue a number: anything else
+	 * (and its errors) is json_next()'s */
+	const unsigned char *q = p;
+	uint32_t v = 0;
+	while (q < end && q - p < 10 && (cls[*q] & C_DIGIT))
+		v = v * 10 + (uint32_t)(*q++ - '0');
+	size_t n = (size_t)(q - p);
+	if (n == 0 || n > 9 || q >= end || (cls[*q] & C_NUMTAIL) || (*p == '0' && n > 1))
+		return json_next(j);
+	j->tokpos = (size_t)(p - base);
+	j->pos = (size_t)(q - base);
+	j->str = (const char *)p;
+	j->len = n;
+	j->state = ST_AFTER;
+	*out = v;
+	*have = true;
+	return JSON_NUMBER;
+}
+
 int json_skip(struct json *j, int t)
 {
 	uint32_t depth;

@@ -128,6 +128,11 @@ const unsigned char *json_bytes(const struct json *j, size_t at, size_t len);
 /* The next token.  JSON_ERROR is sticky. */
 int json_next(struct json *j);
 
+/* json_next(), with a fast path for the elements of an array of unsigned
+ * integers: when the token is a number of at most 9 digits, *HAVE is set
+ * and *OUT is its value (else *HAVE is false; the token is json_next()'s). */
+int json_next_u32(struct json *j, uint32_t *out, bool *have);
+
 /* Skips the value that starts with token T (the token json_next() just
  * returned): for OBJECT_BEGIN / ARRAY_BEGIN, up to and including the matching
  * end; for a scalar, nothing.  Returns T's kind, or JSON_ERROR. */

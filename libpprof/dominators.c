@@ -453,6 +453,15 @@ static int lengauer_tarjan(struct pprof_profile *p, struct pp_hs *h)
 		if (dom[w] != vertex[semi[w]])
 			dom[w] = dom[dom[w]];
 	}
+	/* what the walk alone needed goes before the results are allocated:
+	 * the peak is the walk's (a million nodes: 16 MB less) */
+	free(parent);
+	free(ancestor);
+	free(label);
+	free(semi);
+	free(bhead);
+	free(pred);
+	parent = ancestor = label = semi = bhead = pred = NULL;
 
 	h->dom = malloc((size_t)h->n * sizeof(*h->dom));
 	h->retained = malloc((size_t)h->n * sizeof(*h->retained));

@@ -66,9 +66,51 @@ static const uint64_t *find_id(const uint64_t *keys, size_t n, uint32_t id)
 	return lo < n && (uint32_t)(keys[lo] >> 32) == id ? &keys[lo] : NULL;
 }
 
-static bool has_id(const uint64_t *keys, size_t n, uint32_t id)
+/* KEYS cut in buckets by their id's high bits, so that a look-up of a
+ * million of FINAL's ids searches a few entries each. */
+struct id_index {
+	const uint64_t *keys;
+	size_t n;
+	uint32_t lo, hi, nb;
+	unsigned shift;
+	uint32_t *start; /* nb + 1 entries: the first key of each bucket */
+};
+
+static bool index_ids(struct id_index *x, const uint64_t *keys, size_t n)
 {
-	return find_id(keys, n, id) != NULL;
+	memset(x, 0, sizeof(*x));
+	x->keys = keys;
+	x->n = n;
+	if (!keys || n == 0 || n > UINT32_MAX)
+		return true;
+	x->lo = (uint32_t)(keys[0] >> 32);
+	x->hi = (uint32_t)(keys[n - 1] >> 32);
+	uint64_t range = (uint64_t)(x->hi - x->lo) + 1;
+	while ((range >> x->shift) > n / 2 + 1)
+		x->shift++;
+	x->nb = (uint32_t)(((range - 1) >> x->shift) + 1);
+	if (!(x->start = malloc(((size_t)x->nb + 1) * sizeof(*x->start))))
+		return false;
+	size_t k = 0;
+	for (uint32_t b = 0; b <= x->nb; b++) {
+		while (k < n && (((uint32_t)(keys[k] >> 32) - x->lo) >> x->shift) < b)
+			k++;
+		x->start[b] = (uint32_t)k;
+	}
+	return true;
+}
+
+/* The entry of ID, or NULL: find_id() within its bucket. */
+static const uint64_t *lookup_id(const struct id_index *x, uint32_t id)
+{
+	if (!x->start) {
+		return x->keys ? find_id(x->keys, x->n, id) : NULL;
+	}
+	if (id < x->lo || id > x->hi)
+		return NULL;
+	uint32_t b = (id - x->lo) >> x->shift, a = x->start[b];
+	const uint64_t *k = find_id(x->keys + a, x->start[b + 1] - a, id);
+	return k;
 }
 
 /* What node V looks like: its type's and name's hash. */
@@ -163,29 +205,43 @@ int pp_hs_load_ids(struct pprof_profile *p, const struct pprof_read_options *o,
 }
 
 /* The set's checks against FINAL: ids that cannot be of one process. */
+/* HIT[v] gets 1 when node V's id is BASELINE's, 2 when TARGET's (0 for
+ * synthetic nodes). */
 static int check_ids(struct pprof_profile *p, const struct pp_hs *h, const struct pp_hs_ids *ids,
-		     const struct pprof_read_options *o)
+		     const struct pprof_read_options *o, uint8_t *hit)
 {
 	size_t in_since = 0, in_until = 0, same_since = 0, same_until = 0;
 	uint32_t m = 0;
 	const uint64_t *k;
-	if (!ids->since)
+	struct id_index xs, xu;
+	memset(hit, 0, h->n);
+	if (!ids->since && !ids->until)
 		return PPROF_OK;
+	if (!index_ids(&xs, ids->since, ids->nsince) ||
+	    !index_ids(&xu, ids->until, ids->until ? ids->nuntil : 0)) {
+		free(xs.start);
+		return pp_nomem(p);
+	}
 	for (uint32_t v = 0; v < h->n; v++) {
 		if (h->type[v] == h->t_synthetic)
 			continue;
 		if ((h->id[v] & 1) && h->id[v] > m)
 			m = h->id[v];
-		uint32_t l = look(h, v);
-		if ((k = find_id(ids->since, ids->nsince, h->id[v]))) {
+		if ((k = lookup_id(&xs, h->id[v]))) {
+			hit[v] |= 1;
 			in_since++;
-			same_since += (uint32_t)*k == l;
+			same_since += (uint32_t)*k == look(h, v);
 		}
-		if (ids->until && (k = find_id(ids->until, ids->nuntil, h->id[v]))) {
+		if (ids->until && (k = lookup_id(&xu, h->id[v]))) {
+			hit[v] |= 2;
 			in_until++;
-			same_until += (uint32_t)*k == l;
+			same_until += (uint32_t)*k == look(h, v);
 		}
 	}
+	free(xs.start);
+	free(xu.start);
+	if (!ids->since)
+		return PPROF_OK;
 	/* One object keeps its id, type and name: ids shared by objects that
 	 * differ are of another process, when most do. */
 	if (same_since * 2 <= in_since)
@@ -509,15 +565,15 @@ int pp_hs_leaks_profile(struct pprof_profile *p, struct pp_hs *h, const struct p
 		s = pp_nomem(p);
 		goto out;
 	}
-	if ((s = check_ids(p, h, ids, o)) != PPROF_OK)
+	if ((s = check_ids(p, h, ids, o, inset)) != PPROF_OK)
 		goto out;
 	for (uint32_t v = 0; v < h->n; v++) {
 		/* synthetic nodes are no objects (BASELINE's ids leave them out) */
 		bool in = v != h->root && h->type[v] != h->t_synthetic;
 		if (in && ids->since)
-			in = !has_id(ids->since, ids->nsince, h->id[v]);
+			in = !(inset[v] & 1);
 		if (in && ids->until)
-			in = has_id(ids->until, ids->nuntil, h->id[v]);
+			in = (inset[v] & 2) != 0;
 		inset[v] = in;
 	}
 	if ((s = pp_hs_class_names(p, h, cls)) != PPROF_OK || (s = add_types(p)) != PPROF_OK ||

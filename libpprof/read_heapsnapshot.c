@@ -468,7 +468,8 @@ static int read_nodes(struct hsread *r)
 	if (r->f_detached >= 0 && !(h->detached = malloc(c0)))
 		return pp_nomem(r->p);
 	for (;;) {
-		t = next(r);
+		bool fast;
+		t = json_next_u32(j, &v, &fast);
 		if (t == JSON_ARRAY_END)
 			break;
 		if (t == JSON_ERROR)
@@ -476,7 +477,7 @@ static int read_nodes(struct hsread *r)
 		if (t != JSON_NUMBER)
 			return pp_error_at(r->p, PPROF_EINPUT, json_offset(j),
 					   "nodes holds something other than a number");
-		if ((s = u32(r, "a node field", &v)) != PPROF_OK)
+		if (!fast && (s = u32(r, "a node field", &v)) != PPROF_OK)
 			return s;
 		if (k == 0 && (n & 0xffff) == 0)
 			drop_read(r);
@@ -556,7 +557,8 @@ static int read_edges(struct hsread *r)
 	}
 	r->ecap = c0;
 	for (;;) {
-		t = next(r);
+		bool fast;
+		t = json_next_u32(j, &v, &fast);
 		if (t == JSON_ARRAY_END)
 			break;
 		if (t == JSON_ERROR) {
@@ -568,7 +570,7 @@ static int read_edges(struct hsread *r)
 			return pp_error_at(r->p, PPROF_EINPUT, json_offset(j),
 					   "edges holds something other than a number");
 		}
-		if ((s = u32(r, "an edge field", &v)) != PPROF_OK) {
+		if (!fast && (s = u32(r, "an edge field", &v)) != PPROF_OK) {
 			free(ty);
 			return s;
 		}
@@ -649,7 +651,8 @@ static int read_locations(struct hsread *r)
 	bool keep = !r->ids_only && lf > 0 && r->l_node >= 0 && r->l_script >= 0 &&
 		    r->l_line >= 0 && r->l_col >= 0;
 	for (;;) {
-		t = next(r);
+		bool fast;
+		t = json_next_u32(j, &v, &fast);
 		if (t == JSON_ARRAY_END)
 			break;
 		if (t == JSON_ERROR)
@@ -659,7 +662,7 @@ static int read_locations(struct hsread *r)
 					   "locations holds something other than a number");
 		if (!keep)
 			continue;
-		if ((s = u32(r, "a location field", &v)) != PPROF_OK)
+		if (!fast && (s = u32(r, "a location field", &v)) != PPROF_OK)
 			return s;
 		if ((int)k == r->l_node)
 			row[0] = v;

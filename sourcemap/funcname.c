@@ -370,7 +370,11 @@ static bool exact(struct smap_map *m, uint32_t line, uint32_t col, struct smap_m
 	       mp->generated_line == line && mp->generated_column == col;
 }
 
-/* The original function around a mapped position, by its body. */
+/* The original function around a mapped position: the innermost whose
+ * body or parameter list holds it.  A generated body's tokens may map into
+ * the parameters: TypeScript's parameter properties (constructor(public
+ * id) becomes this.id=e in the body, mapped to "public id"), defaults a
+ * compiler moved into the body. */
 static const struct pp_js_func *holding(struct smap_map *m, const struct smap_mapping *mp,
 					 struct text **src)
 {
@@ -381,7 +385,25 @@ static const struct pp_js_func *holding(struct smap_map *m, const struct smap_ma
 	size_t i = tok_at(t, mp->line, mp->column);
 	if (i >= t->toks.n)
 		return NULL;
-	return pp_js_func_holding(&t->funcs, (uint32_t)i);
+	const struct pp_js_funcs *fs = &t->funcs;
+	size_t lo = 0, hi = fs->n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (fs->f[mid].start <= i)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	const struct pp_js_func *f = lo ? &fs->f[lo - 1] : NULL;
+	for (size_t steps = 0; f && steps < fs->n; steps++) {
+		const struct pp_js_tok *p = &t->toks.t[f->start];
+		if (pp_js_tok_is(t->s, p, "(") && p->match != NIL && f->start < i && i < p->match)
+			return f;
+		if (f->open <= i && i <= f->close)
+			return f; /* as pp_js_func_holding(): the braces count */
+		f = f->parent == NIL ? NULL : &fs->f[f->parent];
+	}
+	return NULL;
 }
 
 /* The original function whose head (binding, key, "function", params)

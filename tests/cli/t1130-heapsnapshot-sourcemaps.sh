@@ -64,6 +64,33 @@ test_expect_success 'a Generator (its location is its function) keeps its name' 
 	grep -q 'EventBus' actual
 "
 
+# Node's: the bundle's map with the script beside it (-m dist/worker.min.js.map
+# finds dist/worker.min.js): SessionState and SessionCache have their
+# constructors after class fields, with TypeScript parameter properties
+# (their bodies map into the parameter lists); DevTools' model with the same
+# map names all five (expected/node.leaks.mapped.*, capture.sh leaks).
+NM=$HS/dist/worker.min.js.map
+nx=$HS/expected/node.leaks.mapped
+node_set="--since=$S/node-baseline.heapsnapshot.gz --until=$S/node-target.heapsnapshot.gz $S/node-final.heapsnapshot.gz"
+test_expect_success 'Node, -m with the script beside the map: DevTools Summary, mapped' "
+	grep -v '^#' '$nx.summary.tsv' | cut -f 1-4 | LC_ALL=C sort >expect &&
+	summary_of -m '$NM' $node_set 2>err | grep -v '^(retained, not in the set)	' >actual &&
+	test_cmp expect actual &&
+	test ! -s err &&
+	grep -q '^SessionState	' actual && grep -q '^CacheEntry	' actual
+"
+test_expect_success 'Node, pprof-fold -m: dominator chains and retainer paths, mapped' "
+	pprof-fold -m '$NM' $node_set >actual &&
+	test_cmp '$nx.folded' actual &&
+	pprof-fold -m '$NM' --paths=retainers $node_set >actual &&
+	test_cmp '$nx.paths.folded' actual &&
+	grep -q ';SessionCache;sessions;Array;SessionState ' actual
+"
+test_expect_success 'Node, -g lines: the constructors after class fields have their lines' "
+	pprof-fold -m '$NM' -g lines --paths=retainers $node_set >actual &&
+	grep -q ';SessionCache src/cache.ts:30;sessions;Array;SessionState src/cache.ts:24 ' actual
+"
+
 test_expect_success 'a map of another worker.js: the fit warning, the classes left minified' "
 	pprof-fold -m '$FIX/worker/worker.js.map' $S/workerd-final.heapsnapshot.gz >actual 2>err &&
 	grep -q 'warning: .*worker.js.map does not fit worker.js: 5 of 5 function positions' err &&

@@ -8,11 +8,13 @@
  * Then in chunked mode, in pieces of one byte, of two halves, and of sizes
  * taken from the input: the same tokens and the same end (error message and
  * offset) as the whole parse, with the default depth bound and with 16.
+ * And json_next_u32() beside json_next(), whole and one byte at a time.
  * Seeds: every JSON file of the fixtures and the shared test data. */
 #include "config.h"
 
 #include <errno.h>
 #include <math.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -153,8 +155,61 @@ static int skipped(const uint8_t *data, size_t size, uint32_t max_depth)
 	return ok;
 }
 
+/* Pass 4: json_next_u32() beside json_next(), whole and in pieces of one
+ * byte: the same tokens, texts, offsets and end; a value it gives is the
+ * token's as json_int64() reads it. */
+static bool one_byte(void *ctx, const void **buf, size_t *len)
+{
+	const uint8_t **pos = ctx;
+	const uint8_t *end = pos[1];
+	*buf = pos[0];
+	*len = pos[0] < end ? 1 : 0;
+	pos[0] += *len;
+	return true;
+}
+
+static void fast_path(const uint8_t *data, size_t size, bool chunked)
+{
+	struct json a, b;
+	const uint8_t *pos[2] = {data, data + size};
+	json_init(&a, data, size, 0);
+	if (chunked)
+		json_init_chunked(&b, one_byte, pos, 0);
+	else
+		json_init(&b, data, size, 0);
+	for (;;) {
+		uint32_t v = 0;
+		bool have;
+		int ta = json_next(&a), tb = json_next_u32(&b, &v, &have);
+		if (ta != tb)
+			fail("json_next_u32: another token than json_next", "", 0);
+		if (ta == JSON_ERROR) {
+			if (strcmp(json_error(&a), json_error(&b)) != 0 ||
+			    json_error_offset(&a) != json_error_offset(&b))
+				fail("json_next_u32: another error", json_error(&b),
+				     strlen(json_error(&b)));
+			break;
+		}
+		if (json_offset(&a) != json_offset(&b) || a.len != b.len ||
+		    memcmp(a.str, b.str, a.len) != 0)
+			fail("json_next_u32: another token text or offset", b.str, b.len);
+		if (have) {
+			int64_t w;
+			if (tb != JSON_NUMBER || !json_int64(&b, &w) || w != (int64_t)v)
+				fail("json_next_u32: a value that is not the token's", b.str, b.len);
+		}
+		if (ta == JSON_END)
+			break;
+	}
+	json_release(&a);
+	json_release(&b);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
+	fast_path(data, size, false);
+	if (size < 4096)
+		fast_path(data, size, true);
 	uint32_t maxdepth;
 	int ok = tokens(data, size, &maxdepth);
 	if (skipped(data, size, 0) != ok)

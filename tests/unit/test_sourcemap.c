@@ -992,6 +992,33 @@ static void test_sourcemap_function_names(void **state)
 	smap_map_free(m);
 }
 
+/* A constructor after class fields, with TypeScript parameter properties:
+ * esbuild puts the constructor first and its body (this.id=e) maps into
+ * the original's parameter list ("public id"), four lines below the class
+ * name.  The body's vote finds the constructor by its parameters. */
+static void test_sourcemap_ctor_parameter_properties(void **state)
+{
+	static const char script[] = "var l=class{constructor(e){this.id=e}id;x=1;y=2;z=3};";
+	struct smap_map *m = load(
+		"{\"version\":3,\"sources\":[\"a.ts\"],\"sourcesContent\":[\"class S {\\n"
+		"  x = 1;\\n  y = 2;\\n  z = 3;\\n  constructor(public id: number) {}\\n}\\n\"],"
+		"\"names\":[\"S\",\"id\"],"
+		"\"mappings\":\"AAAA,IAAMA,EAAN,MAIE,WAAA,CAAmBC,GAAP,KAAOA,GAAA,GAAA\"}",
+		0);
+	struct smap_function fn;
+
+	(void)state;
+	assert_int_equal(smap_map_set_script(m, script, strlen(script)), SMAP_OK);
+	/* V8's position: the '(' after "constructor" */
+	assert_int_equal(smap_function_at(m, 0, 23, &fn), SMAP_OK);
+	assert_int_equal(fn.start, 1);
+	assert_int_equal(fn.mapped, 1);
+	assert_non_null(fn.name);
+	assert_string_equal(fn.name, "S");
+	assert_int_equal(fn.from, SMAP_FROM_SCRIPT);
+	smap_map_free(m);
+}
+
 /* ---- finding maps ---- */
 
 static const char *find(const char *script)
@@ -1273,6 +1300,7 @@ int main(void)
 		cmocka_unit_test(test_sourcemap_lookup_line),
 		cmocka_unit_test(test_sourcemap_scopes_goldens),
 		cmocka_unit_test(test_sourcemap_function_names),
+		cmocka_unit_test(test_sourcemap_ctor_parameter_properties),
 		cmocka_unit_test(test_sourcemap_find_url),
 		cmocka_unit_test(test_sourcemap_data_url),
 		cmocka_unit_test(test_sourcemap_url_to_path),
