@@ -469,9 +469,14 @@ static int fl_timeline(struct fl_maker *m, struct pprof_profile *p,
 		size_t j = i;
 		for (; j < p->nseq && p->seq[j].node == node; j++)
 			value += wall ? (double)p->seq[j].wall : 1.0;
+		int64_t t0 = p->seq[i].time;
 		i = j;
 		if (node == 0 || node >= p->nnodes || value <= 0)
 			continue;
+		if (!f->have_time0 && f->nlines == m->first) {
+			f->time0 = t0 > 0 ? (double)t0 : 0;
+			f->have_time0 = true;
+		}
 		/* The path from the root, built leaf first. */
 		size_t depth = 0;
 		for (uint32_t n = node; n != 0; n = p->nodes[n].parent) {

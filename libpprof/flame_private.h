@@ -101,6 +101,10 @@ struct pprof_flame {
 	struct pp_flines **flines; /* read by pprof_flame_add_text() */
 	size_t nflines, capflines;
 	bool timeline;  /* lines are in time order (from a profile's samples) */
+	/* a timeline's first drawn sample, in nanoseconds from the capture's
+	 * start (its axis and the frames' starts count from there) */
+	double time0;
+	bool have_time0;
 	struct fl_map palette;
 	struct fl_map classes;
 	char err[512];

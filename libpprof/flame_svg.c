@@ -349,6 +349,7 @@ struct fl_writer {
 	struct pprof_flame *f;
 	struct fl_colorer col;
 	double wpt, timemax, imageheight, ypad1, ypad2, maxdelta;
+	double time0;   /* with AXIS: the time of the chart's left edge, in the unit */
 	double charw;
 	bool diff;
 	bool human;     /* titles in human units (o->unit) */
@@ -486,7 +487,7 @@ static void fl_frame(struct fl_writer *W, const struct fl_node *nd, bool is_root
 			fl_diff_tail(W, nd);
 		} else if (W->axis && !is_root) {
 			fl_puts(out, "; start ");
-			fl_value(W, stime, false, false);
+			fl_value(W, W->time0 + stime, false, false);
 		} else if (W->diff && !is_root && !fl_isnan(nd->delta) && nd->name != fl_other_name) {
 			/* Leaf deltas, as flamegraph.pl, in the unit. */
 			double d = (o->flags & PPROF_FLAME_NEGATE) ? -nd->delta + 0.0 : nd->delta;
@@ -642,8 +643,11 @@ static void fl_axis(struct fl_writer *W, double y)
 	fl_printf(out, "<g id=\"axis\" stroke=\"rgb(90,90,90)\" stroke-width=\"1\">"
 		       "<line x1=\"10.0\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>\n",
 		  y, o->width - 10, y);
-	for (double t = 0; t <= span * 1.0000001; t += step) {
-		double x = 10 + t * W->wpt;
+	/* Ticks at the multiples of STEP from the capture's start that fall
+	 * within the chart, whose left edge is TIME0. */
+	double t0 = W->time0, first = -fl_floor(-(t0 / step - 1e-9)) * step;
+	for (double t = first; t - t0 <= span * 1.0000001; t += step) {
+		double x = 10 + (t - t0) * W->wpt;
 		char label[1100];
 		pp_human_value(label, sizeof(label), t, o->unit, 0, false);
 		if (t == 0)
@@ -856,6 +860,7 @@ int pprof_flame_write_svg(struct pprof_flame *f, const struct pprof_flame_option
 	 * the frames, and each frame's start in its title. */
 	W.axis = W.human && flamechart && f->timeline && !diff &&
 		 pp_human_kind(o->unit, &ubase) == PP_HUMAN_TIME;
+	W.time0 = W.axis && f->have_time0 ? f->time0 / ubase : 0;
 	double axish = W.axis ? o->fontsize + 10 : 0;
 	double details_pad = W.ypad2;
 	W.ypad2 += axish;
@@ -970,6 +975,11 @@ int pprof_flame_write_svg(struct pprof_flame *f, const struct pprof_flame_option
 	fl_puts(out, "<g id=\"frames\" total=\"");
 	tn = fl_exact(tmp, timemax);
 	fl_put(out, tmp, tn);
+	if (W.axis) {
+		fl_puts(out, "\" start=\"");
+		tn = fl_exact(tmp, W.time0);
+		fl_put(out, tmp, tn);
+	}
 	fl_puts(out, "\" imagewidth=\"");
 	tn = fl_exact(tmp, o->width);
 	fl_put(out, tmp, tn);

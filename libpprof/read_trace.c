@@ -103,6 +103,8 @@ struct tr {
 	size_t last_end;  /* byte after the last complete event */
 	bool have_profile_event;
 	int64_t date_ns; /* metadata.startTime, ns since the epoch (0: none) */
+	int64_t origin_us; /* the capture's start: the earliest startTime */
+	bool has_origin;
 };
 
 enum evkind { EV_OTHER, EV_THREAD_NAME, EV_PROCESS_NAME, EV_PROFILE, EV_CHUNK };
@@ -1109,6 +1111,9 @@ static int profile_to_model(struct tr *t, struct tprof *f, bool timeline)
 		last_wall = span / (int64_t)(n - 1);
 	}
 	int64_t base = f->has_start ? 0 : (n ? ts[0] : 0);
+	/* flame chart time from the capture's start, not this profile's */
+	if (f->has_start && t->has_origin && __builtin_sub_overflow(t->origin_us, f->start, &base))
+		base = 0;
 	/* the span: from startTime (or the first sample) to the last sample's
 	 * end; left out when it leaves int64 */
 	if (n > 0 && !__builtin_add_overflow(f->start, f->has_start ? 0 : ts[0], &f->begin_ns) &&
@@ -1251,6 +1256,17 @@ static int finish(struct tr *t)
 		order[nwin++] = i;
 	}
 	free(winner.slots);
+	/* The capture's start: the earliest startTime of its profiles, the
+	 * origin of the flame chart's time (so that the charts of several
+	 * threads count from one start). */
+	for (uint32_t w = 0; w < nwin; w++) {
+		struct tprof *f = &t->profs[order[w]];
+
+		if (f->has_start && (!t->has_origin || f->start < t->origin_us)) {
+			t->origin_us = f->start;
+			t->has_origin = true;
+		}
+	}
 
 	/* --thread: only the threads whose name matches. */
 	if (t->o && t->o->trace_thread) {

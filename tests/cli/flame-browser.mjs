@@ -183,13 +183,17 @@ async function checkChart(path) {
 			for (var i = 0; i < t.length; i++) ticks.push([parseFloat(t[i].getAttribute("x")), t[i].textContent]);
 		}
 		return { total: parseFloat(fr.getAttribute("total")), fullw: parseFloat(fr.getAttribute("imagewidth")) - 20,
+			t0: parseFloat(fr.getAttribute("start") || "0"),
 			ticks: ticks, axisShown: !!ax && !ax.classList.contains("hide") && getComputedStyle(ax).display !== "none" };
 	})()`);
 	check(info.axisShown && info.ticks.length >= 3, 'flame chart: a time axis with ticks', info.ticks.length);
-	let tickOk = info.ticks.length > 0 && info.ticks[0][1] === '0', why = JSON.stringify(info.ticks[0]);
-	for (const [x, label] of info.ticks.slice(1)) {
-		const t = parseTime(label);
-		const expectX = 10 + (t ? t[0] : NaN) / info.total * info.fullw;
+	// The chart's left edge is its first sample, at T0 from the capture's
+	// start: the ticks are the times from the capture's start within it.
+	let tickOk = info.ticks.length > 0 && (info.t0 > 0 || info.ticks[0][1] === '0'),
+		why = JSON.stringify(info.ticks[0]);
+	for (const [x, label] of info.ticks) {
+		const t = label === '0' ? [0] : parseTime(label);
+		const expectX = 10 + ((t ? t[0] : NaN) - info.t0) / info.total * info.fullw;
 		if (!(Math.abs(expectX - x) <= 0.06)) {
 			tickOk = false;
 			why = `${label} at ${x}, expected ${expectX.toFixed(2)}`;
@@ -207,7 +211,7 @@ async function checkChart(path) {
 			continue;
 		const m = /\(([^()]+), [0-9.]+%; start ([^()]+)\)$/.exec(title);
 		const dur = m && parseTime(m[1]), st = m && parseTime(m[2]);
-		const ok = m && near(dur, w) && near(st, s) &&
+		const ok = m && near(dur, w) && near(st, s + info.t0) &&
 			Math.abs(10 + s / info.total * info.fullw - x) <= 0.051 &&
 			Math.abs(w / info.total * info.fullw - width) <= 0.1;
 		if (!ok && !bad++)
