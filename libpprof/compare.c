@@ -347,11 +347,5 @@ int pprof_folded_synonyms(struct pprof_profile *err, const struct pprof_folded *
 		l->len = (size_t)(at - start);
 	}
 	free(after->buf);
-	after->buf = nb;
-	after->buflen = (size_t)(at - nb);
-	int64_t total;
-	if (!pp_folded_sort_merge(after->lines, &after->n, &total, -1))
-		return pp_error(err, PPROF_EINPUT, "sum of values leaves the 64-bit range");
-	after->total = total;
-	return PPROF_OK;
+	return pp_folded_adopt(err, after, nb, (size_t)(at - nb));
 }

@@ -65,13 +65,7 @@ int pprof_folded_strip_hex(struct pprof_profile *err, struct pprof_folded *f)
 		f->lines[i].len = (size_t)(at - start);
 	}
 	free(f->buf);
-	f->buf = nb;
-	f->buflen = (size_t)(at - nb);
-	int64_t total;
-	if (!pp_folded_sort_merge(f->lines, &f->n, &total, -1))
-		return pp_error(err, PPROF_EINPUT, "sum of values leaves the 64-bit range");
-	f->total = total;
-	return PPROF_OK;
+	return pp_folded_adopt(err, f, nb, (size_t)(at - nb));
 }
 
 /* ---- fold vanished functions ---- */
@@ -173,13 +167,7 @@ static int fold_side(struct pprof_profile *err, struct vset *t, struct pprof_fol
 		f->lines[k].len = (size_t)(at - start);
 	}
 	*old = f->buf;
-	f->buf = nb;
-	f->buflen = (size_t)(at - nb);
-	int64_t total;
-	if (!pp_folded_sort_merge(f->lines, &f->n, &total, -1))
-		return pp_error(err, PPROF_EINPUT, "sum of values leaves the 64-bit range");
-	f->total = total;
-	return PPROF_OK;
+	return pp_folded_adopt(err, f, nb, (size_t)(at - nb));
 }
 
 int pprof_folded_fold_vanished(struct pprof_profile *err, struct pprof_folded *a,

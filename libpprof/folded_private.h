@@ -67,6 +67,10 @@ int pp_flines_fold(struct pprof_profile *p, const struct pprof_fold_options *o,
  * the sum.  False when a sum leaves int64. */
 bool pp_folded_sort_merge(struct pprof_folded_line *l, size_t *n, int64_t *total, int order);
 int pp_folded_line_cmp(const void *a, const void *b);
+/* F's lines, rewritten into BUF (LEN bytes), take it as F's buffer (the
+ * caller lets the old one go) and are sorted and merged again, F's total
+ * with them: an error in ERR when a sum leaves int64. */
+int pp_folded_adopt(struct pprof_profile *err, struct pprof_folded *f, char *buf, size_t len);
 
 /* A line split as flamegraph.pl's /^(.*)\s+?(\d+(?:\.\d*)?)$/ splits it
  * (twice for a "stack BEFORE AFTER" line): S[0, STACKLEN) is the stack, the

@@ -99,6 +99,10 @@ int pp_hs_class_positions(struct pprof_profile *p, const struct pp_hs *h, const 
 int pp_hs_parse(struct pprof_profile *p, const unsigned char *buf, size_t len,
 		const struct pprof_read_options *o, struct pp_hs *h);
 
+/* The input's sample types, objects (count) and space (bytes, the
+ * default), begun in P: what every profile of a snapshot has. */
+int pp_hs_begin_types(struct pprof_profile *p);
+
 /* The same for the nodes and strings alone: edges are skipped (H->e is
  * 0, H->first NULL), nor checked beyond JSON; for the ids of a baseline. */
 int pp_hs_parse_ids(struct pprof_profile *p, const unsigned char *buf, size_t len,

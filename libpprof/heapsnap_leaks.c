@@ -262,18 +262,6 @@ static int check_ids(struct pprof_profile *p, const struct pp_hs *h, const struc
 	return PPROF_OK;
 }
 
-static int add_types(struct pprof_profile *p)
-{
-	struct pp_sample_type types[2];
-	int s;
-	if ((s = pp_intern_cstr(p, "objects", &types[0].type)) != PPROF_OK ||
-	    (s = pp_intern_cstr(p, "count", &types[0].unit)) != PPROF_OK ||
-	    (s = pp_intern_cstr(p, "space", &types[1].type)) != PPROF_OK ||
-	    (s = pp_intern_cstr(p, "bytes", &types[1].unit)) != PPROF_OK)
-		return s;
-	return pp_begin_input(p, types, 2, 1);
-}
-
 /* Profile tree nodes and their depths, bounded as read_heapsnapshot.c
  * bounds its stacks: the folded output is as long as the frames of all
  * stacks together. */
@@ -576,8 +564,8 @@ int pp_hs_leaks_profile(struct pprof_profile *p, struct pp_hs *h, const struct p
 			in = (inset[v] & 2) != 0;
 		inset[v] = in;
 	}
-	if ((s = pp_hs_class_names(p, h, cls)) != PPROF_OK || (s = add_types(p)) != PPROF_OK ||
-	    (s = tree_init(&t, p, inlen)) != PPROF_OK ||
+	if ((s = pp_hs_class_names(p, h, cls)) != PPROF_OK ||
+	    (s = pp_hs_begin_types(p)) != PPROF_OK || (s = tree_init(&t, p, inlen)) != PPROF_OK ||
 	    (s = pp_hs_class_positions(p, h, cls, &t.pos, &t.npos)) != PPROF_OK)
 		goto out;
 	s = o->heap_retainers ? retainer_profile(&t, h, inset, cls)

@@ -410,6 +410,17 @@ bool pp_folded_sort_merge(struct pprof_folded_line *l, size_t *np, int64_t *tota
 	return true;
 }
 
+int pp_folded_adopt(struct pprof_profile *err, struct pprof_folded *f, char *buf, size_t len)
+{
+	f->buf = buf;
+	f->buflen = len;
+	int64_t total;
+	if (!pp_folded_sort_merge(f->lines, &f->n, &total, -1))
+		return pp_error(err, PPROF_EINPUT, "sum of values leaves the 64-bit range");
+	f->total = total;
+	return PPROF_OK;
+}
+
 /* ---- reading the lines ---- */
 
 /* What the integer reader learns of its lines on the way, for

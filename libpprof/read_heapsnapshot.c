@@ -921,7 +921,7 @@ static int check(struct hsread *r)
 	return PPROF_OK;
 }
 
-static int add_types(struct pprof_profile *p)
+int pp_hs_begin_types(struct pprof_profile *p)
 {
 	struct pp_sample_type types[2];
 	int s;
@@ -962,7 +962,7 @@ static int build_profile(struct pprof_profile *p, struct pp_hs *h, size_t inlen)
 		s = pp_nomem(p);
 		goto out;
 	}
-	if ((s = add_types(p)) != PPROF_OK)
+	if ((s = pp_hs_begin_types(p)) != PPROF_OK)
 		goto out;
 	model[h->root] = 0;
 	/* the depths of the nodes earlier inputs made (a parent comes first) */

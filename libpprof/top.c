@@ -715,9 +715,20 @@ void pp_top_header(const struct pprof_top *t, const char *unit, FILE *out)
 		fprintf(out, "Showing top %zu nodes out of %zu\n", t->n, t->nall);
 }
 
+void pp_top_cells(const struct pprof_top *t, const struct pprof_top_row *r, int64_t sum,
+		  const char *unit, struct pp_top_cells *c)
+{
+	pprof_value_label(c->flat, sizeof(c->flat), r->flat, t->unit, unit);
+	pprof_value_label(c->cum, sizeof(c->cum), r->cum, t->unit, unit);
+	pp_percentage(c->flatp, sizeof(c->flatp), r->flat, t->total);
+	pp_percentage(c->sump, sizeof(c->sump), sum, t->total);
+	pp_percentage(c->cump, sizeof(c->cump), r->cum, t->total);
+}
+
 static void top_text(const struct pprof_top *t, FILE *out)
 {
-	char unit[64], a[160], c[160], d[32], e[32], f[32];
+	char unit[64];
+	struct pp_top_cells c;
 	pp_top_unit(t, unit, sizeof(unit));
 	pp_top_header(t, unit, out);
 	fprintf(out, "%10s %5s%% %5s%% %10s %5s%%\n", "flat", "flat", "sum", "cum", "cum");
@@ -725,12 +736,9 @@ static void top_text(const struct pprof_top *t, FILE *out)
 	for (size_t i = 0; i < t->n; i++) {
 		const struct pprof_top_row *r = &t->rows[i];
 		sum += r->flat;
-		pprof_value_label(a, sizeof(a), r->flat, t->unit, unit);
-		pprof_value_label(c, sizeof(c), r->cum, t->unit, unit);
-		pp_percentage(d, sizeof(d), r->flat, t->total);
-		pp_percentage(e, sizeof(e), sum, t->total);
-		pp_percentage(f, sizeof(f), r->cum, t->total);
-		fprintf(out, "%10s %s %s %10s %s  %s%s\n", a, d, e, c, f, r->name,
+		pp_top_cells(t, r, sum, unit, &c);
+		fprintf(out, "%10s %s %s %10s %s  %s%s\n", c.flat, c.flatp, c.sump, c.cum, c.cump,
+			r->name,
 			r->inlined == PPROF_TOP_INLINED	       ? " (inline)"
 			: r->inlined == PPROF_TOP_PARTLY_INLINED ? " (partial-inline)"
 								 : "");

@@ -126,6 +126,13 @@ int pp_write_status(FILE *out);
  * or T's own, into UNIT (SIZE bytes). */
 void pp_top_header(const struct pprof_top *t, const char *unit, FILE *out);
 void pp_top_unit(const struct pprof_top *t, char *unit, size_t size);
+/* The cells of row R of T's text table in UNIT, SUM the flat of the rows
+ * up to it: flat, flat%, sum%, cum, cum% (pprof's -top and -tree rows). */
+struct pp_top_cells {
+	char flat[160], cum[160], flatp[32], sump[32], cump[32];
+};
+void pp_top_cells(const struct pprof_top *t, const struct pprof_top_row *r, int64_t sum,
+		  const char *unit, struct pp_top_cells *c);
 
 /* The calls of tree TAB (top_tree.c) from the edges E between kept
  * functions; ROWOF: a function's row + 1, 0 for none; PEEK as

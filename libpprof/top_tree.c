@@ -163,7 +163,8 @@ void pp_top_tree_text(const struct pprof_top *t, FILE *out)
 {
 	static const char sep[] =
 		"----------------------------------------------------------+-------------\n";
-	char unit[64], a[160], c[160], d[32], e[32], f[32];
+	char unit[64];
+	struct pp_top_cells c;
 	pp_top_unit(t, unit, sizeof(unit));
 	pp_top_header(t, unit, out);
 	fputs(sep, out);
@@ -177,12 +178,9 @@ void pp_top_tree_text(const struct pprof_top *t, FILE *out)
 		for (size_t k = 0; k < r->ncallers; k++)
 			call_line(t, &r->callers[k], r->cum, unit, out);
 		sum += r->flat;
-		pprof_value_label(a, sizeof(a), r->flat, t->unit, unit);
-		pprof_value_label(c, sizeof(c), r->cum, t->unit, unit);
-		pp_percentage(d, sizeof(d), r->flat, t->total);
-		pp_percentage(e, sizeof(e), sum, t->total);
-		pp_percentage(f, sizeof(f), r->cum, t->total);
-		fprintf(out, "%10s %s %s %10s %s                | %s\n", a, d, e, c, f, r->name);
+		pp_top_cells(t, r, sum, unit, &c);
+		fprintf(out, "%10s %s %s %10s %s                | %s\n", c.flat, c.flatp, c.sump,
+			c.cum, c.cump, r->name);
 		for (size_t k = 0; k < r->ncallees; k++)
 			call_line(t, &r->callees[k], r->cum, unit, out);
 	}
