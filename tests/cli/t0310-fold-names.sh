@@ -52,6 +52,27 @@ for b in esbuild tsc-terser rollup-terser webpack swc vite; do
 	echo "# names $b without sourcesContent: $(cat "$S/$b.min-nosc.score" 2>/dev/null)"
 done
 
+# An allocation profile of the same program (capture.mjs --heap: V8's
+# sampling heap profiler, collected objects kept; the oracle from the same
+# unminified runs, weighted by selfSize as pprof-fold's default space).
+# The capture's own wrapper script has no map: the one warning allowed.
+for b in esbuild tsc-terser rollup-terser webpack swc vite; do
+	[ -f "$N/$b/min.heapprofile" ] || continue
+	test_expect_success "$b heap profile: 95% of the space on the right names and files" '
+		pprof-fold -g lines -m "$N/$b/min" "$N/$b/min.heapprofile" >$b.heap.folded 2>$b.heap.err &&
+		awk -f "$SCORE" "$N/$b/expected.heap.folded" $b.heap.folded >"$S/$b.heap.score" &&
+		at_least 95 "$S/$b.heap.score" &&
+		! grep -v "no source map for heap-capture.cjs in " $b.heap.err
+	'
+	echo "# names $b heap profile: $(cat "$S/$b.heap.score" 2>/dev/null) (right, total, %)"
+done
+
+test_expect_success 'the heap profile unmapped: its names are not the oracle'"'"'s' '
+	pprof-fold -g lines "$N/esbuild/min.heapprofile" >unmapped 2>/dev/null &&
+	awk -f "$SCORE" "$N/esbuild/expected.heap.folded" unmapped >s &&
+	! at_least 95 s
+'
+
 test_expect_success 'esbuild without sourcesContent: 95% from the script alone' '
 	at_least 95 "$S/esbuild.min-nosc.score"
 '
