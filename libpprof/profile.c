@@ -559,6 +559,13 @@ int pp_node_child(struct pprof_profile *p, uint32_t parent, uint32_t frame,
 
 /* ---- stacks as lists of locations ---- */
 
+#define LOC_AHEAD 8
+static inline void prefetch_loc(const struct pp_loc *l)
+{
+	__builtin_prefetch(l);
+	__builtin_prefetch((const char *)(l + 1) - 1);
+}
+
 int pp_locwalk_node(struct pprof_profile *p, struct pp_locwalk *w, const uint32_t *stack,
 		    size_t n, uint64_t offset, uint32_t *out)
 {
@@ -570,9 +577,15 @@ int pp_locwalk_node(struct pprof_profile *p, struct pp_locwalk *w, const uint32_
 		node = w->prev[d].node;
 		d++;
 	}
+	/* The locations are read at random (a cache miss each on a big
+	 * profile) but known ahead: fetched LOC_AHEAD steps before use. */
+	for (size_t k = d; k < n && k < d + LOC_AHEAD; k++)
+		prefetch_loc(&w->locs[stack[n - 1 - k]]);
 	for (; d < n; d++) {
 		uint32_t li = stack[n - 1 - d];
 		struct pp_loc *loc = &w->locs[li];
+		if (d + LOC_AHEAD < n)
+			prefetch_loc(&w->locs[stack[n - 1 - d - LOC_AHEAD]]);
 		unsigned m = 0;
 		while (m < PP_MEMO && !(loc->memo[m][0] == node && loc->memo[m][1]))
 			m++;
