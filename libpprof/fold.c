@@ -15,9 +15,10 @@
 #include "folded_private.h"
 
 struct dnode {
-	uint32_t name;  /* string id of the printed name */
-	uint32_t first; /* index of the first child in the children array */
-	uint32_t count; /* number of children */
+	uint32_t name;   /* string id of the printed name */
+	uint32_t first;  /* index of the first child in the children array */
+	uint32_t count;  /* number of children */
+	uint32_t parent; /* its parent display node (in the padding) */
 	int64_t value;
 };
 
@@ -31,6 +32,7 @@ struct folder {
 	struct dnode *dn;
 	uint32_t ndn;
 	uint32_t *children;
+	size_t capdn, nchildren; /* the sizes dn and children were made with */
 };
 
 /* Bytewise order of NAME (desc 0) or NAME";" (desc 1). */
@@ -59,12 +61,55 @@ static int item_cmp(const void *a, const void *b)
 	return item_cmp_ctx(a, b, sort_ctx);
 }
 
-/* A small open-addressing map from (parent, name) to a display node. */
+/* An open-addressing map from (parent, name) to a display node: a slot
+ * holds the node + 1 (0 = empty), its key is read back from the node, so a
+ * slot is 4 bytes (a profile of millions of nodes has as many slots). */
 struct dmap {
-	uint64_t *keys;
-	uint32_t *vals;
+	uint32_t *slots;
 	uint32_t cap;
 };
+
+/* The selected value of the entry in the low half of K. */
+static inline int64_t entry_value(const struct pprof_profile *p, uint64_t k, int sel)
+{
+	return p->values[(size_t)(uint32_t)k * p->ntypes + (uint32_t)sel];
+}
+
+/* Sorts K[0 .. n) by their high halves (node ids), keeping the order of
+ * equal ones: two passes of a radix sort on 16 bits each. */
+static int sort_by_node(struct pprof_profile *p, uint64_t *k, size_t n)
+{
+	if (n < 2)
+		return PPROF_OK;
+	uint64_t *t = pp_big_calloc(n, sizeof(*t));
+	size_t *count = calloc((size_t)1 << 16, sizeof(*count));
+	if (!t || !count) {
+		pp_big_free(t, n, sizeof(*t));
+		free(count);
+		return pp_nomem(p);
+	}
+	uint64_t *from = k, *to = t;
+	for (unsigned shift = 32; shift < 64; shift += 16) {
+		memset(count, 0, ((size_t)1 << 16) * sizeof(*count));
+		for (size_t i = 0; i < n; i++)
+			count[(from[i] >> shift) & 0xffff]++;
+		size_t sum = 0;
+		for (size_t c = 0; c < ((size_t)1 << 16); c++) {
+			size_t x = count[c];
+			count[c] = sum;
+			sum += x;
+		}
+		for (size_t i = 0; i < n; i++)
+			to[count[(from[i] >> shift) & 0xffff]++] = from[i];
+		uint64_t *sw = from;
+		from = to;
+		to = sw;
+	}
+	/* two passes: the sorted keys are back in K */
+	pp_big_free(t, n, sizeof(*t));
+	free(count);
+	return PPROF_OK;
+}
 
 static int build(struct folder *f, const struct pprof_fold_options *o)
 {
@@ -74,11 +119,16 @@ static int build(struct folder *f, const struct pprof_fold_options *o)
 	/* Only walks follow: the child index is not needed while folding. */
 	pp_drop_node_index(p);
 	uint32_t *fname = malloc((size_t)p->nframes * sizeof(*fname));
-	int64_t *nval = calloc(p->nnodes, sizeof(*nval));
-	uint32_t *dof = malloc((size_t)p->nnodes * sizeof(*dof));
+	/* The arrays of millions of entries are mappings of their own: they
+	 * go back to the system when freed, before the next ones are made. */
+	size_t nn = p->nnodes;
+	size_t ne = p->nentries;
+	uint64_t *byn = pp_big_calloc(ne, sizeof(*byn));
+	uint32_t *dof = pp_big_calloc(nn, sizeof(*dof));
 	struct dmap m = {0};
-	f->dn = malloc((size_t)p->nnodes * sizeof(*f->dn));
-	if (!fname || !nval || !dof || !f->dn) {
+	f->dn = pp_big_calloc(nn, sizeof(*f->dn));
+	f->capdn = nn;
+	if (!fname || !byn || !dof || !f->dn) {
 		status = pp_nomem(p);
 		goto out;
 	}
@@ -102,15 +152,21 @@ static int build(struct folder *f, const struct pprof_fold_options *o)
 	}
 	pp_buf_release(&b);
 
-	/* 2. The selected value per node. */
-	for (uint32_t e = 0; e < p->nentries; e++) {
-		int64_t v = p->values[(size_t)e * p->ntypes + (uint32_t)sel];
-		uint32_t n = p->entries[e].node;
-		if (__builtin_add_overflow(nval[n], v, &nval[n])) {
+	/* 2. The entries in node order (entry order among a node's): a node's
+	 * value is then summed as step 3 reaches it, from a list of the
+	 * entries (a few per sample) rather than an array of every node. */
+	for (size_t e = 0; e < ne; e++)
+		byn[e] = (uint64_t)p->entries[e].node << 32 | e;
+	status = sort_by_node(p, byn, ne);
+	if (status != PPROF_OK)
+		goto out;
+	size_t at_e = 0;
+	int64_t rootval = 0; /* the root's own value is not printed, but summed */
+	for (; at_e < ne && (byn[at_e] >> 32) == 0; at_e++)
+		if (__builtin_add_overflow(rootval, entry_value(p, byn[at_e], sel), &rootval)) {
 			status = pp_error(p, PPROF_EINPUT, "sum of values leaves the 64-bit range");
 			goto out;
 		}
-	}
 
 	/* 3. The tree on printed names; a parent always has a smaller id than
 	 * its children, so one pass in id order suffices.  When no two frames
@@ -131,15 +187,14 @@ static int build(struct folder *f, const struct pprof_fold_options *o)
 		free(seen);
 	}
 	f->ndn = 1;
-	f->dn[0] = (struct dnode){0, 0, 0, 0};
+	f->dn[0] = (struct dnode){0, 0, 0, 0, 0};
 	dof[0] = 0;
 	if (!injective) {
 		m.cap = 1024;
-		while (m.cap < p->nnodes * 2u && m.cap < (1u << 31))
+		while (m.cap < nn + nn / 4 + 1 && m.cap < (1u << 31))
 			m.cap *= 2;
-		m.keys = malloc((size_t)m.cap * sizeof(*m.keys));
-		m.vals = calloc(m.cap, sizeof(*m.vals));
-		if (!m.keys || !m.vals) {
+		m.slots = pp_big_calloc(m.cap, sizeof(*m.slots));
+		if (!m.slots) {
 			status = pp_nomem(p);
 			goto out;
 		}
@@ -150,35 +205,48 @@ static int build(struct folder *f, const struct pprof_fold_options *o)
 		uint32_t d;
 		if (injective) {
 			d = f->ndn++;
-			f->dn[d] = (struct dnode){name, 0, 0, 0};
+			f->dn[d] = (struct dnode){name, 0, 0, dp, 0};
 			f->dn[dp].count++;
 		} else {
 			uint64_t key = ((uint64_t)dp << 32) | name;
 			uint64_t h = key * 0x9E3779B97F4A7C15ull;
 			uint32_t s = (uint32_t)(h >> 32) & (m.cap - 1);
-			while (m.vals[s] && m.keys[s] != key)
+			for (;;) {
+				uint32_t v = m.slots[s];
+				if (!v || (f->dn[v - 1].name == name && f->dn[v - 1].parent == dp))
+					break;
 				s = (s + 1) & (m.cap - 1);
-			if (m.vals[s]) {
-				d = m.vals[s] - 1;
+			}
+			if (m.slots[s]) {
+				d = m.slots[s] - 1;
 			} else {
 				d = f->ndn++;
-				f->dn[d] = (struct dnode){name, 0, 0, 0};
-				m.keys[s] = key;
-				m.vals[s] = d + 1;
+				f->dn[d] = (struct dnode){name, 0, 0, dp, 0};
+				m.slots[s] = d + 1;
 				f->dn[dp].count++;
 			}
 		}
 		dof[n] = d;
-		if (__builtin_add_overflow(f->dn[d].value, nval[n], &f->dn[d].value)) {
+		int64_t nval = 0;
+		for (; at_e < ne && (byn[at_e] >> 32) == n; at_e++)
+			if (__builtin_add_overflow(nval, entry_value(p, byn[at_e], sel), &nval)) {
+				status = pp_error(p, PPROF_EINPUT,
+						  "sum of values leaves the 64-bit range");
+				goto out;
+			}
+		if (__builtin_add_overflow(f->dn[d].value, nval, &f->dn[d].value)) {
 			status = pp_error(p, PPROF_EINPUT, "sum of values leaves the 64-bit range");
 			goto out;
 		}
 	}
-	free(nval);
-	nval = NULL;
+	pp_big_free(byn, ne, sizeof(*byn));
+	byn = NULL;
+	pp_big_free(m.slots, m.cap, sizeof(*m.slots));
+	m.slots = NULL;
 
 	/* 4. Children lists (CSR).  Display nodes were also made parent first. */
-	f->children = malloc((size_t)(f->ndn ? f->ndn : 1) * sizeof(*f->children));
+	f->nchildren = f->ndn ? f->ndn : 1;
+	f->children = pp_big_calloc(f->nchildren, sizeof(*f->children));
 	if (!f->children) {
 		status = pp_nomem(p);
 		goto out;
@@ -201,10 +269,9 @@ static int build(struct folder *f, const struct pprof_fold_options *o)
 	}
 out:
 	free(fname);
-	free(nval);
-	free(dof);
-	free(m.keys);
-	free(m.vals);
+	pp_big_free(byn, ne, sizeof(*byn));
+	pp_big_free(dof, nn, sizeof(*dof));
+	pp_big_free(m.slots, m.cap, sizeof(*m.slots));
 	return status;
 }
 
@@ -228,7 +295,7 @@ int pprof_fold_each(struct pprof_profile *p, const struct pprof_fold_options *o,
 	int settled = pp_settle(p);
 	if (settled != PPROF_OK)
 		return settled;
-	struct folder f = {p, NULL, 0, NULL};
+	struct folder f = {p, NULL, 0, NULL, 0, 0};
 	int status = build(&f, o);
 	struct item *items = NULL;
 	size_t nitems = 0, capitems = 0;
@@ -318,8 +385,8 @@ out:
 	pp_buf_release(&path);
 	free(items);
 	free(lv);
-	free(f.dn);
-	free(f.children);
+	pp_big_free(f.dn, f.capdn, sizeof(*f.dn));
+	pp_big_free(f.children, f.nchildren, sizeof(*f.children));
 	return status;
 }
 

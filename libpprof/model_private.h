@@ -219,6 +219,18 @@ int pp_node_child(struct pprof_profile *p, uint32_t parent, uint32_t frame,
  * entries; 0 removes the frame from its stacks).  Nodes and aggregated
  * samples that become equal merge; the sample sequence follows. */
 int pp_remap_frames(struct pprof_profile *p, const uint32_t *map);
+/* Asks the kernel for huge pages under the BYTES at PTR (a malloc'd block
+ * of at least a few MiB; smaller ones are left alone): the tree's arrays
+ * and indexes are touched at random, and 4 KiB pages cost a fault each
+ * when fresh and a TLB miss each after (transparent huge pages are often
+ * "madvise" only).  Advice only: nothing changes when it is not taken. */
+void pp_advise_huge(void *ptr, size_t bytes);
+/* N zeroed elements of SIZE bytes for a big temporary array: a mapping of
+ * its own (huge pages advised) when large, so that freeing it gives the
+ * memory back at once, else calloc().  NULL when out of memory.  Freed
+ * with pp_big_free() given the same N and SIZE. */
+void *pp_big_calloc(size_t n, size_t size);
+void pp_big_free(void *ptr, size_t n, size_t size);
 /* Frees the index that finds a node's child (the largest table of a big
  * profile) when only walks remain; pp_node_child() rebuilds it if needed. */
 void pp_drop_node_index(struct pprof_profile *p);

@@ -7,7 +7,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/random.h>
+#include <unistd.h>
 
 #include "folded_private.h"
 #include "walk_private.h"
@@ -48,6 +50,53 @@ static void hash_free(struct pp_hash *h)
 	free(h);
 }
 
+void pp_advise_huge(void *ptr, size_t bytes)
+{
+#ifdef MADV_HUGEPAGE
+	/* Whole pages, so that a block of its own mapping (glibc's large
+	 * blocks) stays one mapping and realloc() can still move it with
+	 * mremap() rather than copy it. */
+	if (!ptr || bytes < ((size_t)4 << 20))
+		return;
+	long ps = sysconf(_SC_PAGESIZE);
+	uintptr_t page = ps > 0 ? (uintptr_t)ps : 4096;
+	uintptr_t a = (uintptr_t)ptr & ~(page - 1);
+	uintptr_t e = ((uintptr_t)ptr + bytes + page - 1) & ~(page - 1);
+	(void)madvise((void *)a, e - a, MADV_HUGEPAGE);
+#else
+	(void)ptr;
+	(void)bytes;
+#endif
+}
+
+/* Blocks of at least this many bytes are mappings of their own. */
+#define BIG_MIN ((size_t)1 << 20)
+
+void *pp_big_calloc(size_t n, size_t size)
+{
+	if (size && n > SIZE_MAX / size)
+		return NULL;
+	size_t bytes = n * size;
+	if (bytes < BIG_MIN)
+		return calloc(n ? n : 1, size ? size : 1);
+	void *a = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (a == MAP_FAILED)
+		return NULL;
+	pp_advise_huge(a, bytes);
+	return a;
+}
+
+void pp_big_free(void *ptr, size_t n, size_t size)
+{
+	if (!ptr)
+		return;
+	size_t bytes = n * size;
+	if (bytes < BIG_MIN)
+		free(ptr);
+	else
+		munmap(ptr, bytes);
+}
+
 static inline uint32_t hash_slot(uint64_t key, uint32_t cap)
 {
 	key ^= key >> 31;
@@ -71,6 +120,8 @@ static bool hash_reserve(struct pp_hash *h)
 		free(vals);
 		return false;
 	}
+	pp_advise_huge(keys, (size_t)cap * sizeof(*keys));
+	pp_advise_huge(vals, (size_t)cap * sizeof(*vals));
 	for (uint32_t i = 0; i < h->cap; i++) {
 		if (!h->vals[i])
 			continue;
@@ -123,7 +174,7 @@ static struct pp_idhash *idhash_new(void)
 	if (!h)
 		return NULL;
 	h->cap = 1024;
-	if (!(h->slots = calloc(h->cap, sizeof(*h->slots)))) {
+	if (!(h->slots = pp_big_calloc(h->cap, sizeof(*h->slots)))) {
 		free(h);
 		return NULL;
 	}
@@ -133,7 +184,7 @@ static struct pp_idhash *idhash_new(void)
 static void idhash_free(struct pp_idhash *h)
 {
 	if (h)
-		free(h->slots);
+		pp_big_free(h->slots, h->cap, sizeof(*h->slots));
 	free(h);
 }
 
@@ -156,7 +207,7 @@ static bool idhash_reserve(struct pprof_profile *p, struct pp_idhash *h,
 	if (h->cap > (UINT32_MAX >> 2))
 		return false;
 	uint32_t cap = h->cap * 2;
-	uint32_t *slots = calloc(cap, sizeof(*slots));
+	uint32_t *slots = pp_big_calloc(cap, sizeof(*slots));
 	if (!slots)
 		return false;
 	for (uint32_t i = 0; i < h->cap; i++) {
@@ -167,7 +218,7 @@ static bool idhash_reserve(struct pprof_profile *p, struct pp_idhash *h,
 			s = (s + 1) & (cap - 1);
 		slots[s] = h->slots[i];
 	}
-	free(h->slots);
+	pp_big_free(h->slots, h->cap, sizeof(*h->slots));
 	h->slots = slots;
 	h->cap = cap;
 	return true;
@@ -344,6 +395,7 @@ static bool grow(void **arr, uint32_t *cap, uint32_t n, size_t size)
 	void *a = realloc(*arr, (size_t)ncap * size);
 	if (!a)
 		return false;
+	pp_advise_huge(a, (size_t)ncap * size);
 	*arr = a;
 	*cap = ncap;
 	return true;
@@ -507,6 +559,13 @@ int pp_node_child(struct pprof_profile *p, uint32_t parent, uint32_t frame,
 
 /* ---- stacks as lists of locations ---- */
 
+#define LOC_AHEAD 8
+static inline void prefetch_loc(const struct pp_loc *l)
+{
+	__builtin_prefetch(l);
+	__builtin_prefetch((const char *)(l + 1) - 1);
+}
+
 int pp_locwalk_node(struct pprof_profile *p, struct pp_locwalk *w, const uint32_t *stack,
 		    size_t n, uint64_t offset, uint32_t *out)
 {
@@ -518,13 +577,20 @@ int pp_locwalk_node(struct pprof_profile *p, struct pp_locwalk *w, const uint32_
 		node = w->prev[d].node;
 		d++;
 	}
+	/* The locations are read at random (a cache miss each on a big
+	 * profile) but known ahead: fetched LOC_AHEAD steps before use. */
+	for (size_t k = d; k < n && k < d + LOC_AHEAD; k++)
+		prefetch_loc(&w->locs[stack[n - 1 - k]]);
 	for (; d < n; d++) {
 		uint32_t li = stack[n - 1 - d];
 		struct pp_loc *loc = &w->locs[li];
-		if (loc->memo[0][0] == node && loc->memo[0][1]) {
-			node = loc->memo[0][1];
-		} else if (loc->memo[1][0] == node && loc->memo[1][1]) {
-			node = loc->memo[1][1];
+		if (d + LOC_AHEAD < n)
+			prefetch_loc(&w->locs[stack[n - 1 - d - LOC_AHEAD]]);
+		unsigned m = 0;
+		while (m < PP_MEMO && !(loc->memo[m][0] == node && loc->memo[m][1]))
+			m++;
+		if (m < PP_MEMO) {
+			node = loc->memo[m][1];
 		} else {
 			uint32_t parent = node;
 			w->steps += loc->n;
@@ -535,8 +601,7 @@ int pp_locwalk_node(struct pprof_profile *p, struct pp_locwalk *w, const uint32_
 				if (s != PPROF_OK)
 					return s;
 			}
-			loc->memo[1][0] = loc->memo[0][0];
-			loc->memo[1][1] = loc->memo[0][1];
+			memmove(loc->memo[1], loc->memo[0], (PP_MEMO - 1) * sizeof(loc->memo[0]));
 			loc->memo[0][0] = parent;
 			loc->memo[0][1] = node;
 		}
@@ -863,6 +928,7 @@ int pp_add_sample(struct pprof_profile *p, uint32_t node, uint32_t labels,
 				int64_t *v = realloc(p->values, nv * sizeof(*v));
 				if (!v)
 					return pp_nomem(p);
+				pp_advise_huge(v, nv * sizeof(*v));
 				p->values = v;
 			}
 			e = p->nentries++;

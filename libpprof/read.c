@@ -205,6 +205,7 @@ static bool reserve(unsigned char **b, size_t *cap, size_t need)
 	unsigned char *nb = realloc(*b, n);
 	if (!nb)
 		return false;
+	pp_advise_huge(nb, n);
 	*b = nb;
 	*cap = n;
 	return true;

@@ -22,7 +22,9 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/random.h>
+#include <unistd.h>
 
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include <pcre2.h>
@@ -1370,6 +1372,10 @@ static int decode_sample(struct rd *r, const struct field *f, uint32_t ntypes)
 	return pp_add_sample(r->p, node, labelset, r->vals, f->off);
 }
 
+/* Big inputs give back the pages of samples walked, RELEASE_STEP at a time. */
+#define RELEASE_MIN ((size_t)16 << 20)
+#define RELEASE_STEP ((size_t)4 << 20)
+
 static int scan_samples(struct rd *r)
 {
 	uint32_t ntypes = (uint32_t)(r->ntypes2 / 2);
@@ -1381,6 +1387,22 @@ static int scan_samples(struct rd *r)
 		if (s)
 			return s;
 	}
+	/* The last pass over the input: when the buffer is the reader's to
+	 * let go (p->hold) and no sample keeps its bytes, the pages behind
+	 * the samples walked are given back as the tree grows, so that the
+	 * input and the tree are not both whole in memory at once (Go writes
+	 * the samples first: most of a big profile).  Nothing reads them
+	 * again; the buffer is freed as usual afterwards. */
+	const struct pp_hold *h = r->p->hold;
+	bool give_back = !r->defer && h && h->ptr == r->b && r->len >= RELEASE_MIN;
+	uintptr_t page = 4096;
+	{
+		long ps = sysconf(_SC_PAGESIZE);
+		if (ps > 0)
+			page = (uintptr_t)ps;
+	}
+	uintptr_t given = ((uintptr_t)r->b + page - 1) & ~(page - 1);
+	size_t next_give = RELEASE_STEP;
 	while (pos < r->len) {
 		struct field f;
 		int s = next_field(r, &pos, r->len, &f, "profile");
@@ -1388,6 +1410,14 @@ static int scan_samples(struct rd *r)
 			return s;
 		if (f.num == F_SAMPLE && (s = decode_sample(r, &f, ntypes)))
 			return s;
+		if (give_back && pos >= next_give) {
+			uintptr_t upto = ((uintptr_t)r->b + pos) & ~(page - 1);
+			if (upto > given) {
+				(void)madvise((void *)given, upto - given, MADV_DONTNEED);
+				given = upto;
+			}
+			next_give = pos + RELEASE_STEP;
+		}
 	}
 	return r->defer ? defer_check(r) : PPROF_OK;
 }
