@@ -19,9 +19,13 @@ struct ctx {
 	size_t n;
 };
 
-static bool is(const struct ctx *c, size_t i, const char *w)
+/* pp_js_tok_is(), inlined: W is a literal, so its length is known */
+static inline bool is(const struct ctx *c, size_t i, const char *w)
 {
-	return i < c->n && pp_js_tok_is(c->s, &c->t[i], w);
+	if (i >= c->n)
+		return false;
+	size_t n = strlen(w);
+	return c->t[i].len == n && memcmp(c->s + c->t[i].off, w, n) == 0;
 }
 
 static bool kind(const struct ctx *c, size_t i, enum pp_js_kind k)
@@ -222,6 +226,12 @@ int pp_js_functions(const char *text, const struct pp_js_toks *v, struct pp_js_f
 	memset(out, 0, sizeof(*out));
 
 	for (size_t i = 0; i < c.n; i++) {
+		/* only "class", "function", "=>" and "(" start anything: most
+		 * tokens leave by their kind and first byte */
+		char ch = text[c.t[i].off];
+		if (c.t[i].kind == PP_JS_IDENT ? ch != 'c' && ch != 'f'
+					       : c.t[i].kind != PP_JS_PUNCT || (ch != '=' && ch != '('))
+			continue;
 		struct pp_js_func f = {NIL, NIL, NIL, NIL, NIL, NIL, NIL, 0, false, false, NIL};
 		bool dot_before = i > 0 && (is(&c, i - 1, ".") || is(&c, i - 1, "?."));
 
