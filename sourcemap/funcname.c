@@ -288,6 +288,12 @@ static const char *source_file(struct smap_map *m, struct pp_smap_names *n, size
 	return text;
 }
 
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define LITTLE_ENDIAN_WORDS 1
+#else
+#define LITTLE_ENDIAN_WORDS 0
+#endif
+
 /* Walks W on in S up to byte E: a line ends at "\n", a lone "\r", LS and
  * PS (as ECMA-262 says); a 4-byte UTF-8 sequence is two UTF-16 units, any
  * other one.  The steps follow the lead bytes, so a walk to E and on to a
@@ -303,12 +309,22 @@ static void walk_to(const char *s, size_t len, size_t e, struct walk *w)
 			 * a time while none is a line end or >= 0x80 */
 			size_t b = at++;
 			const uint64_t ones = 0x0101010101010101u, high = 0x8080808080808080u;
-			while (at + 8 <= e) {
+			while (LITTLE_ENDIAN_WORDS && at + 8 <= e) {
 				uint64_t x;
 				memcpy(&x, s + at, 8);
-				uint64_t nl = x ^ (ones * '\n'), cr = x ^ (ones * '\r');
-				if ((x | ((nl - ones) & ~nl) | ((cr - ones) & ~cr)) & high)
+				uint64_t cr = x ^ (ones * '\r');
+				if ((x | ((cr - ones) & ~cr)) & high)
 					break;
+				/* "\n" bytes, exactly: a byte of y is 0 */
+				uint64_t y = x ^ (ones * '\n'), low = ~high;
+				uint64_t nl = ~(((y & low) + low) | y | low);
+				if (nl) {
+					/* the last "\n" of the eight starts the line */
+					size_t last = (size_t)(63 - __builtin_clzll(nl)) / 8;
+					line += (uint32_t)__builtin_popcountll(nl);
+					col = 0;
+					b = at + last + 1;
+				}
 				at += 8;
 			}
 			while (at < e && (unsigned char)s[at] < 0x80 && s[at] != '\n' && s[at] != '\r')
@@ -581,6 +597,10 @@ static const struct pp_js_func *heading(struct smap_map *m, const struct smap_ma
 						   "protected", "override", "readonly", NULL};
 		for (bool more = true; more && first > 0;) {
 			more = false;
+			/* the words are identifiers of 3 to 9 bytes */
+			const struct pp_js_tok *lt = &t->toks.t[first - 1];
+			if (lt->kind != PP_JS_IDENT || lt->len < 3 || lt->len > 9)
+				break;
 			for (const char *const *w = lead; *w; w++)
 				if (pp_js_tok_is(t->s, &t->toks.t[first - 1], *w)) {
 					first--;
@@ -837,8 +857,21 @@ static int function_at(struct smap_map *m, uint32_t line, uint32_t column,
 		bool have_first = false;
 		memset(&body_first, 0, sizeof(body_first));
 		uint32_t i = gf->open == gf->close ? gf->open : gf->open + 1;
+		/* the functions in start order, from the first at or after I on:
+		 * I only grows, so the one starting at I is found by walking on */
+		size_t lo = 0, hi = g->funcs.n;
+		while (lo < hi) {
+			size_t mid = lo + (hi - lo) / 2;
+			if (g->funcs.f[mid].start < i)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		const struct pp_js_func *fk = g->funcs.f + lo, *fend = g->funcs.f + g->funcs.n;
 		for (; i < gf->close + (gf->open == gf->close) && seen < VOTES; i++) {
-			const struct pp_js_func *nf = pp_js_func_starting(&g->funcs, i);
+			while (fk < fend && fk->start < i)
+				fk++;
+			const struct pp_js_func *nf = fk < fend && fk->start == i ? fk : NULL;
 			if (nf && nf != gf && nf->close >= i) {
 				i = nf->close;
 				continue;

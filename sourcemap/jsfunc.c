@@ -22,7 +22,7 @@ struct ctx {
 /* pp_js_tok_is(), inlined: W is a literal, so its length is known */
 static inline bool is(const struct ctx *c, size_t i, const char *w)
 {
-	if (i >= c->n)
+	if (i >= c->n || c->s[c->t[i].off] != w[0])
 		return false;
 	size_t n = strlen(w);
 	return c->t[i].len == n && memcmp(c->s + c->t[i].off, w, n) == 0;
