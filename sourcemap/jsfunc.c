@@ -137,6 +137,8 @@ static void binding(const struct ctx *c, size_t h, struct pp_js_func *f)
 				const struct pp_js_tok *t = &c->t[k];
 				if (t->kind == PP_JS_PUNCT && t->len == 1 && t->match != NIL &&
 				    t->match < k) {
+					if (t->match == 0)
+						break; /* the text's first token: nothing before */
 					k = t->match - 1;
 					continue;
 				}
@@ -326,6 +328,8 @@ int pp_js_functions(const char *text, const struct pp_js_toks *v, struct pp_js_f
 					}
 					if (c.t[k].kind == PP_JS_PUNCT && c.t[k].len == 1 &&
 					    c.t[k].match != NIL && c.t[k].match < k) {
+						if (c.t[k].match == 0)
+							break; /* the text's first token: nothing before */
 						k = c.t[k].match - 1;
 						continue;
 					}
