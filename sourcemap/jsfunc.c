@@ -33,18 +33,31 @@ static bool kind(const struct ctx *c, size_t i, enum pp_js_kind k)
 	return i < c->n && c->t[i].kind == k;
 }
 
-static bool is_any(const struct ctx *c, size_t i, const char *const *w)
+/* Whether token I is a word that cannot be a method's key before "(":
+ * if for while switch catch with function return typeof await yield new
+ * super import void delete in of do else instanceof throw case export
+ * class.  By length first: most tokens before a "(" are a minified
+ * callee's one or two letters. */
+static bool not_key(const struct ctx *c, size_t i)
 {
-	for (; *w; w++)
-		if (is(c, i, *w))
+	static const char *const by_len[11][8] = {
+		[2] = {"if", "in", "of", "do"},
+		[3] = {"for", "new"},
+		[4] = {"with", "void", "else", "case"},
+		[5] = {"while", "catch", "await", "yield", "super", "throw", "class"},
+		[6] = {"switch", "return", "typeof", "import", "delete", "export"},
+		[8] = {"function"},
+		[10] = {"instanceof"},
+	};
+	if (i >= c->n || c->t[i].len < 2 || c->t[i].len > 10)
+		return false;
+	const char *t = c->s + c->t[i].off;
+	size_t n = c->t[i].len;
+	for (size_t k = 0; k < 8 && by_len[n][k]; k++)
+		if (by_len[n][k][0] == t[0] && memcmp(by_len[n][k], t, n) == 0)
 			return true;
 	return false;
 }
-
-static const char *const not_keys[] = {
-	"if", "for", "while", "switch", "catch", "with", "function", "return", "typeof",
-	"await", "yield", "new", "super", "import", "void", "delete", "in", "of", "do",
-	"else", "instanceof", "throw", "case", "export", "typeof", "class", NULL};
 
 /* Past a TypeScript return type after token I (the ')' of the
  * parameters): the index of the body's '{' or of "=>", else NIL. */
@@ -379,7 +392,7 @@ int pp_js_functions(const char *text, const struct pp_js_toks *v, struct pp_js_f
 				key = c.t[k].match;
 			else if (!(kind(&c, k, PP_JS_IDENT) || kind(&c, k, PP_JS_STRING) ||
 				   kind(&c, k, PP_JS_NUMBER) || kind(&c, k, PP_JS_PRIVATE)) ||
-				 is_any(&c, k, not_keys))
+				 not_key(&c, k))
 				continue;
 			if (key > 0 && (is(&c, key - 1, ".") || is(&c, key - 1, "?.") ||
 					is(&c, key - 1, "function") ||

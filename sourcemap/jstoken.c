@@ -245,6 +245,21 @@ static int open_bracket(struct brackets *b, uint32_t tok, bool tmpl)
 	return 0;
 }
 
+/* Closes the bracket that token V->n - 1 (C) ends; false when it does not
+ * match the open one (or a template's "${" is open). */
+static inline bool close_bracket(struct brackets *b, const char *s, struct pp_js_toks *v, char c)
+{
+	if (!b->depth || b->tmpl[b->depth - 1])
+		return false;
+	uint32_t o = b->tok[--b->depth];
+	char oc = s[v->t[o].off];
+	if ((c == ')' && oc != '(') || (c == ']' && oc != '[') || (c == '}' && oc != '{'))
+		return false;
+	v->t[o].match = (uint32_t)(v->n - 1);
+	v->t[v->n - 1].match = o;
+	return true;
+}
+
 int pp_js_tokenize(const char *s, size_t len, struct pp_js_toks *v)
 {
 	struct brackets br = {NULL, NULL, 0, 0};
@@ -271,6 +286,39 @@ int pp_js_tokenize(const char *s, size_t len, struct pp_js_toks *v)
 		if (k & C_WS) {
 			i++;
 			continue;
+		}
+		/* the one-byte punctuators that are nothing else: brackets,
+		 * "," ";" ":" "~" "@" (a "}" that resumes a template is) */
+		switch (c) {
+		case '(':
+		case '[':
+		case '{':
+			i++;
+			if (push(v, PP_JS_PUNCT, st, 1) ||
+			    open_bracket(&br, (uint32_t)(v->n - 1), false))
+				goto out;
+			continue;
+		case '}':
+			if (br.depth && br.tmpl[br.depth - 1])
+				break;
+			/* fall through */
+		case ')':
+		case ']':
+			i++;
+			if (push(v, PP_JS_PUNCT, st, 1) || !close_bracket(&br, s, v, (char)c))
+				goto out;
+			continue;
+		case ',':
+		case ';':
+		case ':':
+		case '~':
+		case '@':
+			i++;
+			if (push(v, PP_JS_PUNCT, st, 1))
+				goto out;
+			continue;
+		default:
+			break;
 		}
 		if (c >= 0x80) {
 			if (c == 0xc2 && i + 1 < len && (unsigned char)s[i + 1] == 0xa0) { /* NBSP */
@@ -385,15 +433,8 @@ int pp_js_tokenize(const char *s, size_t len, struct pp_js_toks *v)
 			if (open_bracket(&br, (uint32_t)(v->n - 1), false))
 				goto out;
 		} else if (n == 1 && (c == ')' || c == ']' || c == '}')) {
-			if (!br.depth || br.tmpl[br.depth - 1])
+			if (!close_bracket(&br, s, v, (char)c))
 				goto out;
-			uint32_t o = br.tok[--br.depth];
-			char oc = s[v->t[o].off];
-			if ((c == ')' && oc != '(') || (c == ']' && oc != '[') ||
-			    (c == '}' && oc != '{'))
-				goto out;
-			v->t[o].match = (uint32_t)(v->n - 1);
-			v->t[v->n - 1].match = o;
 		}
 	}
 	if (br.depth == 0)
