@@ -1,7 +1,7 @@
 // gen-symbolicate.mjs: the name-recovery input of bench/run, from the
 // source-map input (OUTDIR/bundle.js and its 20 MB map, gen-sourcemap.mjs).
 //
-//	node bench/gen-symbolicate.mjs OUTDIR [SAMPLES]
+//	node bench/gen-symbolicate.mjs OUTDIR [SAMPLES [HOT [WALKS [NAME]]]]
 //
 // Finds every function of bundle.js with acorn and where V8 puts it (the
 // "(" of its parameters, a lone arrow parameter, "async"), then writes
@@ -12,12 +12,22 @@
 //                              fixed call graph of those functions (fixed
 //                              seed), taking SAMPLES (default 200000) samples
 //                              1 ms apart.
+// With HOT (0: all), the walks go down a call graph of HOT functions only,
+// taken as runs of 30 neighbours (a module's functions sit together in a
+// bundle) at random places: a program that uses a few thousand of the
+// bundle's functions.  WALKS distinct stacks (default 4000); NAME the
+// profile's file name in OUTDIR (default bundle.cpuprofile).  bench/run's
+// second row: 600000 samples, HOT 3000, WALKS 7500 (about 40k nodes, as
+// the .cpuprofile bench), bundle-hot.cpuprofile.
 import { parse } from 'acorn';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 const out = process.argv[2];
 const nsamples = Number(process.argv[3] || 200000);
+const nhot = Number(process.argv[4] || 0);
+const NWALKS = Number(process.argv[5] || 4000);
+const pname = process.argv[6] || 'bundle.cpuprofile';
 const text = readFileSync(join(out, 'bundle.js'), 'utf8');
 
 // line starts, for offsets -> 0-based line, UTF-16 column
@@ -77,14 +87,24 @@ function node(parent, f) {
 	}
 	return n;
 }
+// the functions the program uses: all, or HOT of them in runs of 30
+let pool = fns.map((_, i) => i);
+if (nhot > 0 && nhot < fns.length) {
+	const hot = new Set();
+	while (hot.size < nhot) {
+		const s = Math.floor((fns.length - 30) * r());
+		for (let k = 0; k < 30 && hot.size < nhot; k++) hot.add(s + k);
+	}
+	pool = [...hot].sort((a, b) => a - b);
+}
 // a call graph: each function calls a few others; hot functions near the
 // start of a skewed pick
-const pick = () => Math.floor(fns.length * r() ** 3);
+const pick = () => pool[Math.floor(pool.length * r() ** 3)];
 const calls = fns.map(() => [pick(), pick(), pick()]);
 // NWALKS distinct stacks, the samples spread over them (skewed)
-const NWALKS = 4000, walks = [];
+const walks = [];
 for (let w = 0; w < NWALKS; w++) {
-	let n = nodes[0], f = Math.floor(fns.length * r());
+	let n = nodes[0], f = pool[Math.floor(pool.length * r())];
 	const depth = 1 + Math.floor(r() * 12);
 	for (let d = 0; d < depth; d++) {
 		n = node(n, f);
@@ -100,5 +120,5 @@ for (let i = 0; i < nsamples; i++) {
 	deltas.push(i ? 1000 + Math.floor(r() * 100) - 50 : 0);
 }
 for (const n of nodes) if (!n.children.length) delete n.children;
-writeFileSync(join(out, 'bundle.cpuprofile'), JSON.stringify({ nodes, startTime: 0, endTime: nsamples * 1000, samples, timeDeltas: deltas }));
-console.error(`gen-symbolicate: ${fns.length} functions, ${nodes.length} nodes`);
+writeFileSync(join(out, pname), JSON.stringify({ nodes, startTime: 0, endTime: nsamples * 1000, samples, timeDeltas: deltas }));
+console.error(`gen-symbolicate: ${fns.length} functions${pool.length < fns.length ? ` (${pool.length} used)` : ''}, ${nodes.length} nodes`);

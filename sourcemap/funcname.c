@@ -25,13 +25,26 @@
 #define NIL UINT32_MAX
 #define VOTES 16
 
+/* A token's line and column (0-based, UTF-16) are where a walk over the
+ * text from its start is when it reaches the token's first byte.  The walk's
+ * state is kept at every CK-th token only, and a token's position is walked
+ * to from there: 2 bytes per token instead of 8, most of which no look-up
+ * asks for. */
+#define CK 8
+struct walk {
+	size_t at;
+	uint32_t line, col;
+};
+
 struct text {
 	bool tried, ok;
 	const char *s;
 	size_t len;
 	struct pp_js_toks toks;
 	struct pp_js_funcs funcs;
-	uint32_t *line, *col; /* of each token: 0-based, UTF-16 */
+	struct walk *ck; /* at tokens 0, CK, 2 CK, ... */
+	size_t cur_i;    /* the last token walked to, and the state there */
+	struct walk cur;
 };
 
 struct pp_smap_names {
@@ -46,14 +59,77 @@ struct pp_smap_names {
 	bool canon_tried;
 	char *srcdir;  /* smap_map_set_source_dir() */
 	char **files;  /* per source: its file's text read from srcdir */
+	/* smap_function_at()'s answers by position: a profile asks of each
+	 * of its functions twice (whether the map fits, then the name) */
+	struct memo *memo;
+	size_t nmemo, memocap; /* memocap: 0 or a power of two */
 };
+
+struct memo {
+	uint64_t key; /* line << 32 | column, plus one: 0 is an empty slot */
+	struct smap_function fn;
+};
+
+static void memo_clear(struct pp_smap_names *n)
+{
+	free(n->memo);
+	n->memo = NULL;
+	n->nmemo = n->memocap = 0;
+}
+
+static uint64_t memo_key(uint32_t line, uint32_t col)
+{
+	return ((uint64_t)line << 32 | col) + 1;
+}
+
+static size_t memo_slot(const struct pp_smap_names *n, uint64_t key)
+{
+	uint64_t h = key * 0x9e3779b97f4a7c15u;
+	size_t i = (size_t)(h >> 32) & (n->memocap - 1);
+	while (n->memo[i].key && n->memo[i].key != key)
+		i = (i + 1) & (n->memocap - 1);
+	return i;
+}
+
+static const struct smap_function *memo_get(const struct pp_smap_names *n, uint32_t line,
+					    uint32_t col)
+{
+	if (!n->memocap)
+		return NULL;
+	size_t i = memo_slot(n, memo_key(line, col));
+	return n->memo[i].key ? &n->memo[i].fn : NULL;
+}
+
+/* Remembers FN (nothing when out of memory: it is only asked again) */
+static void memo_put(struct pp_smap_names *n, uint32_t line, uint32_t col,
+		     const struct smap_function *fn)
+{
+	if ((n->nmemo + 1) * 2 > n->memocap) {
+		size_t cap = n->memocap ? n->memocap * 2 : 1024;
+		struct memo *old = n->memo, *nm = calloc(cap, sizeof(*nm));
+		if (!nm)
+			return;
+		size_t oldcap = n->memocap;
+		n->memo = nm;
+		n->memocap = cap;
+		for (size_t i = 0; i < oldcap; i++)
+			if (old[i].key)
+				n->memo[memo_slot(n, old[i].key)] = old[i];
+		free(old);
+	}
+	size_t i = memo_slot(n, memo_key(line, col));
+	if (!n->memo[i].key) {
+		n->memo[i].key = memo_key(line, col);
+		n->memo[i].fn = *fn;
+		n->nmemo++;
+	}
+}
 
 static void text_release(struct text *t)
 {
 	pp_js_toks_release(&t->toks);
 	pp_js_funcs_release(&t->funcs);
-	free(t->line);
-	free(t->col);
+	free(t->ck);
 	memset(t, 0, sizeof(*t));
 }
 
@@ -72,6 +148,7 @@ void pp_smap_names_free(struct pp_smap_names *n)
 	free(n->files);
 	free(n->srcdir);
 	free(n->script);
+	memo_clear(n);
 	free(n);
 }
 
@@ -94,6 +171,7 @@ int smap_map_set_script(struct smap_map *m, const void *text, size_t len)
 	c[len] = '\0';
 	text_release(&n->gen);
 	free(n->script);
+	memo_clear(n);
 	n->script = c;
 	n->slen = len;
 	return SMAP_OK;
@@ -109,6 +187,7 @@ int smap_map_set_source_dir(struct smap_map *m, const char *dir)
 		return pp_smap_fail(m, SMAP_ENOMEM, "out of memory");
 	free(n->srcdir);
 	n->srcdir = d;
+	memo_clear(n);
 	return SMAP_OK;
 }
 
@@ -209,6 +288,96 @@ static const char *source_file(struct smap_map *m, struct pp_smap_names *n, size
 	return text;
 }
 
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define LITTLE_ENDIAN_WORDS 1
+#else
+#define LITTLE_ENDIAN_WORDS 0
+#endif
+
+/* Walks W on in S up to byte E: a line ends at "\n", a lone "\r", LS and
+ * PS (as ECMA-262 says); a 4-byte UTF-8 sequence is two UTF-16 units, any
+ * other one.  The steps follow the lead bytes, so a walk to E and on to a
+ * later E2 ends where a walk straight to E2 does. */
+static void walk_to(const char *s, size_t len, size_t e, struct walk *w)
+{
+	size_t at = w->at;
+	uint32_t line = w->line, col = w->col;
+	while (at < e) {
+		unsigned char c = (unsigned char)s[at];
+		if (c < 0x80 && c != '\n' && c != '\r') {
+			/* a run of plain ASCII: one unit a byte, eight bytes at
+			 * a time while none is a line end or >= 0x80 */
+			size_t b = at++;
+			const uint64_t ones = 0x0101010101010101u, high = 0x8080808080808080u;
+			while (LITTLE_ENDIAN_WORDS && at + 8 <= e) {
+				uint64_t x;
+				memcpy(&x, s + at, 8);
+				uint64_t cr = x ^ (ones * '\r');
+				if ((x | ((cr - ones) & ~cr)) & high)
+					break;
+				/* "\n" bytes, exactly: a byte of y is 0 */
+				uint64_t y = x ^ (ones * '\n'), low = ~high;
+				uint64_t nl = ~(((y & low) + low) | y | low);
+				if (nl) {
+					/* the last "\n" of the eight starts the line */
+					size_t last = (size_t)(63 - __builtin_clzll(nl)) / 8;
+					line += (uint32_t)__builtin_popcountll(nl);
+					col = 0;
+					b = at + last + 1;
+				}
+				at += 8;
+			}
+			while (at < e && (unsigned char)s[at] < 0x80 && s[at] != '\n' && s[at] != '\r')
+				at++;
+			col += (uint32_t)(at - b);
+			continue;
+		}
+		if (c == '\n') {
+			line++;
+			col = 0;
+			at++;
+			continue;
+		}
+		if (c == '\r' && !(at + 1 < len && s[at + 1] == '\n')) {
+			line++;
+			col = 0;
+			at++;
+			continue;
+		}
+		size_t k = c < 0x80 ? 1 : c < 0xe0 ? 2 : c < 0xf0 ? 3 : 4;
+		if (c == 0xe2 && at + 2 < len && (unsigned char)s[at + 1] == 0x80 &&
+		    ((unsigned char)s[at + 2] == 0xa8 || (unsigned char)s[at + 2] == 0xa9)) {
+			line++; /* LS, PS end lines as ECMA-262 says */
+			col = 0;
+			at += 3;
+			continue;
+		}
+		col += k == 4 ? 2 : 1;
+		at += k;
+	}
+	w->at = at;
+	w->line = line;
+	w->col = col;
+}
+
+struct pos {
+	uint32_t line, col;
+};
+
+/* The position of token I. */
+static struct pos tpos(const struct text *ct, size_t i)
+{
+	/* the texts are the map's cache: the cursor moves under const */
+	struct text *t = (struct text *)ct;
+	struct walk w = t->ck[i / CK];
+	if (t->cur_i <= i && t->cur_i >= i / CK * CK)
+		w = t->cur;
+	walk_to(t->s, t->len, t->toks.t[i].off, &w);
+	t->cur_i = i;
+	t->cur = w;
+	return (struct pos){w.line, w.col};
+}
+
 /* Tokenizes T (once) and finds its functions and token positions. */
 static bool text_ready(struct text *t, const char *s, size_t len)
 {
@@ -221,42 +390,16 @@ static bool text_ready(struct text *t, const char *s, size_t len)
 		return false;
 	if (pp_js_functions(s, &t->toks, &t->funcs))
 		goto fail;
-	t->line = malloc((t->toks.n + 1) * sizeof(*t->line));
-	t->col = malloc((t->toks.n + 1) * sizeof(*t->col));
-	if (!t->line || !t->col)
+	t->ck = malloc((t->toks.n / CK + 1) * sizeof(*t->ck));
+	if (!t->ck)
 		goto fail;
-	uint32_t line = 0, col = 0;
-	size_t at = 0;
-	for (size_t i = 0; i < t->toks.n; i++) {
-		size_t e = t->toks.t[i].off;
-		while (at < e) {
-			unsigned char c = (unsigned char)s[at];
-			if (c == '\n') {
-				line++;
-				col = 0;
-				at++;
-				continue;
-			}
-			if (c == '\r' && !(at + 1 < len && s[at + 1] == '\n')) {
-				line++;
-				col = 0;
-				at++;
-				continue;
-			}
-			size_t k = c < 0x80 ? 1 : c < 0xe0 ? 2 : c < 0xf0 ? 3 : 4;
-			if (c == 0xe2 && at + 2 < len && (unsigned char)s[at + 1] == 0x80 &&
-			    ((unsigned char)s[at + 2] == 0xa8 || (unsigned char)s[at + 2] == 0xa9)) {
-				line++; /* LS, PS end lines as ECMA-262 says */
-				col = 0;
-				at += 3;
-				continue;
-			}
-			col += k == 4 ? 2 : 1;
-			at += k;
-		}
-		t->line[i] = line;
-		t->col[i] = col;
+	struct walk w = {0, 0, 0};
+	for (size_t i = 0; i < t->toks.n; i += CK) {
+		walk_to(s, len, t->toks.t[i].off, &w);
+		t->ck[i / CK] = w;
 	}
+	t->cur_i = 0;
+	t->cur = t->ck[0];
 	t->ok = true;
 	return true;
 fail:
@@ -265,24 +408,41 @@ fail:
 	return false;
 }
 
-/* The first token at or after LINE:COL. */
+static bool pos_before(struct pos p, uint32_t line, uint32_t col)
+{
+	return p.line < line || (p.line == line && p.col < col);
+}
+
+/* The first token at or after LINE:COL: the last checkpoint before it, then
+ * token by token from there. */
 static size_t tok_at(const struct text *t, uint32_t line, uint32_t col)
 {
-	size_t lo = 0, hi = t->toks.n;
+	size_t n = t->toks.n, nb = (n + CK - 1) / CK;
+	size_t lo = 0, hi = nb;
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
-		if (t->line[mid] < line || (t->line[mid] == line && t->col[mid] < col))
+		struct pos p = {t->ck[mid].line, t->ck[mid].col};
+		if (pos_before(p, line, col))
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	return lo;
+	if (lo == 0)
+		return 0;
+	size_t end = lo * CK < n ? lo * CK : n;
+	for (size_t i = (lo - 1) * CK + 1; i < end; i++)
+		if (!pos_before(tpos(t, i), line, col))
+			return i;
+	return end;
 }
 
 static bool tok_exact(const struct text *t, uint32_t line, uint32_t col, size_t *i)
 {
 	*i = tok_at(t, line, col);
-	return *i < t->toks.n && t->line[*i] == line && t->col[*i] == col;
+	if (*i >= t->toks.n)
+		return false;
+	struct pos p = tpos(t, *i);
+	return p.line == line && p.col == col;
 }
 
 struct named_src {
@@ -437,6 +597,10 @@ static const struct pp_js_func *heading(struct smap_map *m, const struct smap_ma
 						   "protected", "override", "readonly", NULL};
 		for (bool more = true; more && first > 0;) {
 			more = false;
+			/* the words are identifiers of 3 to 9 bytes */
+			const struct pp_js_tok *lt = &t->toks.t[first - 1];
+			if (lt->kind != PP_JS_IDENT || lt->len < 3 || lt->len > 9)
+				break;
 			for (const char *const *w = lead; *w; w++)
 				if (pp_js_tok_is(t->s, &t->toks.t[first - 1], *w)) {
 					first--;
@@ -484,7 +648,8 @@ static size_t mapped_name(struct smap_map *m, const struct text *g, const struct
 		const char *s = g->s + t->off;
 		size_t n = t->len;
 		struct smap_mapping mp;
-		bool ex = exact(m, g->line[i], g->col[i], &mp);
+		struct pos ip = tpos(g, i);
+		bool ex = exact(m, ip.line, ip.col, &mp);
 		if (i == first && f->this_chain && !f->ctor) {
 			/* this.x: V8 says Class.x in a class, else x */
 			if (f->cls != NIL) {
@@ -492,7 +657,8 @@ static size_t mapped_name(struct smap_map *m, const struct text *g, const struct
 				struct smap_mapping cm;
 				const char *cs = g->s + ct->off;
 				size_t cn = ct->len;
-				if (exact(m, g->line[f->cls], g->col[f->cls], &cm) && cm.name) {
+				struct pos cp = tpos(g, f->cls);
+				if (exact(m, cp.line, cp.col, &cm) && cm.name) {
 					cs = cm.name;
 					cn = strlen(cs);
 				}
@@ -555,7 +721,8 @@ static unsigned segs_inside_tokens(struct smap_map *m, const struct text *g, uin
 	unsigned inside = 0;
 	for (size_t j = first; j < g->toks.n && j < (size_t)first + SEG_PROBE; j++) {
 		const struct pp_js_tok *t = &g->toks.t[j];
-		if (g->line[j] != line)
+		struct pos jp = tpos(g, j);
+		if (jp.line != line)
 			break;
 		/* its length in UTF-16 units (a token of one line) */
 		uint32_t units = 0;
@@ -572,15 +739,39 @@ static unsigned segs_inside_tokens(struct smap_map *m, const struct text *g, uin
 		if (!one_line || units < 2)
 			continue;
 		struct smap_mapping mp;
-		if (smap_lookup(m, line, g->col[j] + units - 1, &mp) == SMAP_OK &&
-		    mp.generated_line == line && mp.generated_column > g->col[j])
+		if (smap_lookup(m, line, jp.col + units - 1, &mp) == SMAP_OK &&
+		    mp.generated_line == line && mp.generated_column > jp.col)
 			inside++;
 	}
 	return inside;
 }
 
+static int function_at(struct smap_map *m, uint32_t line, uint32_t column,
+		       struct smap_function *out);
+
 int smap_function_at(struct smap_map *m, uint32_t line, uint32_t column,
 		     struct smap_function *out)
+{
+	struct pp_smap_names *n = names(m);
+	if (!n) {
+		memset(out, 0, sizeof(*out));
+		out->start = -1;
+		out->mapped = -1;
+		return pp_smap_fail(m, SMAP_ENOMEM, "out of memory");
+	}
+	const struct smap_function *k = memo_get(n, line, column);
+	if (k) {
+		*out = *k;
+		return SMAP_OK;
+	}
+	int rc = function_at(m, line, column, out);
+	if (rc == SMAP_OK)
+		memo_put(n, line, column, out);
+	return rc;
+}
+
+static int function_at(struct smap_map *m, uint32_t line, uint32_t column,
+		       struct smap_function *out)
 {
 	char buf[512], nbuf[512];
 	memset(out, 0, sizeof(*out));
@@ -627,9 +818,10 @@ int smap_function_at(struct smap_map *m, uint32_t line, uint32_t column,
 					if (gf->chain != NIL && gf->chain < first)
 						first = gf->chain;
 					size_t st;
+					struct pos fp = tpos(g, first);
 					out->mapped = vm.generated_line == line &&
-						      (g->line[first] < line ||
-						       vm.generated_column >= g->col[first]) &&
+						      (fp.line < line ||
+						       vm.generated_column >= fp.col) &&
 						      tok_exact(g, vm.generated_line,
 								vm.generated_column, &st);
 					/* the map's segments there start where the
@@ -641,7 +833,7 @@ int smap_function_at(struct smap_map *m, uint32_t line, uint32_t column,
 					uint32_t nt = naming_tok(gf);
 					struct smap_mapping em;
 					if (out->mapped && nt != NIL &&
-					    exact(m, g->line[nt], g->col[nt], &em))
+					    exact(m, tpos(g, nt).line, tpos(g, nt).col, &em))
 						out->mapped = same_source(m, em.source_index, vm.source_index) &&
 							      (em.line < vm.line ||
 							       (em.line == vm.line && em.column <= vm.column)) &&
@@ -665,14 +857,28 @@ int smap_function_at(struct smap_map *m, uint32_t line, uint32_t column,
 		bool have_first = false;
 		memset(&body_first, 0, sizeof(body_first));
 		uint32_t i = gf->open == gf->close ? gf->open : gf->open + 1;
+		/* the functions in start order, from the first at or after I on:
+		 * I only grows, so the one starting at I is found by walking on */
+		size_t lo = 0, hi = g->funcs.n;
+		while (lo < hi) {
+			size_t mid = lo + (hi - lo) / 2;
+			if (g->funcs.f[mid].start < i)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		const struct pp_js_func *fk = g->funcs.f + lo, *fend = g->funcs.f + g->funcs.n;
 		for (; i < gf->close + (gf->open == gf->close) && seen < VOTES; i++) {
-			const struct pp_js_func *nf = pp_js_func_starting(&g->funcs, i);
+			while (fk < fend && fk->start < i)
+				fk++;
+			const struct pp_js_func *nf = fk < fend && fk->start == i ? fk : NULL;
 			if (nf && nf != gf && nf->close >= i) {
 				i = nf->close;
 				continue;
 			}
 			struct smap_mapping mp;
-			if (!exact(m, g->line[i], g->col[i], &mp))
+			struct pos ip = tpos(g, i);
+			if (!exact(m, ip.line, ip.col, &mp))
 				continue;
 			seen++;
 			if (!have_first) {
@@ -716,7 +922,7 @@ int smap_function_at(struct smap_map *m, uint32_t line, uint32_t column,
 		if (of) {
 			uint32_t nt = naming_tok(of);
 			bool agrees = named && nt != NIL && ot == source_text(m, last.source_index) &&
-				      ot->line[nt] == last.line && ot->col[nt] == last.column;
+				      tpos(ot, nt).line == last.line && tpos(ot, nt).col == last.column;
 			/* the original's own words: a bundler's binding
 			 * (exports.f = , ns.f = ) is not the name V8 gives */
 			size_t l = pp_js_func_name(ot->s, &ot->toks, of, buf, sizeof(buf));

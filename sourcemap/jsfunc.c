@@ -19,9 +19,13 @@ struct ctx {
 	size_t n;
 };
 
-static bool is(const struct ctx *c, size_t i, const char *w)
+/* pp_js_tok_is(), inlined: W is a literal, so its length is known */
+static inline bool is(const struct ctx *c, size_t i, const char *w)
 {
-	return i < c->n && pp_js_tok_is(c->s, &c->t[i], w);
+	if (i >= c->n || c->s[c->t[i].off] != w[0])
+		return false;
+	size_t n = strlen(w);
+	return c->t[i].len == n && memcmp(c->s + c->t[i].off, w, n) == 0;
 }
 
 static bool kind(const struct ctx *c, size_t i, enum pp_js_kind k)
@@ -29,18 +33,31 @@ static bool kind(const struct ctx *c, size_t i, enum pp_js_kind k)
 	return i < c->n && c->t[i].kind == k;
 }
 
-static bool is_any(const struct ctx *c, size_t i, const char *const *w)
+/* Whether token I is a word that cannot be a method's key before "(":
+ * if for while switch catch with function return typeof await yield new
+ * super import void delete in of do else instanceof throw case export
+ * class.  By length first: most tokens before a "(" are a minified
+ * callee's one or two letters. */
+static bool not_key(const struct ctx *c, size_t i)
 {
-	for (; *w; w++)
-		if (is(c, i, *w))
+	static const char *const by_len[11][8] = {
+		[2] = {"if", "in", "of", "do"},
+		[3] = {"for", "new"},
+		[4] = {"with", "void", "else", "case"},
+		[5] = {"while", "catch", "await", "yield", "super", "throw", "class"},
+		[6] = {"switch", "return", "typeof", "import", "delete", "export"},
+		[8] = {"function"},
+		[10] = {"instanceof"},
+	};
+	if (i >= c->n || c->t[i].len < 2 || c->t[i].len > 10)
+		return false;
+	const char *t = c->s + c->t[i].off;
+	size_t n = c->t[i].len;
+	for (size_t k = 0; k < 8 && by_len[n][k]; k++)
+		if (by_len[n][k][0] == t[0] && memcmp(by_len[n][k], t, n) == 0)
 			return true;
 	return false;
 }
-
-static const char *const not_keys[] = {
-	"if", "for", "while", "switch", "catch", "with", "function", "return", "typeof",
-	"await", "yield", "new", "super", "import", "void", "delete", "in", "of", "do",
-	"else", "instanceof", "throw", "case", "export", "typeof", "class", NULL};
 
 /* Past a TypeScript return type after token I (the ')' of the
  * parameters): the index of the body's '{' or of "=>", else NIL. */
@@ -133,6 +150,8 @@ static void binding(const struct ctx *c, size_t h, struct pp_js_func *f)
 				const struct pp_js_tok *t = &c->t[k];
 				if (t->kind == PP_JS_PUNCT && t->len == 1 && t->match != NIL &&
 				    t->match < k) {
+					if (t->match == 0)
+						break; /* the text's first token: nothing before */
 					k = t->match - 1;
 					continue;
 				}
@@ -222,6 +241,12 @@ int pp_js_functions(const char *text, const struct pp_js_toks *v, struct pp_js_f
 	memset(out, 0, sizeof(*out));
 
 	for (size_t i = 0; i < c.n; i++) {
+		/* only "class", "function", "=>" and "(" start anything: most
+		 * tokens leave by their kind and first byte */
+		char ch = text[c.t[i].off];
+		if (c.t[i].kind == PP_JS_IDENT ? ch != 'c' && ch != 'f'
+					       : c.t[i].kind != PP_JS_PUNCT || (ch != '=' && ch != '('))
+			continue;
 		struct pp_js_func f = {NIL, NIL, NIL, NIL, NIL, NIL, NIL, 0, false, false, NIL};
 		bool dot_before = i > 0 && (is(&c, i - 1, ".") || is(&c, i - 1, "?."));
 
@@ -316,6 +341,8 @@ int pp_js_functions(const char *text, const struct pp_js_toks *v, struct pp_js_f
 					}
 					if (c.t[k].kind == PP_JS_PUNCT && c.t[k].len == 1 &&
 					    c.t[k].match != NIL && c.t[k].match < k) {
+						if (c.t[k].match == 0)
+							break; /* the text's first token: nothing before */
 						k = c.t[k].match - 1;
 						continue;
 					}
@@ -365,7 +392,7 @@ int pp_js_functions(const char *text, const struct pp_js_toks *v, struct pp_js_f
 				key = c.t[k].match;
 			else if (!(kind(&c, k, PP_JS_IDENT) || kind(&c, k, PP_JS_STRING) ||
 				   kind(&c, k, PP_JS_NUMBER) || kind(&c, k, PP_JS_PRIVATE)) ||
-				 is_any(&c, k, not_keys))
+				 not_key(&c, k))
 				continue;
 			if (key > 0 && (is(&c, key - 1, ".") || is(&c, key - 1, "?.") ||
 					is(&c, key - 1, "function") ||

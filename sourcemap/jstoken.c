@@ -16,15 +16,38 @@
 #include <stdlib.h>
 #include <string.h>
 
-static bool ident_start(unsigned char c)
+/* Byte classes: 1 white space, 2 an identifier's first byte (any byte >=
+ * 0x80 counts), 4 a digit.  One look-up per byte instead of a chain of
+ * comparisons: the tokenizer reads every byte of the bundle and of each
+ * source a frame lands in. */
+enum { C_WS = 1, C_ID = 2, C_DIGIT = 4 };
+static const unsigned char cls[256] = {
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	1, 0, 0, 0, 2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 0, 0, 0, 0, 0, 0,
+	0, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
+	2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 0, 2, 0, 0, 2,
+	0, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
+	2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 0, 0, 0, 0, 0,
+	2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
+	2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
+	2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
+	2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
+	2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
+	2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
+	2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
+	2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
+};
+
+static inline bool ident_start(unsigned char c)
 {
-	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || c == '$' ||
-	       c == '\\' || c >= 0x80;
+	return cls[c] & C_ID;
 }
 
-static bool ident_part(unsigned char c)
+static inline bool ident_part(unsigned char c)
 {
-	return ident_start(c) || (c >= '0' && c <= '9');
+	return cls[c] & (C_ID | C_DIGIT);
 }
 
 bool pp_js_tok_is(const char *text, const struct pp_js_tok *t, const char *s)
@@ -73,17 +96,21 @@ static bool regex_allowed(const char *text, const struct pp_js_toks *v)
 	return true;
 }
 
-static int push(struct pp_js_toks *v, enum pp_js_kind k, size_t off, size_t len)
+static int grow(struct pp_js_toks *v)
 {
-	if (v->n == v->cap) {
-		size_t cap = v->cap ? v->cap * 2 : 256;
-		struct pp_js_tok *t = realloc(v->t, cap * sizeof(*t));
-		if (!t)
-			return -1;
-		v->t = t;
-		v->cap = cap;
-	}
-	if (off > UINT32_MAX || len > UINT32_MAX)
+	size_t cap = v->cap ? v->cap * 2 : 256;
+	struct pp_js_tok *t = realloc(v->t, cap * sizeof(*t));
+	if (!t)
+		return -1;
+	v->t = t;
+	v->cap = cap;
+	return 0;
+}
+
+/* OFF and LEN fit 32 bits: the text's length was checked */
+static inline int push(struct pp_js_toks *v, enum pp_js_kind k, size_t off, size_t len)
+{
+	if (v->n == v->cap && grow(v))
 		return -1;
 	struct pp_js_tok *t = &v->t[v->n++];
 	t->off = (uint32_t)off;
@@ -93,27 +120,54 @@ static int push(struct pp_js_toks *v, enum pp_js_kind k, size_t off, size_t len)
 	return 0;
 }
 
-/* The longest punctuator at P (at most 4 bytes). */
+/* The longest punctuator at P (at most 4 bytes): >>>= ... === !== **= <<=
+ * >>= >>> &&= ||= ??= => == != <= >= && || ?? ?. ++ -- += -= *= /= %= &=
+ * |= ^= ** << >>, else one byte. */
 static size_t punct_len(const char *p, size_t left)
 {
-	static const char *const multi[] = {
-		">>>=", "...", "===", "!==", "**=", "<<=", ">>=", ">>>", "&&=", "||=", "?\?=",
-		"=>",   "==",  "!=",  "<=",  ">=",  "&&",  "||",  "??",  "?.",  "++",  "--",
-		"+=",   "-=",  "*=",  "/=",  "%=",  "&=",  "|=",  "^=",  "**",  "<<",  ">>"};
-	static const char first[] = "=>!<&|?.+-*/%^", second[] = "=>.&|?+-*<";
-	/* most punctuators are one byte: no pair of these, no longer one */
-	if (left < 2 || !memchr(first, p[0], sizeof(first) - 1) ||
-	    !memchr(second, p[1], sizeof(second) - 1))
+	if (left < 2)
 		return 1;
-	for (size_t i = 0; i < sizeof(multi) / sizeof(multi[0]); i++) {
-		size_t n = strlen(multi[i]);
+	char a = p[0], b = p[1], c = left > 2 ? p[2] : '\0', d = left > 3 ? p[3] : '\0';
+	switch (a) {
+	case '>':
+		if (b == '>')
+			return c == '>' ? (d == '=' ? 4 : 3) : c == '=' ? 3 : 2;
+		return b == '=' ? 2 : 1;
+	case '<':
+		if (b == '<')
+			return c == '=' ? 3 : 2;
+		return b == '=' ? 2 : 1;
+	case '=':
+		if (b == '=')
+			return c == '=' ? 3 : 2;
+		return b == '>' ? 2 : 1;
+	case '!':
+		return b == '=' ? (c == '=' ? 3 : 2) : 1;
+	case '*':
+	case '&':
+	case '|':
+		if (b == a)
+			return c == '=' ? 3 : 2;
+		return b == '=' ? 2 : 1;
+	case '?':
+		if (b == '?')
+			return c == '=' ? 3 : 2;
 		/* "?." before a digit is a ternary and a number (a?.5:1) */
-		if (n <= left && memcmp(p, multi[i], n) == 0 &&
-		    !(n == 2 && p[0] == '?' && p[1] == '.' && left > 2 && p[2] >= '0' &&
-		      p[2] <= '9'))
-			return n;
+		if (b == '.')
+			return c >= '0' && c <= '9' ? 1 : 2;
+		return 1;
+	case '.':
+		return b == '.' && c == '.' ? 3 : 1;
+	case '+':
+	case '-':
+		return b == a || b == '=' ? 2 : 1;
+	case '/':
+	case '%':
+	case '^':
+		return b == '=' ? 2 : 1;
+	default:
+		return 1;
 	}
-	return 1;
 }
 
 /* A quoted string from *I (at the quote); false when unterminated. */
@@ -121,10 +175,13 @@ static bool skip_string(const char *s, size_t len, size_t *i)
 {
 	char q = s[*i];
 	size_t j = *i + 1;
-	while (j < len && s[j] != q) {
-		if (s[j] == '\\')
+	while (j < len) {
+		char c = s[j];
+		if (c == q)
+			break;
+		if (c == '\\')
 			j++;
-		else if (s[j] == '\n')
+		else if (c == '\n')
 			return false;
 		j++;
 	}
@@ -137,7 +194,7 @@ static bool skip_string(const char *s, size_t len, size_t *i)
 static bool skip_regex(const char *s, size_t len, size_t *i)
 {
 	size_t j = *i + 1;
-	bool cls = false;
+	bool in_class = false;
 	while (j < len) {
 		char c = s[j];
 		if (c == '\n')
@@ -145,10 +202,10 @@ static bool skip_regex(const char *s, size_t len, size_t *i)
 		if (c == '\\')
 			j++;
 		else if (c == '[')
-			cls = true;
+			in_class = true;
 		else if (c == ']')
-			cls = false;
-		else if (c == '/' && !cls)
+			in_class = false;
+		else if (c == '/' && !in_class)
 			break;
 		j++;
 	}
@@ -161,64 +218,155 @@ static bool skip_regex(const char *s, size_t len, size_t *i)
 	return true;
 }
 
+/* The open brackets: token indexes, a template's "${" marked so that its
+ * "}" resumes the template. */
+struct brackets {
+	uint32_t *tok;
+	bool *tmpl;
+	size_t depth, cap;
+};
+
+static int open_bracket(struct brackets *b, uint32_t tok, bool tmpl)
+{
+	if (b->depth == b->cap) {
+		size_t nc = b->cap ? b->cap * 2 : 64;
+		uint32_t *ns = realloc(b->tok, nc * sizeof(*ns));
+		if (!ns)
+			return -1;
+		b->tok = ns;
+		bool *nt = realloc(b->tmpl, nc * sizeof(*nt));
+		if (!nt)
+			return -1;
+		b->tmpl = nt;
+		b->cap = nc;
+	}
+	b->tok[b->depth] = tok;
+	b->tmpl[b->depth++] = tmpl;
+	return 0;
+}
+
+/* Closes the bracket that token V->n - 1 (C) ends; false when it does not
+ * match the open one (or a template's "${" is open). */
+static inline bool close_bracket(struct brackets *b, const char *s, struct pp_js_toks *v, char c)
+{
+	if (!b->depth || b->tmpl[b->depth - 1])
+		return false;
+	uint32_t o = b->tok[--b->depth];
+	char oc = s[v->t[o].off];
+	if ((c == ')' && oc != '(') || (c == ']' && oc != '[') || (c == '}' && oc != '{'))
+		return false;
+	v->t[o].match = (uint32_t)(v->n - 1);
+	v->t[v->n - 1].match = o;
+	return true;
+}
+
 int pp_js_tokenize(const char *s, size_t len, struct pp_js_toks *v)
 {
-	/* open brackets: token indexes; a template's "${" is marked so that
-	 * its "}" resumes the template */
-	uint32_t *stack = NULL;
-	bool *tmpl = NULL;
-	size_t depth = 0, cap = 0;
+	struct brackets br = {NULL, NULL, 0, 0};
 	size_t i = 0;
 	int rc = -1;
 
 	memset(v, 0, sizeof(*v));
+	if (len > UINT32_MAX)
+		return -1;
+	/* about one token per four bytes of code: one allocation, mostly */
+	v->cap = len / 4 + 256;
+	if (!(v->t = malloc(v->cap * sizeof(*v->t)))) {
+		v->cap = 0;
+		return -1;
+	}
 	/* a hashbang line */
 	if (len >= 2 && s[0] == '#' && s[1] == '!')
 		while (i < len && s[i] != '\n')
 			i++;
 	while (i < len) {
 		unsigned char c = (unsigned char)s[i];
-		if (c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v') {
+		unsigned char k = cls[c];
+		size_t st = i;
+		if (k & C_WS) {
 			i++;
 			continue;
 		}
-		if (c == 0xc2 && i + 1 < len && (unsigned char)s[i + 1] == 0xa0) { /* NBSP */
-			i += 2;
-			continue;
-		}
-		if (c == 0xef && i + 2 < len && (unsigned char)s[i + 1] == 0xbb &&
-		    (unsigned char)s[i + 2] == 0xbf) { /* BOM */
-			i += 3;
-			continue;
-		}
-		if (c == 0xe2 && i + 2 < len && (unsigned char)s[i + 1] == 0x80 &&
-		    ((unsigned char)s[i + 2] == 0xa8 || (unsigned char)s[i + 2] == 0xa9)) {
-			i += 3; /* LS, PS */
-			continue;
-		}
-		if (c == '/' && i + 1 < len && s[i + 1] == '/') {
-			while (i < len && s[i] != '\n')
-				i++;
-			continue;
-		}
-		if (c == '/' && i + 1 < len && s[i + 1] == '*') {
-			const char *e = NULL;
-			for (size_t j = i + 2; j + 1 < len; j++)
-				if (s[j] == '*' && s[j + 1] == '/') {
-					e = s + j;
-					break;
-				}
-			if (!e)
+		/* the one-byte punctuators that are nothing else: brackets,
+		 * "," ";" ":" "~" "@" (a "}" that resumes a template is) */
+		switch (c) {
+		case '(':
+		case '[':
+		case '{':
+			i++;
+			if (push(v, PP_JS_PUNCT, st, 1) ||
+			    open_bracket(&br, (uint32_t)(v->n - 1), false))
 				goto out;
-			i = (size_t)(e - s) + 2;
 			continue;
+		case '}':
+			if (br.depth && br.tmpl[br.depth - 1])
+				break;
+			/* fall through */
+		case ')':
+		case ']':
+			i++;
+			if (push(v, PP_JS_PUNCT, st, 1) || !close_bracket(&br, s, v, (char)c))
+				goto out;
+			continue;
+		case ',':
+		case ';':
+		case ':':
+		case '~':
+		case '@':
+			i++;
+			if (push(v, PP_JS_PUNCT, st, 1))
+				goto out;
+			continue;
+		default:
+			break;
 		}
-		size_t st = i;
-		if (ident_start(c)) {
+		if (c >= 0x80) {
+			if (c == 0xc2 && i + 1 < len && (unsigned char)s[i + 1] == 0xa0) { /* NBSP */
+				i += 2;
+				continue;
+			}
+			if (c == 0xef && i + 2 < len && (unsigned char)s[i + 1] == 0xbb &&
+			    (unsigned char)s[i + 2] == 0xbf) { /* BOM */
+				i += 3;
+				continue;
+			}
+			if (c == 0xe2 && i + 2 < len && (unsigned char)s[i + 1] == 0x80 &&
+			    ((unsigned char)s[i + 2] == 0xa8 || (unsigned char)s[i + 2] == 0xa9)) {
+				i += 3; /* LS, PS */
+				continue;
+			}
+		}
+		if (k & C_ID) {
+			i++;
 			while (i < len && ident_part((unsigned char)s[i]))
 				i++;
 			if (push(v, PP_JS_IDENT, st, i - st))
 				goto out;
+			continue;
+		}
+		if (c == '/' && i + 1 < len && s[i + 1] == '/') {
+			const char *e = memchr(s + i, '\n', len - i);
+			i = e ? (size_t)(e - s) : len;
+			continue;
+		}
+		if (c == '/' && i + 1 < len && s[i + 1] == '*') {
+			/* the first "*" "/" from i + 2 on ("/" "*" "/" does not close) */
+			size_t j = i + 2;
+			const char *e = NULL;
+			while (j + 1 < len) {
+				const char *a = memchr(s + j, '*', len - 1 - j);
+				if (!a)
+					break;
+				j = (size_t)(a - s);
+				if (s[j + 1] == '/') {
+					e = a;
+					break;
+				}
+				j++;
+			}
+			if (!e)
+				goto out;
+			i = (size_t)(e - s) + 2;
 			continue;
 		}
 		if (c == '#' && i + 1 < len && ident_start((unsigned char)s[i + 1])) {
@@ -229,13 +377,11 @@ int pp_js_tokenize(const char *s, size_t len, struct pp_js_toks *v)
 				goto out;
 			continue;
 		}
-		if ((c >= '0' && c <= '9') ||
-		    (c == '.' && i + 1 < len && s[i + 1] >= '0' && s[i + 1] <= '9')) {
+		if ((k & C_DIGIT) || (c == '.' && i + 1 < len && s[i + 1] >= '0' && s[i + 1] <= '9')) {
+			bool hex = s[st] == '0' && st + 1 < len && (s[st + 1] == 'x' || s[st + 1] == 'X');
 			while (i < len && (ident_part((unsigned char)s[i]) || s[i] == '.' ||
 					   ((s[i] == '+' || s[i] == '-') &&
-					    (s[i - 1] == 'e' || s[i - 1] == 'E') &&
-					    !(s[st] == '0' && st + 1 < len &&
-					      (s[st + 1] == 'x' || s[st + 1] == 'X')))))
+					    (s[i - 1] == 'e' || s[i - 1] == 'E') && !hex)))
 				i++;
 			if (push(v, PP_JS_NUMBER, st, i - st))
 				goto out;
@@ -246,10 +392,10 @@ int pp_js_tokenize(const char *s, size_t len, struct pp_js_toks *v)
 				goto out;
 			continue;
 		}
-		if (c == '`' || (c == '}' && depth && tmpl[depth - 1])) {
+		if (c == '`' || (c == '}' && br.depth && br.tmpl[br.depth - 1])) {
 			/* a template piece: up to the closing '`' or a "${" */
 			if (c == '}')
-				depth--;
+				br.depth--;
 			size_t j = i + 1;
 			bool open = false;
 			while (j < len && s[j] != '`') {
@@ -268,22 +414,8 @@ int pp_js_tokenize(const char *s, size_t len, struct pp_js_toks *v)
 			i = open ? j + 2 : j + 1;
 			if (push(v, PP_JS_TEMPLATE, st, i - st))
 				goto out;
-			if (open) {
-				if (depth == cap) {
-					size_t nc = cap ? cap * 2 : 64;
-					uint32_t *ns = realloc(stack, nc * sizeof(*ns));
-					if (!ns)
-						goto out;
-					stack = ns;
-					bool *nt = realloc(tmpl, nc * sizeof(*nt));
-					if (!nt)
-						goto out;
-					tmpl = nt;
-					cap = nc;
-				}
-				stack[depth] = UINT32_MAX;
-				tmpl[depth++] = true;
-			}
+			if (open && open_bracket(&br, UINT32_MAX, true))
+				goto out;
 			continue;
 		}
 		if (c == '/' && regex_allowed(s, v)) {
@@ -298,37 +430,18 @@ int pp_js_tokenize(const char *s, size_t len, struct pp_js_toks *v)
 		if (push(v, PP_JS_PUNCT, st, n))
 			goto out;
 		if (n == 1 && (c == '(' || c == '[' || c == '{')) {
-			if (depth == cap) {
-				size_t nc = cap ? cap * 2 : 64;
-				uint32_t *ns = realloc(stack, nc * sizeof(*ns));
-				if (!ns)
-					goto out;
-				stack = ns;
-				bool *nt = realloc(tmpl, nc * sizeof(*nt));
-				if (!nt)
-					goto out;
-				tmpl = nt;
-				cap = nc;
-			}
-			stack[depth] = (uint32_t)(v->n - 1);
-			tmpl[depth++] = false;
+			if (open_bracket(&br, (uint32_t)(v->n - 1), false))
+				goto out;
 		} else if (n == 1 && (c == ')' || c == ']' || c == '}')) {
-			if (!depth || tmpl[depth - 1])
+			if (!close_bracket(&br, s, v, (char)c))
 				goto out;
-			uint32_t o = stack[--depth];
-			char oc = s[v->t[o].off];
-			if ((c == ')' && oc != '(') || (c == ']' && oc != '[') ||
-			    (c == '}' && oc != '{'))
-				goto out;
-			v->t[o].match = (uint32_t)(v->n - 1);
-			v->t[v->n - 1].match = o;
 		}
 	}
-	if (depth == 0)
+	if (br.depth == 0)
 		rc = 0;
 out:
-	free(stack);
-	free(tmpl);
+	free(br.tok);
+	free(br.tmpl);
 	if (rc) {
 		free(v->t);
 		memset(v, 0, sizeof(*v));

@@ -120,6 +120,16 @@ static void test_jstoken_lexing(void **state)
 	pp_js_toks_release(&v);
 }
 
+/* Looking back over brackets for "(a): T =>" or a binding's type used to
+ * step before the text's first token when the bracket was that token. */
+static void test_jstoken_first_bracket(void **state)
+{
+	(void)state;
+	NAMES("[a<] => b", "");
+	NAMES("[a] & T = function () {}", "-@(");
+	NAMES("(a) & T = function () {}", "-@(");
+}
+
 static char *slurp(const char *path, size_t *len)
 {
 	FILE *f = fopen(path, "rb");
@@ -189,6 +199,7 @@ int main(void)
 		cmocka_unit_test(test_jstoken_objects),
 		cmocka_unit_test(test_jstoken_classes),
 		cmocka_unit_test(test_jstoken_lexing),
+		cmocka_unit_test(test_jstoken_first_bracket),
 		cmocka_unit_test(test_jstoken_function_at),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
