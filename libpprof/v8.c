@@ -51,14 +51,6 @@ int pp_v8_int_array(struct pprof_profile *p, struct json *j, int t, const char *
 	if (t != JSON_ARRAY_BEGIN)
 		return pp_error_at(p, PPROF_EINPUT, json_offset(j), "%s is not an array", what);
 	for (;;) {
-		t = json_next(j);
-		if (t == JSON_ARRAY_END)
-			return PPROF_OK;
-		if (t == JSON_ERROR)
-			return pp_v8_json_error(p, j);
-		if (t != JSON_NUMBER)
-			return pp_error_at(p, PPROF_EINPUT, json_offset(j),
-					   "%s holds something other than a number", what);
 		if (*n == *cap) {
 			size_t c = *cap ? *cap * 2 : 4096;
 			int64_t *b = realloc(*a, c * sizeof(*b));
@@ -68,6 +60,20 @@ int pp_v8_int_array(struct pprof_profile *p, struct json *j, int t, const char *
 			*a = b;
 			*cap = c;
 		}
+		/* the plain integers in bulk; anything else token by token */
+		size_t got = json_ints(j, *a + *n, *cap - *n);
+
+		*n += got;
+		if (*n == *cap)
+			continue;
+		t = json_next(j);
+		if (t == JSON_ARRAY_END)
+			return PPROF_OK;
+		if (t == JSON_ERROR)
+			return pp_v8_json_error(p, j);
+		if (t != JSON_NUMBER)
+			return pp_error_at(p, PPROF_EINPUT, json_offset(j),
+					   "%s holds something other than a number", what);
 		if (!json_int64(j, &(*a)[*n]))
 			return pp_error_at(p, PPROF_EINPUT, json_offset(j),
 					   "%s holds a number that is not a 64-bit integer", what);
