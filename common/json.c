@@ -937,6 +937,57 @@ have:
 	return n;
 }
 
+/* Digits of an unsigned number at P (at most 9, no leading zero but "0"
+ * itself) ending with the byte STOP; P past the stop, or NULL. */
+static inline const unsigned char *pair_digits(const unsigned char *p, const unsigned char *end,
+					       unsigned char stop, uint32_t *out)
+{
+	const unsigned char *q = p;
+	uint32_t v = 0;
+
+	while (q < end && q - p < 10 && (cls[*q] & C_DIGIT))
+		v = v * 10 + (uint32_t)(*q++ - '0');
+	if (q == p || q - p > 9 || q >= end || *q != stop || (*p == '0' && q - p > 1))
+		return NULL;
+	*out = v;
+	return q + 1;
+}
+
+/* "KEY": at P; P past the colon, or NULL. */
+static inline const unsigned char *pair_key(const unsigned char *p, const unsigned char *end,
+					    const char *key, size_t n)
+{
+	if ((size_t)(end - p) < n + 3 || p[0] != '"' || memcmp(p + 1, key, n) != 0 ||
+	    p[n + 1] != '"' || p[n + 2] != ':')
+		return NULL;
+	return p + n + 3;
+}
+
+bool json_int_pair(struct json *j, const char *ka, const char *kb, uint32_t *a, uint32_t *b)
+{
+	if ((j->state != ST_AFTER && j->state != ST_ARRAY_FIRST) || j->depth == 0 ||
+	    j->depth >= j->max_depth || in_object(j))
+		return false;
+	const unsigned char *base = j->buf, *end = base + j->size;
+	const unsigned char *p = skip_ws(base + j->pos, end);
+	if (j->state == ST_AFTER) {
+		if (p >= end || *p != ',')
+			return false;
+		p = skip_ws(p + 1, end);
+	}
+	const unsigned char *start = p;
+	if (p >= end || *p != '{' || !(p = pair_key(p + 1, end, ka, strlen(ka))) ||
+	    !(p = pair_digits(p, end, ',', a)) || !(p = pair_key(p, end, kb, strlen(kb))) ||
+	    !(p = pair_digits(p, end, '}', b)))
+		return false;
+	j->tokpos = (size_t)(start - base);
+	j->pos = (size_t)(p - base);
+	j->str = "";
+	j->len = 0;
+	j->state = ST_AFTER;
+	return true;
+}
+
 int json_skip(struct json *j, int t)
 {
 	uint32_t depth;

@@ -143,6 +143,13 @@ int json_next_u32(struct json *j, uint32_t *out, bool *have);
  * parser is not inside an array. */
 size_t json_ints(struct json *j, int64_t *out, size_t max);
 
+/* When the next element of the current array is the object
+ * {"KA":A,"KB":B} written without white space inside it (the keys without
+ * escapes, A and B of 1 to 9 digits), reads it whole into *A and *B and
+ * returns true: json_offset() is then the offset of its '{'.  Otherwise
+ * returns false and reads nothing.  (V8's positionTicks entries.) */
+bool json_int_pair(struct json *j, const char *ka, const char *kb, uint32_t *a, uint32_t *b);
+
 /* Skips the value that starts with token T (the token json_next() just
  * returned): for OBJECT_BEGIN / ARRAY_BEGIN, up to and including the matching
  * end; for a scalar, nothing.  Returns T's kind, or JSON_ERROR. */
