@@ -878,7 +878,33 @@ size_t json_ints(struct json *j, int64_t *out, size_t max)
 
 	while (n < max) {
 		const unsigned char *q = p;
+		bool neg;
+		uint64_t v = 0;
+		size_t k;
 
+#ifdef JSON_SWAR
+		/* ",DIGITS" or ",-DIGITS" with room to load eight bytes: V8's
+		 * compact arrays, with the fewest tests */
+		if (!first && end - p >= 10 && *p == ',') {
+			q = p + 1;
+			neg = *q == '-';
+			q += neg;
+			uint64_t x = load64(q), m = nondigit_mask(x);
+
+			k = (size_t)(__builtin_ctzll(m | (UINT64_C(1) << 63)) >> 3);
+			if (m && k && !(cls[q[k]] & C_NUMTAIL) && (*q != '0' || k == 1)) {
+				x = (x << (8 * (8 - k))) & UINT64_C(0x0f0f0f0f0f0f0f0f);
+				x = (x * 10 + (x >> 8)) & UINT64_C(0x00ff00ff00ff00ff);
+				x = (x * 100 + (x >> 16)) & UINT64_C(0x0000ffff0000ffff);
+				v = (x * 10000 + (x >> 32)) & UINT64_C(0xffffffff);
+				out[n++] = neg ? -(int64_t)v : (int64_t)v;
+				tok = p + 1;
+				p = q + k;
+				continue;
+			}
+			q = p;
+		}
+#endif
 		if (!first) {
 			if (q < end && (cls[*q] & C_WS))
 				q = skip_ws(q, end);
@@ -889,10 +915,8 @@ size_t json_ints(struct json *j, int64_t *out, size_t max)
 		if (q < end && (cls[*q] & C_WS))
 			q = skip_ws(q, end);
 		const unsigned char *s = q;
-		bool neg = q < end && *q == '-';
+		neg = q < end && *q == '-';
 		q += neg;
-		uint64_t v = 0;
-		size_t k;
 #ifdef JSON_SWAR
 		if (end - q >= 8) {
 			/* 1 to 7 digits and the byte after them in one load: the
