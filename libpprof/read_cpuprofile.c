@@ -38,6 +38,9 @@ struct cpu {
 	uint32_t max_depth;
 	bool have_nodes, have_head, have_samples, have_deltas, have_stamps;
 	struct num start, end;
+	/* samples' node ids: in 32 bits while they fit (V8's always do), in
+	 * 64 (samples) from the first that does not */
+	uint32_t *sid;
 	int64_t *samples, *deltas, *stamps;
 	size_t nsamples, capsamples, ndeltas, capdeltas, nstamps, capstamps;
 	/* what samples_to_model() found, in nanoseconds (0: not known) */
@@ -72,6 +75,85 @@ static bool num_us(const struct num *n, int64_t scale, int64_t *out)
 			return false;
 		*out = (int64_t)(d < 0 ? d - 0.5 : d + 0.5);
 		return true;
+	}
+}
+
+static bool grow_to(void **a, size_t *cap, size_t need, size_t size)
+{
+	size_t c = *cap ? *cap : 4096;
+	void *b;
+
+	while (c < need)
+		c *= 2;
+	if (c == *cap)
+		return true;
+	if (c > SIZE_MAX / size || !(b = realloc(*a, c * size)))
+		return false;
+	*a = b;
+	*cap = c;
+	return true;
+}
+
+/* "samples": node ids, read in bulk into c->sid, and into c->samples
+ * from the first id that does not fit 32 bits on (all of them moved
+ * there).  T is the token of the value. */
+static int read_samples(struct cpu *c, int t)
+{
+	struct json *j = &c->j;
+	int64_t chunk[1024];
+
+	if (t == JSON_ERROR)
+		return pp_v8_json_error(c->p, j);
+	if (t != JSON_ARRAY_BEGIN)
+		return pp_error_at(c->p, PPROF_EINPUT, json_offset(j), "samples is not an array");
+	for (;;) {
+		size_t got = json_ints(j, chunk, sizeof(chunk) / sizeof(*chunk)), k = 0;
+
+		if (got == 0) {
+			t = json_next(j);
+			if (t == JSON_ARRAY_END)
+				return PPROF_OK;
+			if (t == JSON_ERROR)
+				return pp_v8_json_error(c->p, j);
+			if (t != JSON_NUMBER)
+				return pp_error_at(c->p, PPROF_EINPUT, json_offset(j),
+						   "samples holds something other than a number");
+			if (!json_int64(j, &chunk[0]))
+				return pp_error_at(
+					c->p, PPROF_EINPUT, json_offset(j),
+					"samples holds a number that is not a 64-bit integer");
+			got = 1;
+		}
+		if (!c->samples) {
+			for (; k < got && chunk[k] >= 0 && chunk[k] <= (int64_t)UINT32_MAX; k++)
+				;
+			if (!grow_to((void **)&c->sid, &c->capsamples, c->nsamples + k,
+				     sizeof(*c->sid)))
+				return pp_nomem(c->p);
+			for (size_t i = 0; i < k; i++)
+				c->sid[c->nsamples + i] = (uint32_t)chunk[i];
+			c->nsamples += k;
+			if (k < got) {
+				/* the rare wide id: every id in 64 bits from here */
+				size_t cap = 0;
+
+				if (!grow_to((void **)&c->samples, &cap, c->nsamples + got - k,
+					     sizeof(*c->samples)))
+					return pp_nomem(c->p);
+				for (size_t i = 0; i < c->nsamples; i++)
+					c->samples[i] = c->sid[i];
+				free(c->sid);
+				c->sid = NULL;
+				c->capsamples = cap;
+			}
+		}
+		if (k < got) {
+			if (!grow_to((void **)&c->samples, &c->capsamples, c->nsamples + got - k,
+				     sizeof(*c->samples)))
+				return pp_nomem(c->p);
+			memcpy(c->samples + c->nsamples, chunk + k, (got - k) * sizeof(*chunk));
+			c->nsamples += got - k;
+		}
 	}
 }
 
@@ -157,8 +239,7 @@ static int top_level(struct cpu *c)
 						   "head is not an object");
 			s = pp_v8_read_node(&c->v);
 		} else if (seen == &c->have_samples) {
-			s = pp_v8_int_array(c->p, j, json_next(j), "samples", &c->samples,
-					    &c->nsamples, &c->capsamples);
+			s = read_samples(c, json_next(j));
 		} else if (seen == &c->have_deltas) {
 			s = pp_v8_int_array(c->p, j, json_next(j), "timeDeltas", &c->deltas,
 					    &c->ndeltas, &c->capdeltas);
@@ -222,7 +303,7 @@ static int reserve_seq(struct pprof_profile *p, size_t n)
  * alike, their nodes NODE.  TS[0 .. FROM) is already in order.  A stable
  * sort: ties keep their order.
  */
-static int sort_samples(struct cpu *c, int64_t *ts, int64_t *node, size_t n, size_t from)
+static int sort_samples(struct cpu *c, int64_t *ts, uint32_t *node, size_t n, size_t from)
 {
 	/* V8 writes a negative delta now and then: the samples are nearly in
 	 * order, which insertion sort puts right in O(n + moves).  Past a
@@ -232,7 +313,8 @@ static int sort_samples(struct cpu *c, int64_t *ts, int64_t *node, size_t n, siz
 	size_t moves = 0, budget = 16 * n, i;
 
 	for (i = from; i < n && moves <= budget; i++) {
-		int64_t x = ts[i], y = node[i];
+		int64_t x = ts[i];
+		uint32_t y = node[i];
 		size_t j = i;
 
 		while (j > 0 && ts[j - 1] > x && moves++ <= budget) {
@@ -247,7 +329,7 @@ static int sort_samples(struct cpu *c, int64_t *ts, int64_t *node, size_t n, siz
 		return PPROF_OK;
 
 	struct stamp *st = malloc(n * sizeof(*st));
-	int64_t *was = malloc(n * sizeof(*was));
+	uint32_t *was = malloc(n * sizeof(*was));
 
 	if (!st || !was) {
 		free(st);
@@ -335,7 +417,7 @@ static int samples_to_model(struct cpu *c, struct acc *acc, bool want_seq)
 	size_t n = c->nsamples, i;
 	bool old = !c->have_nodes;
 	int64_t *ts = NULL;      /* timestamps in µs, file order; NULL: none */
-	int64_t *node = c->samples;
+	uint32_t *node = c->sid; /* the node indexes, from the ids */
 	int64_t base = 0, endt = 0;
 	bool have_end = false;
 	struct gaps g = { NULL, NULL, 0, 0, 0 };
@@ -343,16 +425,19 @@ static int samples_to_model(struct cpu *c, struct acc *acc, bool want_seq)
 
 	if (n > UINT32_MAX)
 		return pp_error(c->p, PPROF_ENOMEM, "more than 2^32 samples");
-	/* From here on samples[] holds node indexes. */
+	if (c->samples && !(node = c->sid = malloc((n ? n : 1) * sizeof(*node))))
+		return pp_nomem(c->p);
+	/* From here on sid[] holds node indexes. */
 	for (i = 0; i < n; i++) {
-		uint32_t k = pp_v8_find(&c->v, node[i]);
+		int64_t id = c->samples ? c->samples[i] : node[i];
+		uint32_t k = pp_v8_find(&c->v, id);
 
 		if (k == PP_V8_NONE)
 			return pp_error_at(c->p, PPROF_EINPUT,
 					   pp_v8_element_offset(c->buf, c->len, c->max_depth,
 								"samples", i),
 					   "sample %zu: node %lld does not exist", i,
-					   (long long)node[i]);
+					   (long long)id);
 		node[i] = k;
 	}
 
@@ -420,7 +505,7 @@ static int samples_to_model(struct cpu *c, struct acc *acc, bool want_seq)
 			return pp_nomem(c->p);
 	}
 	for (i = 0; i < n; i++) {
-		uint32_t k = (uint32_t)node[i];
+		uint32_t k = node[i];
 		int64_t t = ts ? ts[i] : base, next = 0, gap = 0, wall, time;
 		bool has_next = i + 1 < n || have_end;
 
@@ -606,6 +691,7 @@ out:
 	free(ticks.first);
 	free(ticks.lt);
 	free(acc);
+	free(c.sid);
 	free(c.samples);
 	free(c.deltas);
 	free(c.stamps);
