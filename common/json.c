@@ -866,6 +866,152 @@ int json_next_u32(struct json *j, uint32_t *out, bool *have)
 	return JSON_NUMBER;
 }
 
+size_t json_ints(struct json *j, int64_t *out, size_t max)
+{
+	if (!max || (j->state != ST_AFTER && j->state != ST_ARRAY_FIRST) || j->depth == 0 ||
+	    in_object(j))
+		return 0;
+	const unsigned char *base = j->buf, *end = base + j->size;
+	const unsigned char *p = base + j->pos, *tok = NULL;
+	bool first = j->state == ST_ARRAY_FIRST;
+	size_t n = 0;
+
+	while (n < max) {
+		const unsigned char *q = p;
+		bool neg;
+		uint64_t v = 0;
+		size_t k;
+
+#ifdef JSON_SWAR
+		/* ",DIGITS" or ",-DIGITS" with room to load eight bytes: V8's
+		 * compact arrays, with the fewest tests */
+		if (!first && end - p >= 10 && *p == ',') {
+			q = p + 1;
+			neg = *q == '-';
+			q += neg;
+			uint64_t x = load64(q), m = nondigit_mask(x);
+
+			k = (size_t)(__builtin_ctzll(m | (UINT64_C(1) << 63)) >> 3);
+			if (m && k && !(cls[q[k]] & C_NUMTAIL) && (*q != '0' || k == 1)) {
+				x = (x << (8 * (8 - k))) & UINT64_C(0x0f0f0f0f0f0f0f0f);
+				x = (x * 10 + (x >> 8)) & UINT64_C(0x00ff00ff00ff00ff);
+				x = (x * 100 + (x >> 16)) & UINT64_C(0x0000ffff0000ffff);
+				v = (x * 10000 + (x >> 32)) & UINT64_C(0xffffffff);
+				out[n++] = neg ? -(int64_t)v : (int64_t)v;
+				tok = p + 1;
+				p = q + k;
+				continue;
+			}
+			q = p;
+		}
+#endif
+		if (!first) {
+			if (q < end && (cls[*q] & C_WS))
+				q = skip_ws(q, end);
+			if (q >= end || *q != ',')
+				break;
+			q++;
+		}
+		if (q < end && (cls[*q] & C_WS))
+			q = skip_ws(q, end);
+		const unsigned char *s = q;
+		neg = q < end && *q == '-';
+		q += neg;
+#ifdef JSON_SWAR
+		if (end - q >= 8) {
+			/* 1 to 7 digits and the byte after them in one load: the
+			 * common case, without a branch per digit */
+			uint64_t x = load64(q), m = nondigit_mask(x);
+
+			if (!m)
+				goto long_number;
+			k = (size_t)(__builtin_ctzll(m) >> 3);
+			if (k == 0 || (cls[q[k]] & C_NUMTAIL) || (*q == '0' && k > 1))
+				break;
+			x = (x << (8 * (8 - k))) & UINT64_C(0x0f0f0f0f0f0f0f0f);
+			x = (x * 10 + (x >> 8)) & UINT64_C(0x00ff00ff00ff00ff);
+			x = (x * 100 + (x >> 16)) & UINT64_C(0x0000ffff0000ffff);
+			v = (x * 10000 + (x >> 32)) & UINT64_C(0xffffffff);
+			goto have;
+		}
+long_number:
+#endif
+		for (k = 0; q + k < end && k < 19 && (cls[q[k]] & C_DIGIT); k++)
+			v = v * 10 + (uint64_t)(q[k] - '0');
+		/* at most 18 digits (no overflow), a byte after them that
+		 * cannot continue a number, no leading zero but "0" itself */
+		if (k == 0 || k > 18 || q + k >= end || (cls[q[k]] & C_NUMTAIL) ||
+		    (*q == '0' && k > 1))
+			break;
+#ifdef JSON_SWAR
+have:
+#endif
+		out[n++] = neg ? -(int64_t)v : (int64_t)v;
+		tok = s;
+		p = q + k;
+		first = false;
+	}
+	if (n) {
+		j->tokpos = (size_t)(tok - base);
+		j->pos = (size_t)(p - base);
+		j->str = (const char *)tok;
+		j->len = (size_t)(p - tok);
+		j->state = ST_AFTER;
+	}
+	return n;
+}
+
+/* Digits of an unsigned number at P (at most 9, no leading zero but "0"
+ * itself) ending with the byte STOP; P past the stop, or NULL. */
+static inline const unsigned char *pair_digits(const unsigned char *p, const unsigned char *end,
+					       unsigned char stop, uint32_t *out)
+{
+	const unsigned char *q = p;
+	uint32_t v = 0;
+
+	while (q < end && q - p < 10 && (cls[*q] & C_DIGIT))
+		v = v * 10 + (uint32_t)(*q++ - '0');
+	if (q == p || q - p > 9 || q >= end || *q != stop || (*p == '0' && q - p > 1))
+		return NULL;
+	*out = v;
+	return q + 1;
+}
+
+/* "KEY": at P; P past the colon, or NULL. */
+static inline const unsigned char *pair_key(const unsigned char *p, const unsigned char *end,
+					    const char *key, size_t n)
+{
+	if ((size_t)(end - p) < n + 3 || p[0] != '"' || memcmp(p + 1, key, n) != 0 ||
+	    p[n + 1] != '"' || p[n + 2] != ':')
+		return NULL;
+	return p + n + 3;
+}
+
+bool json_int_pair(struct json *j, const char *ka, const char *kb, uint32_t *a, uint32_t *b)
+{
+	if ((j->state != ST_AFTER && j->state != ST_ARRAY_FIRST) || j->depth == 0 ||
+	    j->depth >= j->max_depth || in_object(j))
+		return false;
+	const unsigned char *base = j->buf, *end = base + j->size;
+	const unsigned char *p = skip_ws(base + j->pos, end);
+	if (j->state == ST_AFTER) {
+		if (p >= end || *p != ',')
+			return false;
+		p = skip_ws(p + 1, end);
+	}
+	const unsigned char *start = p;
+	if (p >= end || *p != '{' || !(p = pair_key(p + 1, end, ka, strlen(ka))) ||
+	    !(p = pair_digits(p, end, ',', a)) || !(p = pair_key(p, end, kb, strlen(kb))) ||
+	    !(p = pair_digits(p, end, '}', b)))
+		return false;
+	j->tokpos = (size_t)(start - base);
+	j->pos = (size_t)(p - base);
+	j->str = "";
+	j->len = 0;
+	j->state = ST_AFTER;
+	return true;
+}
+
 int json_skip(struct json *j, int t)
 {
 	uint32_t depth;

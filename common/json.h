@@ -133,6 +133,23 @@ int json_next(struct json *j);
  * and *OUT is its value (else *HAVE is false; the token is json_next()'s). */
 int json_next_u32(struct json *j, uint32_t *out, bool *have);
 
+/* Reads on in the current array while its elements are plain integers (an
+ * optional '-', 1 to 18 digits, no fraction or exponent): up to MAX of
+ * them into OUT, as MAX calls of json_next() and json_int64() would.  The
+ * parser is left after the last one read, as after json_next() returned
+ * it (json_offset(), j.str name it).  Returns how many were read: fewer
+ * than MAX when the next token is anything else (the array's end, another
+ * number, an error), which json_next() then reads as always.  0 when the
+ * parser is not inside an array. */
+size_t json_ints(struct json *j, int64_t *out, size_t max);
+
+/* When the next element of the current array is the object
+ * {"KA":A,"KB":B} written without white space inside it (the keys without
+ * escapes, A and B of 1 to 9 digits), reads it whole into *A and *B and
+ * returns true: json_offset() is then the offset of its '{'.  Otherwise
+ * returns false and reads nothing.  (V8's positionTicks entries.) */
+bool json_int_pair(struct json *j, const char *ka, const char *kb, uint32_t *a, uint32_t *b);
+
 /* Skips the value that starts with token T (the token json_next() just
  * returned): for OBJECT_BEGIN / ARRAY_BEGIN, up to and including the matching
  * end; for a scalar, nothing.  Returns T's kind, or JSON_ERROR. */

@@ -41,6 +41,41 @@ static int cmp_share(const void *a, const void *b)
 	return x->i < y->i ? -1 : x->i > y->i;
 }
 
+/* A node's lines are a handful: insertion sorts below this many, without
+ * qsort's calls through a pointer; the orders are total, so the result is
+ * the same. */
+#define FEW 24
+
+static void sort_lines(struct pp_line_ticks *t, size_t n)
+{
+	if (n > FEW) {
+		qsort(t, n, sizeof(*t), cmp_line);
+		return;
+	}
+	for (size_t i = 1; i < n; i++) {
+		struct pp_line_ticks x = t[i];
+		size_t j = i;
+		for (; j > 0 && t[j - 1].line > x.line; j--)
+			t[j] = t[j - 1];
+		t[j] = x;
+	}
+}
+
+static void sort_shares(struct share *sh, size_t m)
+{
+	if (m > FEW) {
+		qsort(sh, m, sizeof(*sh), cmp_share);
+		return;
+	}
+	for (size_t i = 1; i < m; i++) {
+		struct share x = sh[i];
+		size_t j = i;
+		for (; j > 0 && cmp_share(&sh[j - 1], &x) > 0; j--)
+			sh[j] = sh[j - 1];
+		sh[j] = x;
+	}
+}
+
 int pp_add_sample_lines(struct pprof_profile *p, uint32_t node, const int64_t *values,
 			struct pp_line_ticks *t, size_t n, uint64_t offset)
 {
@@ -49,7 +84,7 @@ int pp_add_sample_lines(struct pprof_profile *p, uint32_t node, const int64_t *v
 	size_t m = 0;
 
 	/* One entry per line, in line order, without the lines never ticked. */
-	qsort(t, n, sizeof(*t), cmp_line);
+	sort_lines(t, n);
 	for (size_t i = 0; i < n; i++) {
 		if (t[i].ticks == 0)
 			continue;
@@ -64,9 +99,16 @@ int pp_add_sample_lines(struct pprof_profile *p, uint32_t node, const int64_t *v
 	if (total == 0 || node == 0)
 		return pp_add_sample(p, node, 0, values, offset);
 
-	int64_t *part = calloc((size_t)m * (nt ? nt : 1), sizeof(*part));
-	struct share *sh = malloc((size_t)m * sizeof(*sh));
+	/* On the stack for the usual few lines. */
+	int64_t part_few[FEW * 2];
+	struct share sh_few[FEW];
+	size_t np = (size_t)m * (nt ? nt : 1);
+	bool few = m <= FEW && np <= FEW * 2;
+	int64_t *part = few ? part_few : calloc(np, sizeof(*part));
+	struct share *sh = few ? sh_few : malloc((size_t)m * sizeof(*sh));
 	int s = PPROF_OK;
+	if (few)
+		memset(part_few, 0, np * sizeof(*part));
 	if (!part || !sh) {
 		s = pp_nomem(p);
 		goto out;
@@ -77,9 +119,18 @@ int pp_add_sample_lines(struct pprof_profile *p, uint32_t node, const int64_t *v
 		unsigned __int128 a = v < 0 ? (unsigned __int128)(-(v + 1)) + 1 : (unsigned __int128)v;
 		unsigned __int128 given = 0;
 		for (size_t i = 0; i < m; i++) {
-			unsigned __int128 x = a * (unsigned __int128)t[i].ticks;
-			unsigned __int128 q = x / (unsigned __int128)total;
-			sh[i].rem = x % (unsigned __int128)total;
+			unsigned __int128 x = a * (unsigned __int128)t[i].ticks, q;
+			uint64_t x64;
+			/* the same quotient and remainder in 64 bits when the
+			 * product fits, which it nearly always does */
+			if (!__builtin_mul_overflow((uint64_t)a, (uint64_t)t[i].ticks, &x64) &&
+			    (a >> 64) == 0) {
+				q = x64 / (uint64_t)total;
+				sh[i].rem = x64 % (uint64_t)total;
+			} else {
+				q = x / (unsigned __int128)total;
+				sh[i].rem = x % (unsigned __int128)total;
+			}
 			sh[i].i = i;
 			part[i * nt + k] = (int64_t)q;
 			given += q;
@@ -87,7 +138,7 @@ int pp_add_sample_lines(struct pprof_profile *p, uint32_t node, const int64_t *v
 		/* Fewer than m units are left (each line lost less than one). */
 		size_t left = (size_t)(a - given);
 		if (left) {
-			qsort(sh, m, sizeof(*sh), cmp_share);
+			sort_shares(sh, m);
 			for (size_t g = 0; g < left; g++)
 				part[sh[g].i * nt + k]++;
 		}
@@ -107,7 +158,9 @@ int pp_add_sample_lines(struct pprof_profile *p, uint32_t node, const int64_t *v
 			s = pp_add_sample(p, at, 0, part + i * nt, offset);
 	}
 out:
-	free(part);
-	free(sh);
+	if (!few) {
+		free(part);
+		free(sh);
+	}
 	return s;
 }

@@ -116,6 +116,10 @@ struct pprof_read_options {
 	 * from the root (class and edge names) instead of its dominator
 	 * chain. */
 	int heap_retainers;
+	/* V8 .cpuprofile: leave out the time-ordered sample sequence, which
+	 * only a flame chart reads (pprof_flame_has_timeline() is then 0); the
+	 * call tree and its values are the same. */
+	int skip_sequence;
 };
 
 /* Reads the whole of FILE (a path, or NULL or "-" for standard input),

@@ -38,6 +38,9 @@ struct cpu {
 	uint32_t max_depth;
 	bool have_nodes, have_head, have_samples, have_deltas, have_stamps;
 	struct num start, end;
+	/* samples' node ids: in 32 bits while they fit (V8's always do), in
+	 * 64 (samples) from the first that does not */
+	uint32_t *sid;
 	int64_t *samples, *deltas, *stamps;
 	size_t nsamples, capsamples, ndeltas, capdeltas, nstamps, capstamps;
 	/* what samples_to_model() found, in nanoseconds (0: not known) */
@@ -72,6 +75,85 @@ static bool num_us(const struct num *n, int64_t scale, int64_t *out)
 			return false;
 		*out = (int64_t)(d < 0 ? d - 0.5 : d + 0.5);
 		return true;
+	}
+}
+
+static bool grow_to(void **a, size_t *cap, size_t need, size_t size)
+{
+	size_t c = *cap ? *cap : 4096;
+	void *b;
+
+	while (c < need)
+		c *= 2;
+	if (c == *cap)
+		return true;
+	if (c > SIZE_MAX / size || !(b = realloc(*a, c * size)))
+		return false;
+	*a = b;
+	*cap = c;
+	return true;
+}
+
+/* "samples": node ids, read in bulk into c->sid, and into c->samples
+ * from the first id that does not fit 32 bits on (all of them moved
+ * there).  T is the token of the value. */
+static int read_samples(struct cpu *c, int t)
+{
+	struct json *j = &c->j;
+	int64_t chunk[1024];
+
+	if (t == JSON_ERROR)
+		return pp_v8_json_error(c->p, j);
+	if (t != JSON_ARRAY_BEGIN)
+		return pp_error_at(c->p, PPROF_EINPUT, json_offset(j), "samples is not an array");
+	for (;;) {
+		size_t got = json_ints(j, chunk, sizeof(chunk) / sizeof(*chunk)), k = 0;
+
+		if (got == 0) {
+			t = json_next(j);
+			if (t == JSON_ARRAY_END)
+				return PPROF_OK;
+			if (t == JSON_ERROR)
+				return pp_v8_json_error(c->p, j);
+			if (t != JSON_NUMBER)
+				return pp_error_at(c->p, PPROF_EINPUT, json_offset(j),
+						   "samples holds something other than a number");
+			if (!json_int64(j, &chunk[0]))
+				return pp_error_at(
+					c->p, PPROF_EINPUT, json_offset(j),
+					"samples holds a number that is not a 64-bit integer");
+			got = 1;
+		}
+		if (!c->samples) {
+			for (; k < got && chunk[k] >= 0 && chunk[k] <= (int64_t)UINT32_MAX; k++)
+				;
+			if (!grow_to((void **)&c->sid, &c->capsamples, c->nsamples + k,
+				     sizeof(*c->sid)))
+				return pp_nomem(c->p);
+			for (size_t i = 0; i < k; i++)
+				c->sid[c->nsamples + i] = (uint32_t)chunk[i];
+			c->nsamples += k;
+			if (k < got) {
+				/* the rare wide id: every id in 64 bits from here */
+				size_t cap = 0;
+
+				if (!grow_to((void **)&c->samples, &cap, c->nsamples + got - k,
+					     sizeof(*c->samples)))
+					return pp_nomem(c->p);
+				for (size_t i = 0; i < c->nsamples; i++)
+					c->samples[i] = c->sid[i];
+				free(c->sid);
+				c->sid = NULL;
+				c->capsamples = cap;
+			}
+		}
+		if (k < got) {
+			if (!grow_to((void **)&c->samples, &c->capsamples, c->nsamples + got - k,
+				     sizeof(*c->samples)))
+				return pp_nomem(c->p);
+			memcpy(c->samples + c->nsamples, chunk + k, (got - k) * sizeof(*chunk));
+			c->nsamples += got - k;
+		}
 	}
 }
 
@@ -157,8 +239,7 @@ static int top_level(struct cpu *c)
 						   "head is not an object");
 			s = pp_v8_read_node(&c->v);
 		} else if (seen == &c->have_samples) {
-			s = pp_v8_int_array(c->p, j, json_next(j), "samples", &c->samples,
-					    &c->nsamples, &c->capsamples);
+			s = read_samples(c, json_next(j));
 		} else if (seen == &c->have_deltas) {
 			s = pp_v8_int_array(c->p, j, json_next(j), "timeDeltas", &c->deltas,
 					    &c->ndeltas, &c->capdeltas);
@@ -177,7 +258,7 @@ static int top_level(struct cpu *c)
 
 struct stamp {
 	int64_t t;
-	uint32_t i; /* index in file order, for a stable sort */
+	uint32_t i; /* position before the sort, for a stable sort */
 };
 
 static int cmp_stamp(const void *a, const void *b)
@@ -217,6 +298,59 @@ static int reserve_seq(struct pprof_profile *p, size_t n)
 	return PPROF_OK;
 }
 
+/*
+ * Puts the N samples in time order, in place: their timestamps TS and, moved
+ * alike, their nodes NODE.  TS[0 .. FROM) is already in order.  A stable
+ * sort: ties keep their order.
+ */
+static int sort_samples(struct cpu *c, int64_t *ts, uint32_t *node, size_t n, size_t from)
+{
+	/* V8 writes a negative delta now and then: the samples are nearly in
+	 * order, which insertion sort puts right in O(n + moves).  Past a
+	 * budget of moves, qsort, stable by position: the part put in order
+	 * so far keeps the file's order among equal times, and so does the
+	 * rest. */
+	size_t moves = 0, budget = 16 * n, i;
+
+	for (i = from; i < n && moves <= budget; i++) {
+		int64_t x = ts[i];
+		uint32_t y = node[i];
+		size_t j = i;
+
+		while (j > 0 && ts[j - 1] > x && moves++ <= budget) {
+			ts[j] = ts[j - 1];
+			node[j] = node[j - 1];
+			j--;
+		}
+		ts[j] = x;
+		node[j] = y;
+	}
+	if (moves <= budget)
+		return PPROF_OK;
+
+	struct stamp *st = malloc(n * sizeof(*st));
+	uint32_t *was = malloc(n * sizeof(*was));
+
+	if (!st || !was) {
+		free(st);
+		free(was);
+		return pp_nomem(c->p);
+	}
+	for (i = 0; i < n; i++) {
+		st[i].t = ts[i];
+		st[i].i = (uint32_t)i;
+	}
+	memcpy(was, node, n * sizeof(*was));
+	qsort(st, n, sizeof(*st), cmp_stamp);
+	for (i = 0; i < n; i++) {
+		ts[i] = st[i].t;
+		node[i] = was[st[i].i];
+	}
+	free(st);
+	free(was);
+	return PPROF_OK;
+}
+
 static int cmp_int64(const void *a, const void *b)
 {
 	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
@@ -224,68 +358,87 @@ static int cmp_int64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* The sampling interval and the duration of the N timestamps TS (µs, in
- * time order through ST when it is not NULL) into c->period and
- * c->duration (ns): the median gap between consecutive samples (the lower
- * one of an even count), V8's own interval being nowhere in the file; the
- * end (endTime, or the old format's extra timestamp; else the last sample)
- * minus the start (startTime; else the first sample).  0 where they cannot
- * be told, or leave int64. */
-static int sampling_times(struct cpu *c, const int64_t *ts, const struct stamp *st, size_t n,
-			  int64_t base, bool have_end, int64_t endt)
+/*
+ * The gaps between consecutive samples, for their median (the sampling
+ * interval): counted in a histogram up to GAP_HIST microseconds (V8 samples
+ * every 50 µs to a few ms), kept in a list above it, so that finding the
+ * median takes neither a sort of a million gaps nor their memory.
+ */
+#define GAP_HIST 16384
+struct gaps {
+	uint32_t *hist;
+	int64_t *big;
+	size_t n, nbig, capbig;
+};
+
+static inline bool gap_add(struct gaps *g, int64_t d)
 {
-	int64_t last = 0, d;
-
-	if (n >= 2) {
-		int64_t *g = malloc((n - 1) * sizeof(*g));
-
-		if (!g)
-			return pp_nomem(c->p);
-		for (size_t i = 0; i + 1 < n; i++) {
-			int64_t a = st ? st[i].t : ts[i], b = st ? st[i + 1].t : ts[i + 1];
-
-			if (__builtin_sub_overflow(b, a, &g[i]))
-				g[i] = INT64_MAX;
-		}
-		qsort(g, n - 1, sizeof(*g), cmp_int64);
-		d = g[(n - 2) / 2];
-		free(g);
-		if (d > 0 && !__builtin_mul_overflow(d, 1000, &d))
-			c->period = d;
+	g->n++;
+	if ((uint64_t)d < GAP_HIST) {
+		g->hist[d]++;
+		return true;
 	}
-	if (n)
-		last = st ? st[n - 1].t : ts[n - 1];
-	if (!n && !have_end)
-		return PPROF_OK;
-	if (!__builtin_sub_overflow(have_end ? endt : last, base, &d) && d > 0 &&
-	    !__builtin_mul_overflow(d, 1000, &d))
-		c->duration = d;
-	return PPROF_OK;
+	if (g->nbig == g->capbig) {
+		size_t cap = g->capbig ? g->capbig * 2 : 256;
+		int64_t *b = realloc(g->big, cap * sizeof(*b));
+
+		if (!b)
+			return false;
+		g->big = b;
+		g->capbig = cap;
+	}
+	g->big[g->nbig++] = d;
+	return true;
 }
 
-static int samples_to_model(struct cpu *c, struct acc *acc)
+/* The K-th smallest gap (from 0). */
+static int64_t gap_kth(struct gaps *g, size_t k)
+{
+	for (size_t d = 0; d < GAP_HIST; d++) {
+		if (k < g->hist[d])
+			return (int64_t)d;
+		k -= g->hist[d];
+	}
+	qsort(g->big, g->nbig, sizeof(*g->big), cmp_int64);
+	return g->big[k];
+}
+
+/*
+ * The samples' values per node (ACC) and, unless the caller asked to skip
+ * it, the time-ordered sequence.  c->period and c->duration (ns) are the
+ * sampling interval and the duration: the median gap between consecutive
+ * samples in time order (the lower one of an even count), V8's own interval
+ * being nowhere in the file; the end (endTime, or the old format's extra
+ * timestamp; else the last sample) minus the start (startTime; else the
+ * first sample).  0 where they cannot be told, or leave int64.
+ */
+static int samples_to_model(struct cpu *c, struct acc *acc, bool want_seq)
 {
 	size_t n = c->nsamples, i;
 	bool old = !c->have_nodes;
 	int64_t *ts = NULL;      /* timestamps in µs, file order; NULL: none */
-	struct stamp *st = NULL; /* time order, when the file's is not */
+	uint32_t *node = c->sid; /* the node indexes, from the ids */
 	int64_t base = 0, endt = 0;
 	bool have_end = false;
+	struct gaps g = { NULL, NULL, 0, 0, 0 };
 	int s = PPROF_OK;
 
 	if (n > UINT32_MAX)
 		return pp_error(c->p, PPROF_ENOMEM, "more than 2^32 samples");
-	/* From here on samples[] holds node indexes. */
+	if (c->samples && !(node = c->sid = malloc((n ? n : 1) * sizeof(*node))))
+		return pp_nomem(c->p);
+	/* From here on sid[] holds node indexes. */
 	for (i = 0; i < n; i++) {
-		uint32_t k = pp_v8_find(&c->v, c->samples[i]);
+		int64_t id = c->samples ? c->samples[i] : node[i];
+		uint32_t k = pp_v8_find(&c->v, id);
 
 		if (k == PP_V8_NONE)
 			return pp_error_at(c->p, PPROF_EINPUT,
 					   pp_v8_element_offset(c->buf, c->len, c->max_depth,
 								"samples", i),
 					   "sample %zu: node %lld does not exist", i,
-					   (long long)c->samples[i]);
-		c->samples[i] = k;
+					   (long long)id);
+		node[i] = k;
 	}
 
 	if (!old && c->have_deltas && c->ndeltas != n)
@@ -337,65 +490,69 @@ static int samples_to_model(struct cpu *c, struct acc *acc)
 	if (!ts && n)
 		pp_warn(c->p, "no %s: wall times are 0", old ? "timestamps" : "timeDeltas");
 
-	/* Usually already in order; a stable sort otherwise. */
+	/* Usually already in order. */
 	for (i = 1; ts && i < n; i++)
 		if (ts[i] < ts[i - 1])
 			break;
-	if (ts && i < n) {
-		st = malloc(n * sizeof(*st));
-		if (!st)
-			return pp_nomem(c->p);
-		for (i = 0; i < n; i++) {
-			st[i].t = ts[i];
-			st[i].i = (uint32_t)i;
-		}
-		/* V8 writes a negative delta now and then: the samples are nearly
-		 * in order, which insertion sort puts right in O(n + moves).  It
-		 * is stable; past a budget of moves, qsort (stable by index). */
-		size_t moves = 0, budget = 16 * n;
-		for (i = 1; i < n && moves <= budget; i++) {
-			struct stamp x = st[i];
-			size_t j = i;
-			while (j > 0 && st[j - 1].t > x.t && moves++ <= budget) {
-				st[j] = st[j - 1];
-				j--;
-			}
-			st[j] = x;
-		}
-		if (moves > budget)
-			qsort(st, n, sizeof(*st), cmp_stamp);
-	}
-
-	if (ts && (s = sampling_times(c, ts, st, n, base, have_end, endt)) != PPROF_OK) {
-		free(st);
+	if (ts && i < n && (s = sort_samples(c, ts, node, n, i)) != PPROF_OK)
 		return s;
-	}
 
-	s = reserve_seq(c->p, n);
-	for (i = 0; s == PPROF_OK && i < n; i++) {
-		size_t fi = st ? st[i].i : i; /* index in file order */
-		uint32_t k = (uint32_t)c->samples[fi];
-		int64_t t = ts ? ts[fi] : base, next = 0, gap = 0, wall, time;
+	if (want_seq && (s = reserve_seq(c->p, n)) != PPROF_OK)
+		return s;
+	if (ts && n >= 2) {
+		g.hist = calloc(GAP_HIST, sizeof(*g.hist));
+		if (!g.hist)
+			return pp_nomem(c->p);
+	}
+	for (i = 0; i < n; i++) {
+		uint32_t k = node[i];
+		int64_t t = ts ? ts[i] : base, next = 0, gap = 0, wall, time;
 		bool has_next = i + 1 < n || have_end;
 
 		if (i + 1 < n)
-			next = ts ? (st ? st[i + 1].t : ts[i + 1]) : base;
+			next = ts ? ts[i + 1] : base;
 		else if (have_end)
 			next = endt;
-		if (ts && has_next && next > t && __builtin_sub_overflow(next, t, &gap))
+		if (ts && has_next && next > t && __builtin_sub_overflow(next, t, &gap)) {
 			s = range_error(c);
-		else if (__builtin_mul_overflow(gap, 1000, &wall) ||
-			 __builtin_sub_overflow(t, base, &time) ||
-			 __builtin_mul_overflow(time, 1000, &time))
+			break;
+		}
+		if (__builtin_mul_overflow(gap, 1000, &wall) ||
+		    __builtin_sub_overflow(t, base, &time) ||
+		    __builtin_mul_overflow(time, 1000, &time)) {
 			s = range_error(c);
-		else if (__builtin_add_overflow(acc[k].wall, wall, &acc[k].wall))
+			break;
+		}
+		if (__builtin_add_overflow(acc[k].wall, wall, &acc[k].wall)) {
 			s = pp_error(c->p, PPROF_EINPUT,
 				     "sum of wall values leaves the 64-bit range");
-		else
-			s = pp_seq_push(c->p, c->v.nodes[k].model, time, wall);
+			break;
+		}
 		acc[k].count++;
+		/* in time order the gap to the next sample is never negative */
+		if (g.hist && i + 1 < n && !gap_add(&g, gap)) {
+			s = pp_nomem(c->p);
+			break;
+		}
+		if (want_seq && (s = pp_seq_push(c->p, c->v.nodes[k].model, time, wall)) !=
+				       PPROF_OK)
+			break;
 	}
-	free(st);
+	if (s == PPROF_OK && ts) {
+		int64_t d;
+
+		if (g.hist) {
+			d = gap_kth(&g, (n - 2) / 2);
+			if (d > 0 && !__builtin_mul_overflow(d, 1000, &d))
+				c->period = d;
+		}
+		if ((n || have_end) &&
+		    !__builtin_sub_overflow(have_end ? endt : ts[n - 1], base, &d) && d > 0 &&
+		    !__builtin_mul_overflow(d, 1000, &d))
+			c->duration = d;
+	}
+	free(g.hist);
+	free(g.big);
 	return s;
 }
 
@@ -499,7 +656,7 @@ static int cpu_read(struct pprof_profile *p, const unsigned char *buf, size_t le
 		goto out;
 	}
 	if (c.have_samples) {
-		s = samples_to_model(&c, acc);
+		s = samples_to_model(&c, acc, !(o && o->skip_sequence));
 		if (s != PPROF_OK)
 			goto out;
 	} else {
@@ -534,6 +691,7 @@ out:
 	free(ticks.first);
 	free(ticks.lt);
 	free(acc);
+	free(c.sid);
 	free(c.samples);
 	free(c.deltas);
 	free(c.stamps);

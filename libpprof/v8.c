@@ -23,6 +23,8 @@ void pp_v8_release(struct pp_v8 *v)
 	free(v->ticks);
 	free(v->hkeys);
 	free(v->hvals);
+	free(v->direct);
+	v->direct = NULL;
 	v->nodes = NULL;
 	v->kids = NULL;
 	v->ticks = NULL;
@@ -51,14 +53,6 @@ int pp_v8_int_array(struct pprof_profile *p, struct json *j, int t, const char *
 	if (t != JSON_ARRAY_BEGIN)
 		return pp_error_at(p, PPROF_EINPUT, json_offset(j), "%s is not an array", what);
 	for (;;) {
-		t = json_next(j);
-		if (t == JSON_ARRAY_END)
-			return PPROF_OK;
-		if (t == JSON_ERROR)
-			return pp_v8_json_error(p, j);
-		if (t != JSON_NUMBER)
-			return pp_error_at(p, PPROF_EINPUT, json_offset(j),
-					   "%s holds something other than a number", what);
 		if (*n == *cap) {
 			size_t c = *cap ? *cap * 2 : 4096;
 			int64_t *b = realloc(*a, c * sizeof(*b));
@@ -68,6 +62,20 @@ int pp_v8_int_array(struct pprof_profile *p, struct json *j, int t, const char *
 			*a = b;
 			*cap = c;
 		}
+		/* the plain integers in bulk; anything else token by token */
+		size_t got = json_ints(j, *a + *n, *cap - *n);
+
+		*n += got;
+		if (*n == *cap)
+			continue;
+		t = json_next(j);
+		if (t == JSON_ARRAY_END)
+			return PPROF_OK;
+		if (t == JSON_ERROR)
+			return pp_v8_json_error(p, j);
+		if (t != JSON_NUMBER)
+			return pp_error_at(p, PPROF_EINPUT, json_offset(j),
+					   "%s holds something other than a number", what);
 		if (!json_int64(j, &(*a)[*n]))
 			return pp_error_at(p, PPROF_EINPUT, json_offset(j),
 					   "%s holds a number that is not a 64-bit integer", what);
@@ -224,7 +232,27 @@ static int read_ticks(struct pp_v8 *v, uint32_t idx)
 		uint64_t at;
 		bool have_line = false, have_ticks = false;
 		struct pp_v8_tick k = { idx, 0, 0 };
+		uint32_t line, ticks;
 
+		if (v->nticks == v->capticks) {
+			size_t c = v->capticks ? v->capticks * 2 : 256;
+			struct pp_v8_tick *b = realloc(v->ticks, c * sizeof(*b));
+
+			if (!b)
+				return pp_nomem(v->p);
+			v->ticks = b;
+			v->capticks = c;
+		}
+		/* V8 writes {"line":N,"ticks":N}: read at once */
+		if (json_int_pair(j, "line", "ticks", &line, &ticks)) {
+			if (line < 1)
+				return pp_error_at(v->p, PPROF_EINPUT,
+						   json_offset(j) + sizeof("{\"line\":") - 1,
+						   "positionTicks line %lld is not 1 or more",
+						   (long long)line);
+			v->ticks[v->nticks++] = (struct pp_v8_tick){ idx, line, ticks };
+			continue;
+		}
 		t = json_next(j);
 		if (t == JSON_ARRAY_END)
 			return PPROF_OK;
@@ -264,15 +292,6 @@ static int read_ticks(struct pp_v8 *v, uint32_t idx)
 			return pp_error_at(v->p, PPROF_EINPUT, at,
 					   "a positionTicks entry without %s",
 					   have_line ? "ticks" : "a line");
-		if (v->nticks == v->capticks) {
-			size_t c = v->capticks ? v->capticks * 2 : 256;
-			struct pp_v8_tick *b = realloc(v->ticks, c * sizeof(*b));
-
-			if (!b)
-				return pp_nomem(v->p);
-			v->ticks = b;
-			v->capticks = c;
-		}
 		v->ticks[v->nticks++] = k;
 	}
 }
@@ -414,9 +433,50 @@ static inline uint32_t id_slot(int64_t id, uint64_t seed, uint32_t cap)
 	return (uint32_t)(h >> 32) & (cap - 1);
 }
 
+/* The table of ids when they are few and small; false when they are not
+ * (the hash then). */
+static int build_direct(struct pp_v8 *v, bool *done)
+{
+	int64_t max = -1;
+	uint32_t i;
+
+	*done = false;
+	for (i = 0; i < v->n; i++) {
+		const struct pp_v8_node *d = &v->nodes[i];
+
+		if (!d->has_id)
+			continue;
+		if (d->id < 0 || d->id > 2 * (int64_t)v->n + 64)
+			return PPROF_OK;
+		if (d->id > max)
+			max = d->id;
+	}
+	v->direct = calloc((size_t)(max + 1) + 1, sizeof(*v->direct));
+	if (!v->direct)
+		return pp_nomem(v->p);
+	v->ndirect = (uint32_t)(max + 1);
+	for (i = 0; i < v->n; i++) {
+		const struct pp_v8_node *d = &v->nodes[i];
+
+		if (!d->has_id)
+			continue;
+		if (v->direct[d->id])
+			return pp_error_at(v->p, PPROF_EINPUT, d->offset, "duplicate node id %lld",
+					   (long long)d->id);
+		v->direct[d->id] = i + 1;
+	}
+	*done = true;
+	return PPROF_OK;
+}
+
 static int build_ids(struct pp_v8 *v)
 {
 	uint32_t cap = 64, i;
+	bool direct;
+	int s = build_direct(v, &direct);
+
+	if (s != PPROF_OK || direct)
+		return s;
 
 	while (cap < v->n * 2u + 2)
 		cap *= 2;
@@ -448,6 +508,8 @@ uint32_t pp_v8_find(struct pp_v8 *v, int64_t id)
 
 	if (v->last_idx != PP_V8_NONE && v->last_id == id)
 		return v->last_idx;
+	if (v->direct)
+		return id >= 0 && id < (int64_t)v->ndirect ? v->direct[id] - 1 : PP_V8_NONE;
 	if (!v->hcap)
 		return PP_V8_NONE;
 	for (k = id_slot(id, v->hseed, v->hcap); v->hvals[k]; k = (k + 1) & (v->hcap - 1)) {

@@ -71,6 +71,10 @@ struct pp_v8 {
 	uint32_t *hvals;
 	uint32_t hcap;
 	uint64_t hseed; /* ids are hashed with it (see v8.c) */
+	/* ids from 0 to a small multiple of the count (V8 numbers its nodes
+	 * 1, 2, 3...): id -> index + 1 in a table instead of the hash */
+	uint32_t *direct;
+	uint32_t ndirect;
 	int64_t last_id; /* the last look-up, as samples repeat their node */
 	uint32_t last_idx;
 };

@@ -19,6 +19,9 @@ void cli_init(struct cli *c, const char *prog, void (*usage)(FILE *))
 	c->granularity = PPROF_G_FUNCTIONS;
 	cli_progress_init(&c->progress, prog);
 	c->read.progress_ctx = &c->progress; /* the callback: cli_read_options() */
+	/* the time order of a .cpuprofile's samples: pprof-flame --flamechart
+	 * asks for it */
+	c->read.skip_sequence = 1;
 }
 
 /* Regular files up to this size are inflated at libdeflate's speed (well

@@ -544,6 +544,8 @@ int main(int argc, char **argv)
 	 * up the lines of the inputs' concatenation (fractions kept).  Their
 	 * sample types must match as pprof-fold's merge wants them to;
 	 * messages about the graph name the first input. */
+	if (fo.flags & PPROF_FLAME_FLAMECHART)
+		c.read.skip_sequence = 0;
 	int nin = argc - optind;
 	char *stdin_name[] = {"-"};
 	char **inputs = nin > 0 ? argv + optind : stdin_name;

@@ -8,7 +8,8 @@
  * Then in chunked mode, in pieces of one byte, of two halves, and of sizes
  * taken from the input: the same tokens and the same end (error message and
  * offset) as the whole parse, with the default depth bound and with 16.
- * And json_next_u32() beside json_next(), whole and one byte at a time.
+ * And json_next_u32() beside json_next(), whole and one byte at a time;
+ * json_ints() and json_int_pair() likewise.
  * Seeds: every JSON file of the fixtures and the shared test data. */
 #include "config.h"
 
@@ -205,8 +206,65 @@ static void fast_path(const uint8_t *data, size_t size, bool chunked)
 	json_release(&b);
 }
 
+/* Pass 5: json_ints() and json_int_pair() beside json_next(), whole and in
+ * pieces of one byte: what they read is what json_next() and json_int64()
+ * read token by token (values, the offset after), and the tokens after
+ * them are the same. */
+static void bulk_path(const uint8_t *data, size_t size, bool chunked)
+{
+	struct json a, b;
+	const uint8_t *pos[2] = {data, data + size};
+	json_init(&a, data, size, 0);
+	if (chunked)
+		json_init_chunked(&b, one_byte, pos, 0);
+	else
+		json_init(&b, data, size, 0);
+	for (size_t step = 0;; step++) {
+		int64_t got[3];
+		uint32_t pa, pb;
+		size_t n = json_ints(&b, got, 1 + step % 3);
+		for (size_t i = 0; i < n; i++) {
+			int64_t w;
+			if (json_next(&a) != JSON_NUMBER || !json_int64(&a, &w) || w != got[i])
+				fail("json_ints: a value that is not json_next's", a.str, a.len);
+		}
+		if (n && json_offset(&a) != json_offset(&b))
+			fail("json_ints: another offset", b.str, b.len);
+		if (json_int_pair(&b, "line", "ticks", &pa, &pb)) {
+			int64_t w;
+			if (json_next(&a) != JSON_OBJECT_BEGIN || json_offset(&a) != json_offset(&b) ||
+			    json_next(&a) != JSON_KEY || !json_is(&a, "line") ||
+			    json_next(&a) != JSON_NUMBER || !json_int64(&a, &w) || w != pa ||
+			    json_next(&a) != JSON_KEY || !json_is(&a, "ticks") ||
+			    json_next(&a) != JSON_NUMBER || !json_int64(&a, &w) || w != pb ||
+			    json_next(&a) != JSON_OBJECT_END)
+				fail("json_int_pair: not the object json_next reads", "", 0);
+		}
+		int ta = json_next(&a), tb = json_next(&b);
+		if (ta != tb)
+			fail("json_ints: another token than json_next after it", "", 0);
+		if (ta == JSON_ERROR) {
+			if (strcmp(json_error(&a), json_error(&b)) != 0 ||
+			    json_error_offset(&a) != json_error_offset(&b))
+				fail("json_ints: another error after it", json_error(&b),
+				     strlen(json_error(&b)));
+			break;
+		}
+		if (json_offset(&a) != json_offset(&b) || a.len != b.len ||
+		    memcmp(a.str, b.str, a.len) != 0)
+			fail("json_ints: another token text or offset after it", b.str, b.len);
+		if (ta == JSON_END)
+			break;
+	}
+	json_release(&a);
+	json_release(&b);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
+	bulk_path(data, size, false);
+	if (size < 4096)
+		bulk_path(data, size, true);
 	fast_path(data, size, false);
 	if (size < 4096)
 		fast_path(data, size, true);

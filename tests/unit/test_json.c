@@ -835,6 +835,90 @@ static void test_json_chunked_read_error(void **state)
 	json_release(&j);
 }
 
+/* json_ints(): the plain integers of an array in bulk, stopping before
+ * anything else, which json_next() then reads as always. */
+static void test_json_ints(void **state)
+{
+	(void)state;
+	const char *in = "[7,-12, 0 ,-0,12345678,123456789012345678,1234567890123456789,3,1.5,4]";
+	struct json j;
+	int64_t v[16];
+	json_init(&j, in, strlen(in), 0);
+	assert_int_equal(json_ints(&j, v, 4), 0); /* not in an array yet */
+	assert_int_equal(json_next(&j), JSON_ARRAY_BEGIN);
+	assert_int_equal(json_ints(&j, v, 2), 2);
+	assert_int_equal(v[0], 7);
+	assert_int_equal(v[1], -12);
+	assert_int_equal(json_offset(&j), 3);
+	assert_int_equal(json_ints(&j, v, 16), 4);
+	assert_int_equal(v[0], 0);
+	assert_int_equal(v[1], 0);
+	assert_int_equal(v[2], 12345678);
+	assert_int_equal(v[3], 123456789012345678);
+	/* 19 digits: json_next() and json_int64() */
+	assert_int_equal(json_ints(&j, v, 16), 0);
+	assert_int_equal(json_next(&j), JSON_NUMBER);
+	assert_true(json_int64(&j, &v[0]));
+	assert_int_equal(v[0], 1234567890123456789);
+	assert_int_equal(json_ints(&j, v, 16), 1);
+	assert_int_equal(v[0], 3);
+	assert_int_equal(json_ints(&j, v, 16), 0); /* 1.5 */
+	assert_int_equal(json_next(&j), JSON_NUMBER);
+	assert_int_equal(json_ints(&j, v, 16), 1);
+	assert_int_equal(json_ints(&j, v, 16), 0);
+	assert_int_equal(json_next(&j), JSON_ARRAY_END);
+	assert_int_equal(json_next(&j), JSON_END);
+	json_release(&j);
+
+	/* a leading zero is json_next()'s error, at its byte */
+	in = "[1,01]";
+	json_init(&j, in, strlen(in), 0);
+	assert_int_equal(json_next(&j), JSON_ARRAY_BEGIN);
+	assert_int_equal(json_ints(&j, v, 16), 1);
+	assert_int_equal(json_next(&j), JSON_ERROR);
+	assert_string_equal(json_error(&j), "leading zero in number");
+	assert_int_equal(json_error_offset(&j), 3);
+	json_release(&j);
+}
+
+/* json_int_pair(): {"line":N,"ticks":N} at once, or nothing read. */
+static void test_json_int_pair(void **state)
+{
+	(void)state;
+	const char *in = "[{\"line\":12,\"ticks\":3},{\"line\":1,\"ticks\":0} ,"
+			 "{\"ticks\":1,\"line\":2},{\"line\":01,\"ticks\":2}]";
+	struct json j;
+	uint32_t a = 0, b = 0;
+	json_init(&j, in, strlen(in), 0);
+	assert_false(json_int_pair(&j, "line", "ticks", &a, &b));
+	assert_int_equal(json_next(&j), JSON_ARRAY_BEGIN);
+	assert_true(json_int_pair(&j, "line", "ticks", &a, &b));
+	assert_int_equal(a, 12);
+	assert_int_equal(b, 3);
+	assert_int_equal(json_offset(&j), 1);
+	assert_true(json_int_pair(&j, "line", "ticks", &a, &b));
+	assert_int_equal(a, 1);
+	assert_int_equal(b, 0);
+	/* keys in the other order: token by token */
+	assert_false(json_int_pair(&j, "line", "ticks", &a, &b));
+	assert_int_equal(json_next(&j), JSON_OBJECT_BEGIN);
+	assert_int_equal(json_skip(&j, JSON_OBJECT_BEGIN), JSON_OBJECT_BEGIN);
+	assert_false(json_int_pair(&j, "line", "ticks", &a, &b));
+	assert_int_equal(json_next(&j), JSON_OBJECT_BEGIN);
+	assert_int_equal(json_next(&j), JSON_KEY);
+	assert_int_equal(json_next(&j), JSON_ERROR);
+	assert_string_equal(json_error(&j), "leading zero in number");
+	json_release(&j);
+
+	/* not past the depth limit: json_next() says it */
+	in = "[{\"line\":1,\"ticks\":1}]";
+	json_init(&j, in, strlen(in), 1);
+	assert_int_equal(json_next(&j), JSON_ARRAY_BEGIN);
+	assert_false(json_int_pair(&j, "line", "ticks", &a, &b));
+	assert_int_equal(json_next(&j), JSON_ERROR);
+	json_release(&j);
+}
+
 static void test_json_is_prefix(void **state)
 {
 	(void)state;
@@ -878,6 +962,8 @@ int main(void)
 		cmocka_unit_test(test_json_chunked_read_error),
 		cmocka_unit_test(test_json_pin),
 		cmocka_unit_test(test_json_is_prefix),
+		cmocka_unit_test(test_json_ints),
+		cmocka_unit_test(test_json_int_pair),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
