@@ -156,6 +156,32 @@ static int skipped(const uint8_t *data, size_t size, uint32_t max_depth)
 	return ok;
 }
 
+/* The tokens TA of A and TB of B, read by json_next() or a fast path beside
+ * it, must be the same token with the same text, offset and error (WHAT
+ * names the path in a failure).  True when the walk is over. */
+static bool same_token(struct json *a, struct json *b, int ta, int tb, const char *what)
+{
+	char msg[96];
+	if (ta != tb) {
+		snprintf(msg, sizeof(msg), "%s: another token than json_next", what);
+		fail(msg, "", 0);
+	}
+	if (ta == JSON_ERROR) {
+		if (strcmp(json_error(a), json_error(b)) != 0 ||
+		    json_error_offset(a) != json_error_offset(b)) {
+			snprintf(msg, sizeof(msg), "%s: another error", what);
+			fail(msg, json_error(b), strlen(json_error(b)));
+		}
+		return true;
+	}
+	if (json_offset(a) != json_offset(b) || a->len != b->len ||
+	    memcmp(a->str, b->str, a->len) != 0) {
+		snprintf(msg, sizeof(msg), "%s: another token text or offset", what);
+		fail(msg, b->str, b->len);
+	}
+	return false;
+}
+
 /* Pass 4: json_next_u32() beside json_next(), whole and in pieces of one
  * byte: the same tokens, texts, offsets and end; a value it gives is the
  * token's as json_int64() reads it. */
@@ -182,18 +208,8 @@ static void fast_path(const uint8_t *data, size_t size, bool chunked)
 		uint32_t v = 0;
 		bool have;
 		int ta = json_next(&a), tb = json_next_u32(&b, &v, &have);
-		if (ta != tb)
-			fail("json_next_u32: another token than json_next", "", 0);
-		if (ta == JSON_ERROR) {
-			if (strcmp(json_error(&a), json_error(&b)) != 0 ||
-			    json_error_offset(&a) != json_error_offset(&b))
-				fail("json_next_u32: another error", json_error(&b),
-				     strlen(json_error(&b)));
+		if (same_token(&a, &b, ta, tb, "json_next_u32"))
 			break;
-		}
-		if (json_offset(&a) != json_offset(&b) || a.len != b.len ||
-		    memcmp(a.str, b.str, a.len) != 0)
-			fail("json_next_u32: another token text or offset", b.str, b.len);
 		if (have) {
 			int64_t w;
 			if (tb != JSON_NUMBER || !json_int64(&b, &w) || w != (int64_t)v)
@@ -241,18 +257,8 @@ static void bulk_path(const uint8_t *data, size_t size, bool chunked)
 				fail("json_int_pair: not the object json_next reads", "", 0);
 		}
 		int ta = json_next(&a), tb = json_next(&b);
-		if (ta != tb)
-			fail("json_ints: another token than json_next after it", "", 0);
-		if (ta == JSON_ERROR) {
-			if (strcmp(json_error(&a), json_error(&b)) != 0 ||
-			    json_error_offset(&a) != json_error_offset(&b))
-				fail("json_ints: another error after it", json_error(&b),
-				     strlen(json_error(&b)));
+		if (same_token(&a, &b, ta, tb, "json_ints (the token after it)"))
 			break;
-		}
-		if (json_offset(&a) != json_offset(&b) || a.len != b.len ||
-		    memcmp(a.str, b.str, a.len) != 0)
-			fail("json_ints: another token text or offset after it", b.str, b.len);
 		if (ta == JSON_END)
 			break;
 	}
