@@ -322,7 +322,9 @@ static struct smap_map *script_map(struct symb *y, struct script *s)
 		return NULL;
 	}
 	s->map = m;
-	if (y->o->source_path && smap_map_set_source_dir(m, y->o->source_path) != SMAP_OK) {
+	const char *at = s->map_path ? s->map_path : s->script_path;
+	if ((y->o->source_path && smap_map_set_source_dir(m, y->o->source_path) != SMAP_OK) ||
+	    (at && smap_map_set_location(m, at) != SMAP_OK)) {
 		s->map = NULL;
 		smap_map_free(m);
 		return NULL;
@@ -335,6 +337,39 @@ static struct smap_map *script_map(struct symb *y, struct script *s)
 		return NULL;
 	}
 	return m;
+}
+
+/* Sources read beside S's map that are not the text it was made from:
+ * one warning for the map, naming the first. */
+static void stale_sources(struct symb *y, struct script *s)
+{
+	struct smap_map *m = s->unfit ? NULL : s->map;
+	const char *first = NULL;
+	unsigned fbad = 0, fchecked = 0;
+	size_t n = 0;
+	for (size_t k = 0; m && k < smap_map_source_count(m); k++) {
+		const char *file;
+		unsigned bad, checked;
+		if (smap_map_source_file(m, k, &file, &bad, &checked) != SMAP_FILE_STALE)
+			continue;
+		if (!n++) {
+			first = file;
+			fbad = bad;
+			fchecked = checked;
+		}
+	}
+	if (!n)
+		return;
+	const char *name = s->map_path ? s->map_path : s->key;
+	if (n == 1)
+		pp_warn(y->p, "%s: %s is not the source it was made from (%u of %u positions map "
+			      "onto white space or into a word; edited since the build?): not read "
+			      "for names", name, first, fbad, fchecked);
+	else
+		pp_warn(y->p, "%s: %zu of its sources beside it are not the text it was made "
+			      "from (%s: %u of %u positions map onto white space or into a word; "
+			      "edited since the build?): not read for names",
+			name, n, first, fbad, fchecked);
 }
 
 /* The script a frame's URL names: the URL itself, its path without
@@ -814,6 +849,8 @@ int pprof_symbolicate(struct pprof_profile *p, const struct pprof_symbolicate_op
 			pp_warn(p, "%s: sampled lines map to several original lines (a one-line "
 				   "bundle?): those leaves keep their function's line",
 				y.s[i].map_path ? y.s[i].map_path : y.s[i].key);
+	for (size_t i = 0; i < y.n; i++)
+		stale_sources(&y, &y.s[i]);
 	if (o->hide_ignored) {
 		for (uint32_t f = 1; f < nframes; f++)
 			if (p->frames[map[f]].flags & PP_FRAME_IGNORED) {

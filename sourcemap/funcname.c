@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "jstoken.h"
 
@@ -58,11 +59,20 @@ struct pp_smap_names {
 	uint32_t *canon;
 	bool canon_tried;
 	char *srcdir;  /* smap_map_set_source_dir() */
+	char *location; /* smap_map_set_location() */
 	char **files;  /* per source: its file's text read from srcdir */
+	struct located *located; /* per source: a file found from location */
 	/* smap_function_at()'s answers by position: a profile asks of each
 	 * of its functions twice (whether the map fits, then the name) */
 	struct memo *memo;
 	size_t nmemo, memocap; /* memocap: 0 or a power of two */
+};
+
+/* A source's file found from the map's location (smap_map_source_file()) */
+struct located {
+	char *path; /* NULL when none was found */
+	bool stale; /* found, but not the text the map was made from */
+	unsigned bad, named;
 };
 
 struct memo {
@@ -146,7 +156,12 @@ void pp_smap_names_free(struct pp_smap_names *n)
 		for (size_t i = 0; i < n->nsrc; i++)
 			free(n->files[i]);
 	free(n->files);
+	if (n->located)
+		for (size_t i = 0; i < n->nsrc; i++)
+			free(n->located[i].path);
+	free(n->located);
 	free(n->srcdir);
+	free(n->location);
 	free(n->script);
 	memo_clear(n);
 	free(n);
@@ -193,28 +208,17 @@ int smap_map_set_source_dir(struct smap_map *m, const char *dir)
 
 #define SOURCE_FILE_MAX ((size_t)64 << 20)
 
-/* The text of file DIR/NAME (malloc'd, NUL after it), or NULL. */
-static char *read_under(const char *dir, const char *name, size_t *len)
+/* The text of the regular file PATH (malloc'd, NUL after it), or NULL. */
+static char *read_path(const char *path, size_t *len)
 {
-	size_t dl = strlen(dir), nl = strlen(name);
-	while (dl > 1 && dir[dl - 1] == '/')
-		dl--;
-	while (nl && *name == '/') {
-		name++;
-		nl--;
-	}
-	if (!nl)
-		return NULL;
-	char *path = malloc(dl + nl + 2);
-	if (!path)
-		return NULL;
-	memcpy(path, dir, dl);
-	path[dl] = '/';
-	memcpy(path + dl + 1, name, nl + 1);
 	FILE *f = fopen(path, "rb");
-	free(path);
 	if (!f)
 		return NULL;
+	struct stat st;
+	if (fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode)) {
+		fclose(f);
+		return NULL;
+	}
 	size_t cap = 4096, n = 0;
 	char *buf = malloc(cap + 1);
 	while (buf) {
@@ -246,6 +250,29 @@ static char *read_under(const char *dir, const char *name, size_t *len)
 	return buf;
 }
 
+/* The text of file DIR/NAME (malloc'd, NUL after it), or NULL. */
+static char *read_under(const char *dir, const char *name, size_t *len)
+{
+	size_t dl = strlen(dir), nl = strlen(name);
+	while (dl > 1 && dir[dl - 1] == '/')
+		dl--;
+	while (nl && *name == '/') {
+		name++;
+		nl--;
+	}
+	if (!nl)
+		return NULL;
+	char *path = malloc(dl + nl + 2);
+	if (!path)
+		return NULL;
+	memcpy(path, dir, dl);
+	path[dl] = '/';
+	memcpy(path + dl + 1, name, nl + 1);
+	char *text = read_path(path, len);
+	free(path);
+	return text;
+}
+
 /* Whether a "sources" entry has a ".." segment. */
 static bool climbs(const char *s)
 {
@@ -256,14 +283,9 @@ static bool climbs(const char *s)
 	return false;
 }
 
-/* Source I's text from the source directory, or NULL. */
-static const char *source_file(struct smap_map *m, struct pp_smap_names *n, size_t i,
-			       size_t *len)
+/* Source I's file under the source directory, or NULL. */
+static char *from_srcdir(struct smap_map *m, struct pp_smap_names *n, size_t i, size_t *len)
 {
-	if (!n->srcdir)
-		return NULL;
-	if (!n->files && !(n->files = calloc(n->nsrc, sizeof(*n->files))))
-		return NULL;
 	const char *res = m->src[i].resolved, *raw = m->src[i].raw;
 	char *text = NULL;
 	if (res) {
@@ -284,8 +306,217 @@ static const char *source_file(struct smap_map *m, struct pp_smap_names *n, size
 	}
 	if (!text && raw && !climbs(raw) && (!res || strcmp(raw, res) != 0))
 		text = read_under(n->srcdir, raw, len);
+	return text;
+}
+
+/* Whether S starts with a URL scheme ("webpack:", "file:"; one letter is a
+ * Windows drive). */
+static bool has_scheme(const char *s)
+{
+	size_t i = 0;
+	while ((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= 'A' && s[i] <= 'Z') ||
+	       (i > 0 && ((s[i] >= '0' && s[i] <= '9') || s[i] == '+' || s[i] == '-' ||
+			  s[i] == '.')))
+		i++;
+	return i >= 2 && s[i] == ':';
+}
+
+/* The path source I's URL names from the map's location: sourceRoot and
+ * the source joined with a "/" when needed (a source that is an absolute
+ * URL alone), then as smap_url_to_path() reads a URL (relative to the
+ * map's file; "file:" as its path; other schemes are no file). */
+static char *located_path(struct smap_map *m, struct pp_smap_names *n, size_t i)
+{
+	const char *raw = m->src[i].raw, *root = m->src[i].root;
+	if (!raw || !*raw)
+		return NULL;
+	if (!root || has_scheme(raw))
+		root = "";
+	size_t rl = strlen(root), sl = strlen(raw);
+	bool slash = rl && root[rl - 1] != '/' && raw[0] != '/';
+	char *url = malloc(rl + slash + sl + 1);
+	if (!url)
+		return NULL;
+	memcpy(url, root, rl);
+	if (slash)
+		url[rl] = '/';
+	memcpy(url + rl + slash, raw, sl + 1);
+	char *path = smap_url_to_path(n->location, url, rl + slash + sl);
+	free(url);
+	return path;
+}
+
+/* Offsets of the starts of S's lines (a line ends at "\n", "\r\n", a
+ * lone "\r", LS or PS), and one past the end: malloc'd, *NL lines. */
+static size_t *line_starts(const char *s, size_t len, size_t *nl)
+{
+	size_t cap = 64, n = 0;
+	size_t *v = malloc(cap * sizeof(*v));
+	if (!v)
+		return NULL;
+	v[n++] = 0;
+	for (size_t i = 0; i < len; i++) {
+		size_t next = 0;
+		if (s[i] == '\n')
+			next = i + 1;
+		else if (s[i] == '\r')
+			next = i + 1 < len && s[i + 1] == '\n' ? i + 2 : i + 1;
+		else if ((unsigned char)s[i] == 0xe2 && i + 2 < len &&
+			 (unsigned char)s[i + 1] == 0x80 &&
+			 ((unsigned char)s[i + 2] == 0xa8 || (unsigned char)s[i + 2] == 0xa9))
+			next = i + 3;
+		if (!next)
+			continue;
+		if (n + 1 >= cap) {
+			size_t *nv = realloc(v, cap * 2 * sizeof(*v));
+			if (!nv) {
+				free(v);
+				return NULL;
+			}
+			v = nv;
+			cap *= 2;
+		}
+		v[n++] = next;
+		i = next - 1;
+	}
+	*nl = n;
+	v[n] = len;
+	return v;
+}
+
+/* The byte offset of UTF-16 column COL of the line [B, E) of S, or
+ * SIZE_MAX past its end. */
+static size_t col_at(const char *s, size_t b, size_t e, uint32_t col)
+{
+	uint32_t c = 0;
+	size_t i = b;
+	while (c < col && i < e) {
+		unsigned char x = (unsigned char)s[i];
+		i += x < 0xc0 ? 1 : x < 0xe0 ? 2 : x < 0xf0 ? 3 : 4;
+		c += x >= 0xf0 ? 2 : 1;
+	}
+	return c == col && i <= e ? i : SIZE_MAX;
+}
+
+static size_t canon(struct smap_map *m, size_t i);
+
+static bool ident_byte(unsigned char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+	       c == '_' || c == '$' || c >= 0x80;
+}
+
+/* Whether S is the text the map was made from for source I: bundlers map
+ * to the first character of a token, so at most 1 in 10 of the mapped
+ * positions in it may lie off its lines, on white space or inside a word
+ * (a file edited since the build has its positions land anywhere).  The
+ * first FIT_SAMPLE positions are enough to tell.  The counts go to L. */
+#define FIT_SAMPLE 4096
+static bool file_fits(struct smap_map *m, size_t i, const char *s, size_t len,
+		      struct located *l)
+{
+	size_t nl;
+	size_t *ls = line_starts(s, len, &nl);
+	if (!ls)
+		return false;
+	unsigned bad = 0, total = 0;
+	for (size_t k = 0; k < m->nsec; k++) {
+		struct pp_smap_section *sec = &m->sec[k];
+		bool has = false;
+		for (uint32_t j = 0; j < sec->nsrc && !has; j++)
+			has = canon(m, sec->src_base + j) == i;
+		if (!has || !sec->mappings || (!sec->lz && pp_smap_index_lines(m, sec)))
+			continue;
+		for (uint32_t ln = 0; ln < sec->lz->nlines && total < FIT_SAMPLE; ln++) {
+			uint32_t cnt = 0;
+			int rc = 0;
+			const struct pp_smap_seg *g = pp_smap_line_segs(m, sec, ln, &cnt, &rc);
+			if (rc)
+				break;
+			for (uint32_t q = 0; q < cnt; q++) {
+				if (canon(m, sec->src_base + g[q].src) != i)
+					continue;
+				total++;
+				size_t at = g[q].oline < nl ? col_at(s, ls[g[q].oline],
+								      ls[g[q].oline + 1], g[q].ocol)
+							    : SIZE_MAX;
+				unsigned char c = at < len ? (unsigned char)s[at] : ' ';
+				if (c == ' ' || c == '\t' || c == '\n' || c == '\r' ||
+				    (ident_byte(c) && at > 0 && ident_byte((unsigned char)s[at - 1])))
+					bad++;
+			}
+		}
+	}
+	free(ls);
+	l->bad = bad;
+	l->named = total;
+	return (uint64_t)bad * 10 <= total;
+}
+
+/* Source I's file found from the map's location, when it fits, or NULL. */
+static char *from_location(struct smap_map *m, struct pp_smap_names *n, size_t i, size_t *len)
+{
+	if (!n->located && !(n->located = calloc(n->nsrc, sizeof(*n->located))))
+		return NULL;
+	char *path = located_path(m, n, i);
+	char *text = path ? read_path(path, len) : NULL;
+	if (!text) {
+		free(path);
+		return NULL;
+	}
+	struct located *l = &n->located[i];
+	l->path = path;
+	if (!file_fits(m, i, text, *len, l)) {
+		l->stale = true;
+		free(text);
+		return NULL;
+	}
+	return text;
+}
+
+/* Source I's text from a file (the source directory first), or NULL. */
+static const char *source_file(struct smap_map *m, struct pp_smap_names *n, size_t i,
+			       size_t *len)
+{
+	if (!n->srcdir && !n->location)
+		return NULL;
+	if (!n->files && !(n->files = calloc(n->nsrc, sizeof(*n->files))))
+		return NULL;
+	char *text = n->srcdir ? from_srcdir(m, n, i, len) : NULL;
+	if (!text && n->location)
+		text = from_location(m, n, i, len);
 	n->files[i] = text;
 	return text;
+}
+
+int smap_map_set_location(struct smap_map *m, const char *path)
+{
+	struct pp_smap_names *n = names(m);
+	if (!n)
+		return pp_smap_fail(m, SMAP_ENOMEM, "out of memory");
+	char *d = NULL;
+	if (path && !(d = strdup(path)))
+		return pp_smap_fail(m, SMAP_ENOMEM, "out of memory");
+	free(n->location);
+	n->location = d;
+	memo_clear(n);
+	return SMAP_OK;
+}
+
+enum smap_source_file smap_map_source_file(struct smap_map *m, size_t i, const char **path,
+					   unsigned *bad, unsigned *checked)
+{
+	struct pp_smap_names *n = m->names;
+	if (!n || !n->located || i >= n->nsrc || canon(m, i) != i || !n->located[i].path)
+		return SMAP_FILE_NONE;
+	const struct located *l = &n->located[i];
+	if (path)
+		*path = l->path;
+	if (bad)
+		*bad = l->bad;
+	if (checked)
+		*checked = l->named;
+	return l->stale ? SMAP_FILE_STALE : SMAP_FILE_USED;
 }
 
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__

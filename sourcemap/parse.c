@@ -726,6 +726,7 @@ static int adopt(struct parser *p, struct rawmap *r, struct pp_smap_section *s)
 		memset(src, 0, n * sizeof(*src));
 		for (i = 0; i < n; i++) {
 			src[i].raw = r->sources[i];
+			src[i].root = r->root;
 			if (r->sources[i]) {
 				struct pp_smap_mark k = pp_smap_arena_mark(&m->arena);
 

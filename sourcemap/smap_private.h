@@ -76,6 +76,7 @@ struct pp_smap_source {
 	const char *resolved; /* NULL for null */
 	const char *content;  /* NULL when none */
 	size_t content_len;
+	const char *root; /* the map's sourceRoot, NULL when none */
 	bool ignored;
 };
 

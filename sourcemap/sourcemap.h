@@ -184,6 +184,35 @@ int smap_map_set_script(struct smap_map *m, const void *text, size_t len);
  * off.  SMAP_ENOMEM, or SMAP_OK. */
 int smap_map_set_source_dir(struct smap_map *m, const char *dir);
 
+/* Where the map was read from (its file, or the script that holds it in a
+ * data: URL): a source without "sourcesContent" that the source directory
+ * does not supply is then read from the file its URL names relative to it,
+ * as a browser fetches it against the map's URL: sourceRoot and the source
+ * joined with a "/" when needed, a relative URL against PATH's directory, a
+ * "file:" URL as its path; other schemes ("webpack://") name no file.  A
+ * file read so is used only when it is the text the map was made from:
+ * bundlers map to the first character of a token, so at most 1 in 10 of
+ * the positions mapped into it may lie off its lines, on white space or
+ * inside a word (in a file edited since the build, most do); else it is
+ * left unused and smap_map_source_file() says so.
+ * Read once, when a name is first asked of the source, and at most 64 MiB.
+ * PATH is copied; NULL turns it off.  SMAP_ENOMEM, or SMAP_OK. */
+int smap_map_set_location(struct smap_map *m, const char *path);
+
+enum smap_source_file {
+	SMAP_FILE_NONE = 0, /* no file found from the location (or not asked) */
+	SMAP_FILE_USED,     /* found, fits, and read for names */
+	SMAP_FILE_STALE     /* found, but not the text the map was made from */
+};
+/* What smap_map_set_location() found for source I so far: *PATH the file
+ * (valid while the map lives), *BAD of the *CHECKED positions mapped into
+ * it that lie off its lines, on white space or inside a word.  Each file
+ * once: a source
+ * of the same name as an earlier one in an index map says SMAP_FILE_NONE.
+ * Any out-parameter may be NULL. */
+enum smap_source_file smap_map_source_file(struct smap_map *m, size_t i, const char **path,
+					   unsigned *bad, unsigned *checked);
+
 enum smap_name_from {
 	SMAP_FROM_NONE = 0, /* nothing known: keep the name the profile has */
 	SMAP_FROM_SCOPES,   /* the map's "scopes" */

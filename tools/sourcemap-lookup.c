@@ -317,7 +317,8 @@ int main(int argc, char **argv)
 	}
 	if (func && !load_script(&c, m, path, script))
 		goto done;
-	if (func && srcdir && smap_map_set_source_dir(m, srcdir) != SMAP_OK) {
+	if (func && ((srcdir && smap_map_set_source_dir(m, srcdir) != SMAP_OK) ||
+		     smap_map_set_location(m, path) != SMAP_OK)) {
 		cli_error(&c, "%s", smap_map_error(m));
 		goto done;
 	}
@@ -356,6 +357,15 @@ int main(int argc, char **argv)
 	w = smap_map_warning(m);
 	if (w)
 		cli_warn(&c, "%s: %s", path, w);
+	for (i = 0; func && (size_t)i < smap_map_source_count(m); i++) {
+		const char *file;
+		unsigned nbad, nchecked;
+
+		if (smap_map_source_file(m, (size_t)i, &file, &nbad, &nchecked) == SMAP_FILE_STALE)
+			cli_warn(&c, "%s: %s is not the source it was made from (%u of %u positions "
+				     "map onto white space or into a word; edited since the build?): "
+				     "not read for names", path, file, nbad, nchecked);
+	}
 	status = cli_commit(&c);
 	if (status == CLI_OK && bad)
 		status = CLI_FAIL;

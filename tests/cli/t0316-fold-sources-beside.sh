@@ -1,0 +1,101 @@
+#!/bin/sh
+# Maps without sourcesContent: the original sources read where the map
+# says they are (relative to the map file), when they are the text the map
+# was made from; a file edited since the build is not read, with one
+# warning per map.
+. "$(dirname "$0")/../lib.sh"
+
+N=$FIX/names
+
+# The layout the fixtures were built in: out/BUNDLER/min-nosc/names.js.map
+# names its sources ../../../src/NAME.ts.
+lay_out() {
+	rm -rf out src && mkdir out && cp -R "$N/src" src &&
+	for b in esbuild tsc-terser rollup-terser webpack swc vite; do
+		mkdir -p "out/$b" && cp -R "$N/$b/min-nosc" "out/$b/" || return 1
+	done
+}
+
+test_expect_success 'sources beside the map: the names of the map with sourcesContent' '
+	lay_out &&
+	for b in esbuild tsc-terser rollup-terser swc vite; do
+		pprof-fold -i samples -g lines -m "$N/$b/min" "$N/$b/min.cpuprofile" >expect 2>/dev/null &&
+		pprof-fold -i samples -g lines -m "out/$b/min-nosc" "$N/$b/min.cpuprofile" \
+			>actual 2>err &&
+		test_cmp expect actual &&
+		! grep -v "sampled lines map to several original lines (a one-line bundle?)" err ||
+		{ echo "$b"; return 1; }
+	done
+'
+
+test_expect_success 'webpack:// names no file: the script alone, as before' '
+	lay_out &&
+	pprof-fold -i samples -g lines -m "$N/webpack/min-nosc" "$N/webpack/min.cpuprofile" \
+		>expect 2>/dev/null &&
+	pprof-fold -i samples -g lines -m out/webpack/min-nosc "$N/webpack/min.cpuprofile" \
+		>actual 2>/dev/null &&
+	test_cmp expect actual
+'
+
+test_expect_success 'a source edited since the build is not read: as if absent, one warning' '
+	lay_out &&
+	{ sed -n "1,20p" "$N/src/main.ts" && echo "// a line added" &&
+	  sed "1,20d" "$N/src/main.ts"; } >src/main.ts &&
+	m=out/rollup-terser/min-nosc &&
+	pprof-fold -g lines -m $m "$N/rollup-terser/min.cpuprofile" >actual 2>err &&
+	mv src/main.ts main.ts.edited &&
+	pprof-fold -g lines -m $m "$N/rollup-terser/min.cpuprofile" >absent 2>/dev/null &&
+	pprof-fold -g lines -m "$N/rollup-terser/min" "$N/rollup-terser/min.cpuprofile" \
+		>right 2>/dev/null &&
+	test_cmp absent actual &&
+	! cmp -s right actual &&
+	echo "pprof-fold: warning: $m/names.js.map: $m/../../../src/main.ts is not the source it was made from (65 of 208 positions map onto white space or into a word; edited since the build?): not read for names" >expect.err &&
+	grep -v "sampled lines map to several original lines" err >err.other &&
+	test_cmp expect.err err.other
+'
+
+test_expect_success 'every source edited: names as without any, one warning naming the first' '
+	lay_out &&
+	mkdir -p alone && cp -R "$N/esbuild/min-nosc" alone/ &&
+	pprof-fold -m alone/min-nosc "$N/esbuild/min.cpuprofile" >nosrc 2>/dev/null &&
+	for f in $(cd "$N/src" && find . -name "*.ts"); do
+		{ echo "// a first line" && cat "$N/src/$f"; } >"src/$f" || return 1
+	done &&
+	pprof-fold -m out/esbuild/min-nosc "$N/esbuild/min.cpuprofile" >actual 2>err &&
+	test_cmp nosrc actual &&
+	test "$(wc -l <err)" = 1 &&
+	grep -q "^pprof-fold: warning: out/esbuild/min-nosc/names.js.map: 8 of its sources beside it are not the text it was made from (out/esbuild/min-nosc/../../../src/work.ts: [0-9]* of [0-9]* positions map onto white space or into a word; edited since the build?): not read for names\$" err
+'
+
+test_expect_success '--source-path comes first: its fresh copies serve, the stale ones beside are not read' '
+	lay_out &&
+	for f in $(cd "$N/src" && find . -name "*.ts"); do
+		{ echo "// a first line" && cat "$N/src/$f"; } >"src/$f" || return 1
+	done &&
+	pprof-fold -m "$N/esbuild/min" "$N/esbuild/min.cpuprofile" >right 2>/dev/null &&
+	mkdir -p fresh && cp -R "$N/src" fresh/ &&
+	pprof-fold -m out/esbuild/min-nosc --source-path=fresh "$N/esbuild/min.cpuprofile" \
+		>actual 2>err &&
+	test_cmp right actual &&
+	test ! -s err
+'
+
+test_expect_success 'sourcemap-lookup --function reads them too, and says when it does not' '
+	lay_out &&
+	rm out/esbuild/min-nosc/names.js &&
+	printf "1:%s\n" 224 570 1253 3078 >pos &&
+	sourcemap-lookup --function out/esbuild/min-nosc/names.js.map <pos >actual 2>err &&
+	printf "%s\n" "src/work.ts:6:17 mixDeclaration" "src/work.ts:42:30 asyncChecksum" \
+		"src/shapes.ts:28:2 #transposeSecret" "src/main.ts:26:16 main" >expect &&
+	test_cmp expect actual &&
+	test ! -s err &&
+	{ echo "// a first line" && cat "$N/src/work.ts"; } >src/work.ts &&
+	sourcemap-lookup --function out/esbuild/min-nosc/names.js.map <pos >actual 2>err &&
+	printf "%s\n" src/work.ts:6:17 src/work.ts:42:30 "src/shapes.ts:28:2 #transposeSecret" \
+		"src/main.ts:26:16 main" >expect &&
+	test_cmp expect actual &&
+	test "$(wc -l <err)" = 1 &&
+	grep -q "^sourcemap-lookup: warning: out/esbuild/min-nosc/names.js.map: out/esbuild/min-nosc/../../../src/work.ts is not the source it was made from ([0-9]* of [0-9]* positions map onto white space or into a word; edited since the build?): not read for names\$" err
+'
+
+test_done
