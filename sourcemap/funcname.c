@@ -16,6 +16,7 @@
  */
 #include "smap_private.h"
 
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -192,18 +193,26 @@ int smap_map_set_script(struct smap_map *m, const void *text, size_t len)
 	return SMAP_OK;
 }
 
-int smap_map_set_source_dir(struct smap_map *m, const char *dir)
+/* Sets the path at offsetof(struct pp_smap_names, FIELD) to a copy of
+ * PATH (NULL: none); the names known so far are forgotten. */
+static int set_path(struct smap_map *m, size_t field, const char *path)
 {
 	struct pp_smap_names *n = names(m);
 	if (!n)
 		return pp_smap_fail(m, SMAP_ENOMEM, "out of memory");
 	char *d = NULL;
-	if (dir && !(d = strdup(dir)))
+	if (path && !(d = strdup(path)))
 		return pp_smap_fail(m, SMAP_ENOMEM, "out of memory");
-	free(n->srcdir);
-	n->srcdir = d;
+	char **slot = (char **)((char *)n + field);
+	free(*slot);
+	*slot = d;
 	memo_clear(n);
 	return SMAP_OK;
+}
+
+int smap_map_set_source_dir(struct smap_map *m, const char *dir)
+{
+	return set_path(m, offsetof(struct pp_smap_names, srcdir), dir);
 }
 
 #define SOURCE_FILE_MAX ((size_t)64 << 20)
@@ -491,16 +500,7 @@ static const char *source_file(struct smap_map *m, struct pp_smap_names *n, size
 
 int smap_map_set_location(struct smap_map *m, const char *path)
 {
-	struct pp_smap_names *n = names(m);
-	if (!n)
-		return pp_smap_fail(m, SMAP_ENOMEM, "out of memory");
-	char *d = NULL;
-	if (path && !(d = strdup(path)))
-		return pp_smap_fail(m, SMAP_ENOMEM, "out of memory");
-	free(n->location);
-	n->location = d;
-	memo_clear(n);
-	return SMAP_OK;
+	return set_path(m, offsetof(struct pp_smap_names, location), path);
 }
 
 enum smap_source_file smap_map_source_file(struct smap_map *m, size_t i, const char **path,
