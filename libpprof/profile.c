@@ -1076,3 +1076,113 @@ const char *pprof_version(void)
 {
 	return PACKAGE_VERSION;
 }
+
+/* ---- room ahead (pp_reserve) ---- */
+
+/* The smallest capacity at least CAP whose table stays at most half full
+ * with N entries, as hash_reserve() and idhash_reserve() keep them. */
+static uint32_t room_cap(uint32_t cap, uint64_t n)
+{
+	while (cap <= (UINT32_MAX >> 2) && n * 2 >= cap)
+		cap *= 2;
+	return cap;
+}
+
+static bool room_hash(struct pp_hash *h, uint64_t n)
+{
+	uint32_t cap = room_cap(h->cap, n);
+	if (cap == h->cap)
+		return true;
+	uint64_t *keys = calloc(cap, sizeof(*keys));
+	uint32_t *vals = calloc(cap, sizeof(*vals));
+	if (!keys || !vals) {
+		free(keys);
+		free(vals);
+		return false;
+	}
+	pp_advise_huge(keys, (size_t)cap * sizeof(*keys));
+	pp_advise_huge(vals, (size_t)cap * sizeof(*vals));
+	for (uint32_t i = 0; i < h->cap; i++) {
+		if (!h->vals[i])
+			continue;
+		uint32_t s = hash_slot(h->keys[i], cap);
+		while (vals[s])
+			s = (s + 1) & (cap - 1);
+		keys[s] = h->keys[i];
+		vals[s] = h->vals[i];
+	}
+	free(h->keys);
+	free(h->vals);
+	h->keys = keys;
+	h->vals = vals;
+	h->cap = cap;
+	return true;
+}
+
+static bool room_idhash(struct pprof_profile *p, struct pp_idhash *h, uint64_t n,
+			uint64_t (*key)(const struct pprof_profile *, uint32_t))
+{
+	uint32_t cap = room_cap(h->cap, n);
+	if (cap == h->cap)
+		return true;
+	uint32_t *slots = pp_big_calloc(cap, sizeof(*slots));
+	if (!slots)
+		return false;
+	for (uint32_t i = 0; i < h->cap; i++) {
+		if (!h->slots[i])
+			continue;
+		uint32_t s = hash_slot(key(p, h->slots[i] - 1), cap);
+		while (slots[s])
+			s = (s + 1) & (cap - 1);
+		slots[s] = h->slots[i];
+	}
+	pp_big_free(h->slots, h->cap, sizeof(*h->slots));
+	h->slots = slots;
+	h->cap = cap;
+	return true;
+}
+
+/* Room for N elements of SIZE bytes in *ARR (*CAP allocated). */
+static bool room_array(void **arr, uint32_t *cap, uint64_t n, size_t size)
+{
+	if (n <= *cap)
+		return true;
+	if (n > UINT32_MAX / 2)
+		return false;
+	void *a = realloc(*arr, (size_t)n * size);
+	if (!a)
+		return false;
+	pp_advise_huge(a, (size_t)n * size);
+	*arr = a;
+	*cap = (uint32_t)n;
+	return true;
+}
+
+int pp_reserve(struct pprof_profile *p, uint32_t frames, uint32_t nodes, uint32_t entries)
+{
+	uint64_t nf = (uint64_t)p->nframes + frames, nn = (uint64_t)p->nnodes + nodes;
+	uint64_t ne = (uint64_t)p->nentries + entries;
+
+	if (frames && (!room_array((void **)&p->frames, &p->capframes, nf, sizeof(*p->frames)) ||
+		       !room_hash(p->framehash, nf)))
+		return pp_nomem(p);
+	if (nodes && (!room_array((void **)&p->nodes, &p->capnodes, nn, sizeof(*p->nodes)) ||
+		      (p->nodehash && !room_idhash(p, p->nodehash, nn, node_key))))
+		return pp_nomem(p);
+	if (entries && ne > p->capentries) {
+		uint32_t cap = p->capentries;
+		if (!room_array((void **)&p->entries, &p->capentries, ne, sizeof(*p->entries)))
+			return pp_nomem(p);
+		if (cap != p->capentries || !p->values) {
+			size_t nv = (size_t)p->capentries * (p->ntypes ? p->ntypes : 1);
+			int64_t *v = realloc(p->values, nv * sizeof(*v));
+			if (!v)
+				return pp_nomem(p);
+			pp_advise_huge(v, nv * sizeof(*v));
+			p->values = v;
+		}
+	}
+	if (entries && !room_idhash(p, p->entryhash, ne, entry_key))
+		return pp_nomem(p);
+	return PPROF_OK;
+}

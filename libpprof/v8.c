@@ -413,6 +413,193 @@ out:
 #undef PUSH
 }
 
+/* ---- V8's own layout, read from the bytes ---- */
+
+/* "KEY": (the literal, quotes and colon included) at *P. */
+#define LIT(p, e, lit) \
+	((size_t)((e) - (p)) >= sizeof(lit) - 1 && memcmp((p), lit, sizeof(lit) - 1) == 0 && \
+	 ((p) += sizeof(lit) - 1, true))
+
+/* A plain integer at *P (an optional '-', 1 to 18 digits, no leading zero
+ * but "0" itself): what json_next() and json_int64() make of it, *P past
+ * it.  Returns the byte after it (not read), or -1 when there is none or
+ * the number is not such an integer.  The caller accepts only a ',', '}'
+ * or ']' after it, bytes that cannot continue a number. */
+static inline int fast_int(const unsigned char **pp, const unsigned char *e, int64_t *out)
+{
+	const unsigned char *p = *pp, *q;
+	bool neg = p < e && *p == '-';
+	uint64_t x = 0;
+
+	p += neg;
+	for (q = p; q < e && (unsigned)(*q - '0') <= 9 && q - p <= 18; q++)
+		x = x * 10 + (unsigned)(*q - '0');
+	if (q == p || q - p > 18 || q >= e || (*p == '0' && q - p > 1))
+		return -1;
+	*out = neg ? -(int64_t)x : (int64_t)x;
+	*pp = q;
+	return *q;
+}
+
+/* A string without escapes or bytes >= 0x80 at *P, its quotes included:
+ * *S and *N its contents, *P past it. */
+static inline bool fast_str(const unsigned char **pp, const unsigned char *e,
+			    const unsigned char **s, size_t *n)
+{
+	const unsigned char *p = *pp, *q;
+
+	if (p >= e || *p != '"')
+		return false;
+	q = json_plain_end(p + 1, e);
+	if (q >= e || *q != '"')
+		return false;
+	*s = p + 1;
+	*n = (size_t)(q - p - 1);
+	*pp = q + 1;
+	return true;
+}
+
+static bool reserve_kids(struct pp_v8 *v, size_t more)
+{
+	if (v->capkids - v->nkids >= more)
+		return true;
+	size_t c = v->capkids ? v->capkids : 256;
+	while (c - v->nkids < more)
+		c *= 2;
+	struct pp_v8_kid *b = realloc(v->kids, c * sizeof(*b));
+	if (!b)
+		return false;
+	v->kids = b;
+	v->capkids = c;
+	return true;
+}
+
+static bool reserve_ticks(struct pp_v8 *v, size_t more)
+{
+	if (v->capticks - v->nticks >= more)
+		return true;
+	size_t c = v->capticks ? v->capticks : 256;
+	while (c - v->nticks < more)
+		c *= 2;
+	struct pp_v8_tick *b = realloc(v->ticks, c * sizeof(*b));
+	if (!b)
+		return false;
+	v->ticks = b;
+	v->capticks = c;
+	return true;
+}
+
+int pp_v8_fast_node(struct pp_v8 *v, bool *done)
+{
+	struct json *j = v->j;
+	const unsigned char *e, *at = json_element(j, 3, &e), *p = at;
+	const unsigned char *name, *script, *url;
+	size_t nname, nscript, nurl, kids0 = v->nkids, ticks0 = v->nticks;
+	int64_t id, line, column, hit = 0;
+	bool seen_hit = false, seen_kids = false, seen_ticks = false;
+	uint32_t idx;
+	int s;
+
+	*done = false;
+	if (!p || !LIT(p, e, "{\"id\":") || fast_int(&p, e, &id) != ',' ||
+	    !LIT(p, e, ",\"callFrame\":{\"functionName\":") || !fast_str(&p, e, &name, &nname) ||
+	    !LIT(p, e, ",\"scriptId\":") || !fast_str(&p, e, &script, &nscript) ||
+	    !LIT(p, e, ",\"url\":") || !fast_str(&p, e, &url, &nurl) ||
+	    !LIT(p, e, ",\"lineNumber\":") || fast_int(&p, e, &line) != ',' ||
+	    !LIT(p, e, ",\"columnNumber\":") || fast_int(&p, e, &column) != '}')
+		return PPROF_OK;
+	p++;
+	/* Kids and ticks go straight to their arrays, taken back when the
+	 * node turns out to be something else.  A kid's offset is from AT
+	 * until the node is kept. */
+	while (p < e && *p == ',') {
+		p++;
+		if (!seen_hit && LIT(p, e, "\"hitCount\":")) {
+			int c = fast_int(&p, e, &hit);
+
+			seen_hit = true;
+			if (c != ',' && c != '}')
+				goto back;
+		} else if (!seen_kids && LIT(p, e, "\"children\":[")) {
+			seen_kids = true;
+			if (p < e && *p == ']') {
+				p++;
+				continue;
+			}
+			for (;;) {
+				const unsigned char *k = p;
+				int64_t kid;
+				int c = fast_int(&p, e, &kid);
+
+				if ((c != ',' && c != ']') || !reserve_kids(v, 1))
+					goto back;
+				v->kids[v->nkids++] = (struct pp_v8_kid){ kid, (uint64_t)(k - at), 0 };
+				p++;
+				if (c == ']')
+					break;
+			}
+		} else if (!seen_ticks && LIT(p, e, "\"positionTicks\":[")) {
+			seen_ticks = true;
+			if (p < e && *p == ']') {
+				p++;
+				continue;
+			}
+			for (;;) {
+				int64_t l, t;
+
+				if (!LIT(p, e, "{\"line\":") || fast_int(&p, e, &l) != ',' ||
+				    !LIT(p, e, ",\"ticks\":") || fast_int(&p, e, &t) != '}' || l < 1 ||
+				    t < 0 || !reserve_ticks(v, 1))
+					goto back;
+				v->ticks[v->nticks++] = (struct pp_v8_tick){ 0, l, t };
+				p++;
+				if (p < e && *p == ']') {
+					p++;
+					break;
+				}
+				if (p >= e || *p != ',')
+					goto back;
+				p++;
+			}
+		} else {
+			goto back;
+		}
+	}
+	if (p >= e || *p != '}')
+		goto back;
+	p++;
+
+	json_element_done(j, at, p);
+	s = new_node(v, PP_V8_NONE, &idx);
+	if (s != PPROF_OK)
+		return s;
+	*done = true;
+	{
+		struct pp_v8_node *d = &v->nodes[idx];
+		uint64_t base = d->offset;
+
+		d->id = id;
+		d->has_id = true;
+		d->line = line;
+		d->column = column;
+		d->hitcount = hit;
+		for (size_t k = kids0; k < v->nkids; k++) {
+			v->kids[k].offset += base;
+			v->kids[k].parent = idx;
+		}
+		for (size_t k = ticks0; k < v->nticks; k++)
+			v->ticks[k].node = idx;
+		s = pp_intern(v->p, (const char *)name, nname, &d->name);
+		if (s == PPROF_OK)
+			s = pp_intern(v->p, (const char *)url, nurl, &d->url);
+	}
+	return s;
+back:
+	v->nkids = kids0;
+	v->nticks = ticks0;
+	return PPROF_OK;
+}
+
 /* ---- ids ---- */
 
 /* Ids come from the input: hashed with a seed the input can't know, crafted
@@ -641,6 +828,9 @@ int pp_v8_build(struct pp_v8 *v)
 		free(fill);
 
 		s = pp_intern_cstr(v->p, "(anonymous)", &anon);
+		/* at most a frame and a node per node */
+		if (s == PPROF_OK)
+			s = pp_reserve(v->p, v->n, v->n, 0);
 		if (s != PPROF_OK) {
 			free(kids);
 			goto out;

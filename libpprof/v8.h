@@ -86,6 +86,17 @@ void pp_v8_release(struct pp_v8 *v);
  * the node was the last token read.  The node has no parent. */
 int pp_v8_read_node(struct pp_v8 *v);
 
+/* The next element of the current array (a flat "nodes" array) when it is
+ * a node as V8 writes it: without white space, "id", then "callFrame" with
+ * "functionName", "scriptId", "url", "lineNumber" and "columnNumber" in
+ * this order, strings without escapes or bytes >= 0x80, then any of
+ * "hitCount", "children" (ids) and "positionTicks" (compact {"line",
+ * "ticks"} entries, lines >= 1), numbers plain integers.  Such a node is
+ * read whole, as json_next() and pp_v8_read_node() would read it, and *DONE
+ * is true; otherwise nothing is read (*DONE false) and the caller reads the
+ * element as always, errors included. */
+int pp_v8_fast_node(struct pp_v8 *v, bool *done);
+
 /* Links children to their parents (listed by id in a parent's "children",
  * or named by a child's "parent" as in Chrome traces), checks for missing
  * children and parents, second parents and cycles, and creates the model's nodes: a parentless node
