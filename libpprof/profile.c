@@ -1142,13 +1142,17 @@ static bool room_idhash(struct pprof_profile *p, struct pp_idhash *h, uint64_t n
 	return true;
 }
 
-/* Room for N elements of SIZE bytes in *ARR (*CAP allocated). */
+/* Room for N elements of SIZE bytes in *ARR (*CAP allocated); from 1 MiB
+ * on, room for 6 MiB at least, which holds whole huge pages (the pages
+ * beyond what is used are never touched). */
 static bool room_array(void **arr, uint32_t *cap, uint64_t n, size_t size)
 {
 	if (n <= *cap)
 		return true;
 	if (n > UINT32_MAX / 2)
 		return false;
+	if (n * size >= ((uint64_t)1 << 20) && n * size < ((uint64_t)6 << 20))
+		n = ((uint64_t)6 << 20) / size;
 	void *a = realloc(*arr, (size_t)n * size);
 	if (!a)
 		return false;

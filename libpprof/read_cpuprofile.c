@@ -250,10 +250,39 @@ static void ahead_read(struct ahead *a, struct ahead_array *r, struct pprof_prof
 	json_release(&j);
 }
 
+/* An array for about N elements of SIZE bytes, huge pages asked for: the
+ * first guess of what a read fills (it still grows past it). */
+static void *ahead_alloc(size_t n, size_t size, size_t *cap)
+{
+	void *a;
+
+	if (n > ((size_t)64 << 20) / size)
+		n = ((size_t)64 << 20) / size;
+	if (n < 4096)
+		return NULL;
+	/* a mapping big enough to hold whole huge pages */
+	if (n * size >= ((size_t)1 << 20) && n * size < ((size_t)6 << 20))
+		n = ((size_t)6 << 20) / size;
+	if (!(a = malloc(n * size)))
+		return NULL;
+	pp_advise_huge(a, n * size);
+	*cap = n;
+	return a;
+}
+
 static void *ahead_thread(void *arg)
 {
 	struct ahead *a = arg;
 	struct pprof_profile *p = pprof_profile_new();
+	size_t s = a->samples.at, d = a->deltas.at;
+
+	/* V8 writes a sample's id in 4 to 6 bytes, its delta in 3 to 5 */
+	if (s != SIZE_MAX)
+		a->ids.sid = ahead_alloc(((d != SIZE_MAX && d > s ? d : a->len) - s) / 4,
+					 sizeof(*a->ids.sid), &a->ids.capsamples);
+	if (d != SIZE_MAX)
+		a->deltav = ahead_alloc(((s != SIZE_MAX && s > d ? s : a->len) - d) / 3,
+					sizeof(*a->deltav), &a->capdeltas);
 
 	if (p) {
 		ahead_read(a, &a->samples, p, true);
@@ -810,6 +839,7 @@ static int cpu_read(struct pprof_profile *p, const unsigned char *buf, size_t le
 	c.max_depth = o ? o->max_depth : 0;
 	json_init(&c.j, buf, len, c.max_depth);
 	pp_v8_init(&c.v, p, &c.j);
+	pp_v8_size_hint(&c.v, len);
 	ahead_start(&c);
 
 	s = top_level(&c);
@@ -825,6 +855,12 @@ static int cpu_read(struct pprof_profile *p, const unsigned char *buf, size_t le
 		s = pp_error(p, PPROF_EINPUT, "not a cpuprofile: no nodes");
 		goto out;
 	}
+	/* the frames and nodes of the tree and of the lines, at most, sized
+	 * at once rather than for the tree and then again for the lines */
+	if (c.v.n + c.v.nticks < UINT32_MAX / 2 &&
+	    (s = pp_reserve(p, (uint32_t)(c.v.n + c.v.nticks), (uint32_t)(c.v.n + c.v.nticks),
+			    0)) != PPROF_OK)
+		goto out;
 	s = pp_v8_build(&c.v);
 	if (s != PPROF_OK)
 		goto out;

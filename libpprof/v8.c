@@ -16,6 +16,39 @@ void pp_v8_init(struct pp_v8 *v, struct pprof_profile *p, struct json *j)
 	v->last_idx = PP_V8_NONE;
 }
 
+void pp_v8_size_hint(struct pp_v8 *v, size_t len)
+{
+	/* V8 writes a node in 100 bytes at least, 250 on average with its
+	 * children and positionTicks; a tick entry in 22 */
+	const size_t most = (size_t)1 << 20; /* beyond, they double as always */
+
+	v->hint_nodes = len / 256 < most ? len / 256 : most;
+	v->hint_kids = v->hint_nodes;
+	v->hint_ticks = len / 128 < most ? len / 128 : most;
+}
+
+/* *A (*CAP elements of SIZE bytes, N used) with room for one more: doubled,
+ * or HINT elements at first; huge pages asked for when it is big. */
+static bool grow_hinted(void **a, size_t *cap, size_t n, size_t size, size_t hint, size_t first)
+{
+	size_t c;
+	void *b;
+
+	if (n < *cap)
+		return true;
+	c = *cap ? *cap * 2 : hint > first ? hint : first;
+	/* a hinted array big enough to hold whole huge pages */
+	if (!*cap && hint > first && c <= SIZE_MAX / size && c * size >= ((size_t)1 << 20) &&
+	    c * size < ((size_t)6 << 20))
+		c = ((size_t)6 << 20) / size;
+	if (c > SIZE_MAX / size || !(b = realloc(*a, c * size)))
+		return false;
+	pp_advise_huge(b, c * size);
+	*a = b;
+	*cap = c;
+	return true;
+}
+
 void pp_v8_release(struct pp_v8 *v)
 {
 	free(v->nodes);
@@ -90,17 +123,16 @@ static int new_node(struct pp_v8 *v, uint32_t parent, uint32_t *idx)
 	struct pp_v8_node *d;
 
 	if (v->n == v->cap) {
-		/* From 1: a Chrome trace may hold a million profiles. */
-		uint32_t c = v->cap ? v->cap * 2 : 1;
-		struct pp_v8_node *b;
+		/* From 1 unless hinted: a Chrome trace may hold a million
+		 * profiles. */
+		size_t c = v->cap;
 
 		if (v->cap >= UINT32_MAX / 4)
 			return pp_error(v->p, PPROF_ENOMEM, "too many nodes");
-		b = realloc(v->nodes, (size_t)c * sizeof(*b));
-		if (!b)
+		if (!grow_hinted((void **)&v->nodes, &c, v->n, sizeof(*v->nodes),
+				 v->hint_nodes < UINT32_MAX / 4 ? v->hint_nodes : UINT32_MAX / 4, 1))
 			return pp_nomem(v->p);
-		v->nodes = b;
-		v->cap = c;
+		v->cap = (uint32_t)c;
 	}
 	*idx = v->n++;
 	d = &v->nodes[*idx];
@@ -117,15 +149,9 @@ static int add_kid(struct pp_v8 *v, uint32_t parent)
 {
 	struct pp_v8_kid *k;
 
-	if (v->nkids == v->capkids) {
-		size_t c = v->capkids ? v->capkids * 2 : 256;
-		struct pp_v8_kid *b = realloc(v->kids, c * sizeof(*b));
-
-		if (!b)
-			return pp_nomem(v->p);
-		v->kids = b;
-		v->capkids = c;
-	}
+	if (!grow_hinted((void **)&v->kids, &v->capkids, v->nkids, sizeof(*v->kids), v->hint_kids,
+			 256))
+		return pp_nomem(v->p);
 	k = &v->kids[v->nkids];
 	k->offset = json_offset(v->j);
 	k->parent = parent;
@@ -234,15 +260,9 @@ static int read_ticks(struct pp_v8 *v, uint32_t idx)
 		struct pp_v8_tick k = { idx, 0, 0 };
 		uint32_t line, ticks;
 
-		if (v->nticks == v->capticks) {
-			size_t c = v->capticks ? v->capticks * 2 : 256;
-			struct pp_v8_tick *b = realloc(v->ticks, c * sizeof(*b));
-
-			if (!b)
-				return pp_nomem(v->p);
-			v->ticks = b;
-			v->capticks = c;
-		}
+		if (!grow_hinted((void **)&v->ticks, &v->capticks, v->nticks, sizeof(*v->ticks),
+				 v->hint_ticks, 256))
+			return pp_nomem(v->p);
 		/* V8 writes {"line":N,"ticks":N}: read at once */
 		if (json_int_pair(j, "line", "ticks", &line, &ticks)) {
 			if (line < 1)
@@ -459,36 +479,6 @@ static inline bool fast_str(const unsigned char **pp, const unsigned char *e,
 	return true;
 }
 
-static bool reserve_kids(struct pp_v8 *v, size_t more)
-{
-	if (v->capkids - v->nkids >= more)
-		return true;
-	size_t c = v->capkids ? v->capkids : 256;
-	while (c - v->nkids < more)
-		c *= 2;
-	struct pp_v8_kid *b = realloc(v->kids, c * sizeof(*b));
-	if (!b)
-		return false;
-	v->kids = b;
-	v->capkids = c;
-	return true;
-}
-
-static bool reserve_ticks(struct pp_v8 *v, size_t more)
-{
-	if (v->capticks - v->nticks >= more)
-		return true;
-	size_t c = v->capticks ? v->capticks : 256;
-	while (c - v->nticks < more)
-		c *= 2;
-	struct pp_v8_tick *b = realloc(v->ticks, c * sizeof(*b));
-	if (!b)
-		return false;
-	v->ticks = b;
-	v->capticks = c;
-	return true;
-}
-
 int pp_v8_fast_node(struct pp_v8 *v, bool *done)
 {
 	struct json *j = v->j;
@@ -531,7 +521,8 @@ int pp_v8_fast_node(struct pp_v8 *v, bool *done)
 				int64_t kid;
 				int c = fast_int(&p, e, &kid);
 
-				if ((c != ',' && c != ']') || !reserve_kids(v, 1))
+				if ((c != ',' && c != ']') || !grow_hinted((void **)&v->kids, &v->capkids, v->nkids, sizeof(*v->kids),
+						 v->hint_kids, 256))
 					goto back;
 				v->kids[v->nkids++] = (struct pp_v8_kid){ kid, (uint64_t)(k - at), 0 };
 				p++;
@@ -549,7 +540,8 @@ int pp_v8_fast_node(struct pp_v8 *v, bool *done)
 
 				if (!LIT(p, e, "{\"line\":") || fast_int(&p, e, &l) != ',' ||
 				    !LIT(p, e, ",\"ticks\":") || fast_int(&p, e, &t) != '}' || l < 1 ||
-				    t < 0 || !reserve_ticks(v, 1))
+				    t < 0 || !grow_hinted((void **)&v->ticks, &v->capticks, v->nticks,
+						 sizeof(*v->ticks), v->hint_ticks, 256))
 					goto back;
 				v->ticks[v->nticks++] = (struct pp_v8_tick){ 0, l, t };
 				p++;

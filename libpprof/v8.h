@@ -77,9 +77,17 @@ struct pp_v8 {
 	uint32_t ndirect;
 	int64_t last_id; /* the last look-up, as samples repeat their node */
 	uint32_t last_idx;
+	/* first sizes of nodes, kids and ticks when the input's size tells
+	 * them (0: from 1, 256, 256) */
+	size_t hint_nodes, hint_kids, hint_ticks;
 };
 
 void pp_v8_init(struct pp_v8 *v, struct pprof_profile *p, struct json *j);
+/* Sizes the arrays of nodes, kids and ticks for an input of LEN bytes of
+ * V8's flat layout before they fill (an estimate: they still grow past
+ * it), with huge pages asked for: on a big input, growing them step by
+ * step from nothing costs copies and a page fault every 4 KiB. */
+void pp_v8_size_hint(struct pp_v8 *v, size_t len);
 void pp_v8_release(struct pp_v8 *v);
 
 /* Reads one node object and everything nested in it; the OBJECT_BEGIN of
