@@ -1012,6 +1012,44 @@ bool json_int_pair(struct json *j, const char *ka, const char *kb, uint32_t *a, 
 	return true;
 }
 
+const unsigned char *json_element(const struct json *j, uint32_t levels,
+				  const unsigned char **end)
+{
+	if (j->more || (j->state != ST_AFTER && j->state != ST_ARRAY_FIRST) || j->depth == 0 ||
+	    levels > j->max_depth || j->depth > j->max_depth - levels || in_object(j))
+		return NULL;
+	const unsigned char *base = j->buf, *e = base + j->size;
+	const unsigned char *p = skip_ws(base + j->pos, e);
+	if (j->state == ST_AFTER) {
+		if (p >= e || *p != ',')
+			return NULL;
+		p = skip_ws(p + 1, e);
+	}
+	if (p >= e || *p == ']')
+		return NULL;
+	*end = e;
+	return p;
+}
+
+void json_element_done(struct json *j, const unsigned char *at, const unsigned char *end)
+{
+	j->tokpos = (size_t)(at - j->buf);
+	j->pos = (size_t)(end - j->buf);
+	j->str = "";
+	j->len = 0;
+	j->state = ST_AFTER;
+}
+
+void json_value_done(struct json *j, const unsigned char *end)
+{
+	close_level(j, end - 1, 0);
+}
+
+const unsigned char *json_plain_end(const unsigned char *p, const unsigned char *end)
+{
+	return scan_plain(p, end);
+}
+
 int json_skip(struct json *j, int t)
 {
 	uint32_t depth;

@@ -150,6 +150,35 @@ size_t json_ints(struct json *j, int64_t *out, size_t max);
  * returns false and reads nothing.  (V8's positionTicks entries.) */
 bool json_int_pair(struct json *j, const char *ka, const char *kb, uint32_t *a, uint32_t *b);
 
+/* Whole-buffer mode, for a caller that reads an array's elements itself
+ * from the bytes (a fast path for one layout, falling back on json_next()
+ * for anything else):
+ *
+ * json_element() gives the first byte of the current array's next
+ * element (after the ',' and white space before it) and the end of the
+ * buffer, without reading anything: NULL when the parser is not inside an
+ * array before an element (at its end, after an error, chunked mode), or
+ * when LEVELS more levels of nesting would pass the depth limit.
+ * json_element_done() then says that the caller read that element, whole
+ * and well-formed, from AT up to END (past its last byte): the parser goes
+ * on after it as after json_next() returned (and json_skip() skipped) it,
+ * json_offset() being AT's.  The caller vouches that the bytes are one
+ * value as json_next() would have read it within the depth limit. */
+const unsigned char *json_element(const struct json *j, uint32_t levels,
+				  const unsigned char **end);
+void json_element_done(struct json *j, const unsigned char *at, const unsigned char *end);
+
+/* Whole-buffer mode: the array or object whose JSON_ARRAY_BEGIN or
+ * JSON_OBJECT_BEGIN was the last token returned was read by someone else
+ * (another parser over the same bytes, which found it well-formed) up to
+ * END, the byte past its closing bracket: the parser goes on from there as
+ * after the matching JSON_ARRAY_END / JSON_OBJECT_END. */
+void json_value_done(struct json *j, const unsigned char *end);
+
+/* The first byte at or after P (before END) that a string cannot hold as
+ * it is: '"', '\\', a control character or a byte >= 0x80; END when none. */
+const unsigned char *json_plain_end(const unsigned char *p, const unsigned char *end);
+
 /* Skips the value that starts with token T (the token json_next() just
  * returned): for OBJECT_BEGIN / ARRAY_BEGIN, up to and including the matching
  * end; for a scalar, nothing.  Returns T's kind, or JSON_ERROR. */

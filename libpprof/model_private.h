@@ -303,4 +303,11 @@ void pp_ascii_lower(char *d, const char *s, size_t size);
 bool pp_frame_name(const struct pprof_profile *p, uint32_t frame,
 		   enum pprof_granularity g, struct pp_buf *b);
 
+/* Room for FRAMES more frames, NODES more nodes of the tree and ENTRIES more
+ * aggregated samples, their indexes included, so that a reader that knows
+ * how many it may add does not grow the arrays and tables step by step
+ * (each step a copy, a rehash and fresh pages).  Only sizes change: ids,
+ * order and contents do not.  Call after pp_begin_input() for ENTRIES. */
+int pp_reserve(struct pprof_profile *p, uint32_t frames, uint32_t nodes, uint32_t entries);
+
 #endif /* PPROF_MODEL_PRIVATE_H */

@@ -1076,3 +1076,167 @@ const char *pprof_version(void)
 {
 	return PACKAGE_VERSION;
 }
+
+/* ---- room ahead (pp_reserve) ---- */
+
+/* The smallest capacity at least CAP whose table stays at most half full
+ * with N entries, as hash_reserve() and idhash_reserve() keep them. */
+static uint32_t room_cap(uint32_t cap, uint64_t n)
+{
+	while (cap <= (UINT32_MAX >> 2) && n * 2 >= cap)
+		cap *= 2;
+	return cap;
+}
+
+/* N zeroed elements of SIZE bytes, freed with free(): from 2 MiB on,
+ * aligned to 2 MiB with huge pages asked for, so that a table written at
+ * random takes a fault per 2 MiB rather than per 4 KiB. */
+static void *room_calloc(size_t n, size_t size)
+{
+	size_t bytes = n * size;
+#ifdef MADV_HUGEPAGE
+	const size_t huge = (size_t)2 << 20;
+	if (bytes >= huge && bytes % huge == 0) {
+		void *a;
+		if (posix_memalign(&a, huge, bytes) != 0)
+			return NULL;
+		(void)madvise(a, bytes, MADV_HUGEPAGE);
+		memset(a, 0, bytes);
+		return a;
+	}
+#endif
+	return calloc(n, size);
+}
+
+static bool room_hash(struct pp_hash *h, uint64_t n)
+{
+	uint32_t cap = room_cap(h->cap, n);
+	if (cap == h->cap)
+		return true;
+	uint64_t *keys = room_calloc(cap, sizeof(*keys));
+	uint32_t *vals = room_calloc(cap, sizeof(*vals));
+	if (!keys || !vals) {
+		free(keys);
+		free(vals);
+		return false;
+	}
+	for (uint32_t i = 0; i < h->cap; i++) {
+		if (!h->vals[i])
+			continue;
+		uint32_t s = hash_slot(h->keys[i], cap);
+		while (vals[s])
+			s = (s + 1) & (cap - 1);
+		keys[s] = h->keys[i];
+		vals[s] = h->vals[i];
+	}
+	free(h->keys);
+	free(h->vals);
+	h->keys = keys;
+	h->vals = vals;
+	h->cap = cap;
+	return true;
+}
+
+static bool room_idhash(struct pprof_profile *p, struct pp_idhash *h, uint64_t n,
+			uint64_t (*key)(const struct pprof_profile *, uint32_t))
+{
+	uint32_t cap = room_cap(h->cap, n);
+	if (cap == h->cap)
+		return true;
+	uint32_t *slots = pp_big_calloc(cap, sizeof(*slots));
+	if (!slots)
+		return false;
+#ifdef MADV_HUGEPAGE
+	/* A mapping of its own (pp_big_calloc) whose size is a multiple of
+	 * 2 MiB, which the kernel aligns to 2 MiB: huge pages fit it whole,
+	 * where pp_advise_huge() waits for 4 MiB.  Slots are written at
+	 * random, a fault per 4 KiB page otherwise. */
+	if ((size_t)cap * sizeof(*slots) >= ((size_t)2 << 20))
+		(void)madvise(slots, (size_t)cap * sizeof(*slots), MADV_HUGEPAGE);
+#endif
+	for (uint32_t i = 0; i < h->cap; i++) {
+		if (!h->slots[i])
+			continue;
+		uint32_t s = hash_slot(key(p, h->slots[i] - 1), cap);
+		while (slots[s])
+			s = (s + 1) & (cap - 1);
+		slots[s] = h->slots[i];
+	}
+	pp_big_free(h->slots, h->cap, sizeof(*h->slots));
+	h->slots = slots;
+	h->cap = cap;
+	return true;
+}
+
+/* Room for N elements of SIZE bytes in *ARR (*CAP allocated, USED in
+ * use); from 1 MiB on, whole 2 MiB huge pages aligned to 2 MiB (the pages
+ * beyond what is used are never touched).  The block stays one that
+ * realloc() and free() take. */
+static bool room_array(void **arr, uint32_t *cap, uint64_t n, size_t size, size_t used)
+{
+	if (n <= *cap)
+		return true;
+	if (n > UINT32_MAX / 2)
+		return false;
+#ifdef MADV_HUGEPAGE
+	const uint64_t huge = (uint64_t)2 << 20;
+	if (n * size >= huge / 2) {
+		uint64_t bytes = (n * size + huge - 1) / huge * huge;
+		void *a;
+		if (bytes > SIZE_MAX || posix_memalign(&a, (size_t)huge, (size_t)bytes) != 0)
+			return false;
+		(void)madvise(a, (size_t)bytes, MADV_HUGEPAGE);
+		if (used)
+			memcpy(a, *arr, used * size);
+		free(*arr);
+		*arr = a;
+		*cap = (uint32_t)(bytes / size < UINT32_MAX / 2 ? bytes / size : UINT32_MAX / 2);
+		return true;
+	}
+#endif
+	void *a = realloc(*arr, (size_t)n * size);
+	if (!a)
+		return false;
+	*arr = a;
+	*cap = (uint32_t)n;
+	return true;
+}
+
+int pp_reserve(struct pprof_profile *p, uint32_t frames, uint32_t nodes, uint32_t entries)
+{
+	uint64_t nf = (uint64_t)p->nframes + frames, nn = (uint64_t)p->nnodes + nodes;
+	uint64_t ne = (uint64_t)p->nentries + entries;
+
+	if (frames && (!room_array((void **)&p->frames, &p->capframes, nf, sizeof(*p->frames),
+				   p->nframes) ||
+		       !room_hash(p->framehash, nf)))
+		return pp_nomem(p);
+	if (nodes && (!room_array((void **)&p->nodes, &p->capnodes, nn, sizeof(*p->nodes),
+				  p->nnodes) ||
+		      (p->nodehash && !room_idhash(p, p->nodehash, nn, node_key))))
+		return pp_nomem(p);
+	if (entries && ne > p->capentries) {
+		uint32_t nt = p->ntypes ? p->ntypes : 1;
+		if ((uint64_t)ne * nt > UINT32_MAX / 4)
+			return PPROF_OK; /* left to grow as it goes */
+		uint32_t vcap = p->values ? p->capentries * nt : 0;
+		if (!room_array((void **)&p->entries, &p->capentries, ne, sizeof(*p->entries),
+				p->nentries))
+			return pp_nomem(p);
+		/* values keeps capentries * ntypes elements */
+		if (!room_array((void **)&p->values, &vcap, (uint64_t)p->capentries * nt,
+				sizeof(*p->values), (size_t)p->nentries * nt))
+			return pp_nomem(p);
+		if (vcap / nt > p->capentries) {
+			/* the values' pages rounded up: the entries take as many */
+			uint32_t ecap = p->capentries;
+			if (!room_array((void **)&p->entries, &ecap, vcap / nt, sizeof(*p->entries),
+					p->nentries))
+				return pp_nomem(p);
+			p->capentries = ecap < vcap / nt ? ecap : vcap / nt;
+		}
+	}
+	if (entries && !room_idhash(p, p->entryhash, ne, entry_key))
+		return pp_nomem(p);
+	return PPROF_OK;
+}

@@ -15,6 +15,7 @@
 #include "config.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -43,6 +44,8 @@ struct cpu {
 	uint32_t *sid;
 	int64_t *samples, *deltas, *stamps;
 	size_t nsamples, capsamples, ndeltas, capdeltas, nstamps, capstamps;
+	/* the integer arrays read ahead on another thread (NULL: none) */
+	struct ahead *ahead;
 	/* what samples_to_model() found, in nanoseconds (0: not known) */
 	int64_t period, duration;
 };
@@ -94,18 +97,25 @@ static bool grow_to(void **a, size_t *cap, size_t need, size_t size)
 	return true;
 }
 
-/* "samples": node ids, read in bulk into c->sid, and into c->samples
+/* The node ids of "samples": in 32 bits while they fit (V8's always do),
+ * in 64 (samples) from the first that does not. */
+struct ids {
+	uint32_t *sid;
+	int64_t *samples;
+	size_t nsamples, capsamples;
+};
+
+/* "samples": node ids, read by J in bulk into c->sid, and into c->samples
  * from the first id that does not fit 32 bits on (all of them moved
- * there).  T is the token of the value. */
-static int read_samples(struct cpu *c, int t)
+ * there).  T is the token of the value; errors are set on P. */
+static int read_samples(struct pprof_profile *p, struct json *j, int t, struct ids *c)
 {
-	struct json *j = &c->j;
 	int64_t chunk[1024];
 
 	if (t == JSON_ERROR)
-		return pp_v8_json_error(c->p, j);
+		return pp_v8_json_error(p, j);
 	if (t != JSON_ARRAY_BEGIN)
-		return pp_error_at(c->p, PPROF_EINPUT, json_offset(j), "samples is not an array");
+		return pp_error_at(p, PPROF_EINPUT, json_offset(j), "samples is not an array");
 	for (;;) {
 		size_t got = json_ints(j, chunk, sizeof(chunk) / sizeof(*chunk)), k = 0;
 
@@ -114,13 +124,13 @@ static int read_samples(struct cpu *c, int t)
 			if (t == JSON_ARRAY_END)
 				return PPROF_OK;
 			if (t == JSON_ERROR)
-				return pp_v8_json_error(c->p, j);
+				return pp_v8_json_error(p, j);
 			if (t != JSON_NUMBER)
-				return pp_error_at(c->p, PPROF_EINPUT, json_offset(j),
+				return pp_error_at(p, PPROF_EINPUT, json_offset(j),
 						   "samples holds something other than a number");
 			if (!json_int64(j, &chunk[0]))
 				return pp_error_at(
-					c->p, PPROF_EINPUT, json_offset(j),
+					p, PPROF_EINPUT, json_offset(j),
 					"samples holds a number that is not a 64-bit integer");
 			got = 1;
 		}
@@ -129,7 +139,7 @@ static int read_samples(struct cpu *c, int t)
 				;
 			if (!grow_to((void **)&c->sid, &c->capsamples, c->nsamples + k,
 				     sizeof(*c->sid)))
-				return pp_nomem(c->p);
+				return pp_nomem(p);
 			for (size_t i = 0; i < k; i++)
 				c->sid[c->nsamples + i] = (uint32_t)chunk[i];
 			c->nsamples += k;
@@ -139,7 +149,7 @@ static int read_samples(struct cpu *c, int t)
 
 				if (!grow_to((void **)&c->samples, &cap, c->nsamples + got - k,
 					     sizeof(*c->samples)))
-					return pp_nomem(c->p);
+					return pp_nomem(p);
 				for (size_t i = 0; i < c->nsamples; i++)
 					c->samples[i] = c->sid[i];
 				free(c->sid);
@@ -150,11 +160,192 @@ static int read_samples(struct cpu *c, int t)
 		if (k < got) {
 			if (!grow_to((void **)&c->samples, &c->capsamples, c->nsamples + got - k,
 				     sizeof(*c->samples)))
-				return pp_nomem(c->p);
+				return pp_nomem(p);
 			memcpy(c->samples + c->nsamples, chunk + k, (got - k) * sizeof(*chunk));
 			c->nsamples += got - k;
 		}
 	}
+}
+
+/*
+ * The integer arrays "samples" and "timeDeltas", most of a V8 profile's
+ * bytes, are read on a second thread while this one reads the nodes: V8
+ * writes them last, as "samples":[...],"timeDeltas":[...]}, so they are
+ * found from the end.  What the thread found is a guess until the strict
+ * parse of the whole text reaches the same key with its value starting at
+ * the same byte: then the thread's parser read the same bytes with the same
+ * grammar and the same code, and its arrays are taken as they are; else
+ * (a key with white space, nested, inside a string, or the thread failed
+ * on anything, an error included) this thread reads the value itself, and
+ * its errors are the ones reported.
+ */
+#ifndef PP_AHEAD_MIN /* tests build with 0 to put every input through the thread */
+#define PP_AHEAD_MIN ((size_t)1 << 20)
+#endif
+static const size_t ahead_min = PP_AHEAD_MIN; /* smaller inputs: no thread */
+#define AHEAD_QUOTES 256             /* quotes looked at from the end */
+
+struct ahead_array {
+	size_t at;  /* offset of the value's '[', or SIZE_MAX: not found */
+	size_t end; /* past its ']' when ok */
+	bool ok;
+};
+
+struct ahead {
+	const unsigned char *buf;
+	size_t len;
+	uint32_t max_depth;
+	pthread_t th;
+	bool running;
+	struct ahead_array samples, deltas;
+	struct ids ids;
+	int64_t *deltav;
+	size_t ndeltas, capdeltas;
+};
+
+/* Where "samples":[ and "timeDeltas":[ are among the last AHEAD_QUOTES
+ * quotes of BUF: the offsets of their '['. */
+static void ahead_find(struct ahead *a)
+{
+	static const char ks[] = "\"samples\":[", kd[] = "\"timeDeltas\":[";
+	const unsigned char *b = a->buf, *q = b + a->len;
+
+	a->samples.at = a->deltas.at = SIZE_MAX;
+	for (int n = 0; n < AHEAD_QUOTES; n++) {
+		q = memrchr(b, '"', (size_t)(q - b));
+		if (!q)
+			break;
+		size_t left = a->len - (size_t)(q - b);
+		if (a->samples.at == SIZE_MAX && left >= sizeof(ks) - 1 &&
+		    memcmp(q, ks, sizeof(ks) - 1) == 0)
+			a->samples.at = (size_t)(q - b) + sizeof(ks) - 2;
+		if (a->deltas.at == SIZE_MAX && left >= sizeof(kd) - 1 &&
+		    memcmp(q, kd, sizeof(kd) - 1) == 0)
+			a->deltas.at = (size_t)(q - b) + sizeof(kd) - 2;
+		if (a->samples.at != SIZE_MAX && a->deltas.at != SIZE_MAX)
+			break;
+	}
+}
+
+/* The array at A->at read as the main parse would read it, on a profile of
+ * its own for the errors, which are dropped. */
+static void ahead_read(struct ahead *a, struct ahead_array *r, struct pprof_profile *p, bool ids)
+{
+	struct json j;
+	int s;
+
+	if (r->at == SIZE_MAX)
+		return;
+	json_init(&j, a->buf + r->at, a->len - r->at, a->max_depth);
+	json_set_base(&j, r->at);
+	if (ids)
+		s = read_samples(p, &j, json_next(&j), &a->ids);
+	else
+		s = pp_v8_int_array(p, &j, json_next(&j), "timeDeltas", &a->deltav, &a->ndeltas,
+				    &a->capdeltas);
+	if (s == PPROF_OK) {
+		r->ok = true;
+		r->end = json_offset(&j) + 1;
+	}
+	json_release(&j);
+}
+
+/* An array for about N elements of SIZE bytes, huge pages asked for: the
+ * first guess of what a read fills (it still grows past it). */
+static void *ahead_alloc(size_t n, size_t size, size_t *cap)
+{
+	void *a;
+
+	if (n > ((size_t)64 << 20) / size)
+		n = ((size_t)64 << 20) / size;
+	if (n < 4096)
+		return NULL;
+	/* a mapping big enough to hold whole huge pages */
+	if (n * size >= ((size_t)1 << 20) && n * size < ((size_t)6 << 20))
+		n = ((size_t)6 << 20) / size;
+	if (!(a = malloc(n * size)))
+		return NULL;
+	pp_advise_huge(a, n * size);
+	*cap = n;
+	return a;
+}
+
+static void *ahead_thread(void *arg)
+{
+	struct ahead *a = arg;
+	struct pprof_profile *p = pprof_profile_new();
+	size_t s = a->samples.at, d = a->deltas.at;
+
+	/* V8 writes a sample's id in 4 to 6 bytes, its delta in 3 to 5 */
+	if (s != SIZE_MAX)
+		a->ids.sid = ahead_alloc(((d != SIZE_MAX && d > s ? d : a->len) - s) / 4,
+					 sizeof(*a->ids.sid), &a->ids.capsamples);
+	if (d != SIZE_MAX)
+		a->deltav = ahead_alloc(((s != SIZE_MAX && s > d ? s : a->len) - d) / 3,
+					sizeof(*a->deltav), &a->capdeltas);
+
+	if (p) {
+		ahead_read(a, &a->samples, p, true);
+		ahead_read(a, &a->deltas, p, false);
+	}
+	pprof_profile_free(p);
+	return NULL;
+}
+
+/* Starts the thread when the input is big and the arrays are found. */
+static void ahead_start(struct cpu *c)
+{
+	struct ahead *a;
+
+	if (c->len < ahead_min || !(a = calloc(1, sizeof(*a))))
+		return;
+	a->buf = c->buf;
+	a->len = c->len;
+	a->max_depth = c->max_depth;
+	ahead_find(a);
+	if ((a->samples.at != SIZE_MAX || a->deltas.at != SIZE_MAX) &&
+	    pthread_create(&a->th, NULL, ahead_thread, a) == 0) {
+		a->running = true;
+		c->ahead = a;
+	} else {
+		free(a);
+	}
+}
+
+static void ahead_join(struct ahead *a)
+{
+	if (a && a->running) {
+		pthread_join(a->th, NULL);
+		a->running = false;
+	}
+}
+
+static void ahead_free(struct ahead *a)
+{
+	if (!a)
+		return;
+	ahead_join(a);
+	free(a->ids.sid);
+	free(a->ids.samples);
+	free(a->deltav);
+	free(a);
+}
+
+/* The value of the current key, whose first token T was just read, when
+ * the thread read it (the samples, or with DELTAS the timeDeltas): true,
+ * and the parser moved past it. */
+static bool ahead_take(struct cpu *c, int t, bool deltas)
+{
+	if (!c->ahead)
+		return false;
+	struct ahead_array *r = deltas ? &c->ahead->deltas : &c->ahead->samples;
+	if (t != JSON_ARRAY_BEGIN || json_offset(&c->j) != r->at)
+		return false;
+	ahead_join(c->ahead);
+	if (!r->ok)
+		return false;
+	json_value_done(&c->j, c->buf + r->end);
+	return true;
 }
 
 static int top_level(struct cpu *c)
@@ -218,6 +409,14 @@ static int top_level(struct cpu *c)
 				return pp_error_at(c->p, PPROF_EINPUT, json_offset(j),
 						   "nodes is not an array");
 			for (;;) {
+				bool done;
+
+				/* V8's own layout from the bytes, else token by token */
+				s = pp_v8_fast_node(&c->v, &done);
+				if (s != PPROF_OK)
+					return s;
+				if (done)
+					continue;
 				t = json_next(j);
 				if (t == JSON_ARRAY_END)
 					break;
@@ -239,10 +438,30 @@ static int top_level(struct cpu *c)
 						   "head is not an object");
 			s = pp_v8_read_node(&c->v);
 		} else if (seen == &c->have_samples) {
-			s = read_samples(c, json_next(j));
+			struct ids ids = { c->sid, c->samples, c->nsamples, c->capsamples };
+
+			t = json_next(j);
+			if (ahead_take(c, t, false)) {
+				ids = c->ahead->ids;
+				memset(&c->ahead->ids, 0, sizeof(c->ahead->ids));
+			} else {
+				s = read_samples(c->p, j, t, &ids);
+			}
+			c->sid = ids.sid;
+			c->samples = ids.samples;
+			c->nsamples = ids.nsamples;
+			c->capsamples = ids.capsamples;
 		} else if (seen == &c->have_deltas) {
-			s = pp_v8_int_array(c->p, j, json_next(j), "timeDeltas", &c->deltas,
-					    &c->ndeltas, &c->capdeltas);
+			t = json_next(j);
+			if (ahead_take(c, t, true)) {
+				c->deltas = c->ahead->deltav;
+				c->ndeltas = c->ahead->ndeltas;
+				c->capdeltas = c->ahead->capdeltas;
+				c->ahead->deltav = NULL;
+			} else {
+				s = pp_v8_int_array(c->p, j, t, "timeDeltas", &c->deltas,
+						    &c->ndeltas, &c->capdeltas);
+			}
 		} else {
 			s = pp_v8_int_array(c->p, j, json_next(j), "timestamps", &c->stamps,
 					    &c->nstamps, &c->capstamps);
@@ -620,8 +839,12 @@ static int cpu_read(struct pprof_profile *p, const unsigned char *buf, size_t le
 	c.max_depth = o ? o->max_depth : 0;
 	json_init(&c.j, buf, len, c.max_depth);
 	pp_v8_init(&c.v, p, &c.j);
+	pp_v8_size_hint(&c.v, len);
+	ahead_start(&c);
 
 	s = top_level(&c);
+	ahead_free(c.ahead);
+	c.ahead = NULL;
 	if (s != PPROF_OK)
 		goto out;
 	if (c.have_nodes && c.have_head) {
@@ -632,6 +855,12 @@ static int cpu_read(struct pprof_profile *p, const unsigned char *buf, size_t le
 		s = pp_error(p, PPROF_EINPUT, "not a cpuprofile: no nodes");
 		goto out;
 	}
+	/* the frames and nodes of the tree and of the lines, at most, sized
+	 * at once rather than for the tree and then again for the lines */
+	if (c.v.n + c.v.nticks < UINT32_MAX / 2 &&
+	    (s = pp_reserve(p, (uint32_t)(c.v.n + c.v.nticks), (uint32_t)(c.v.n + c.v.nticks),
+			    0)) != PPROF_OK)
+		goto out;
 	s = pp_v8_build(&c.v);
 	if (s != PPROF_OK)
 		goto out;
@@ -675,6 +904,18 @@ static int cpu_read(struct pprof_profile *p, const unsigned char *buf, size_t le
 	s = group_ticks(&c, &ticks);
 	if (s != PPROF_OK)
 		goto out;
+	{
+		/* at most an entry per node, and a frame, a node and an entry
+		 * per line of positionTicks */
+		uint64_t used = 0;
+
+		for (i = 0; i < c.v.n; i++)
+			used += c.v.nodes[i].model != 0 && (acc[i].count || acc[i].wall);
+		if (used + c.v.nticks < UINT32_MAX / 2 &&
+		    (s = pp_reserve(p, (uint32_t)c.v.nticks, (uint32_t)c.v.nticks,
+				    (uint32_t)(used + c.v.nticks))) != PPROF_OK)
+			goto out;
+	}
 	/* A sample at the (root) node itself has an empty stack: left out of
 	 * the tree (it stays in the time sequence). */
 	for (i = 0; i < c.v.n; i++) {
@@ -688,6 +929,7 @@ static int cpu_read(struct pprof_profile *p, const unsigned char *buf, size_t le
 	}
 	s = PPROF_OK;
 out:
+	ahead_free(c.ahead);
 	free(ticks.first);
 	free(ticks.lt);
 	free(acc);

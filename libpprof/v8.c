@@ -16,6 +16,39 @@ void pp_v8_init(struct pp_v8 *v, struct pprof_profile *p, struct json *j)
 	v->last_idx = PP_V8_NONE;
 }
 
+void pp_v8_size_hint(struct pp_v8 *v, size_t len)
+{
+	/* V8 writes a node in 100 bytes at least, 250 on average with its
+	 * children and positionTicks; a tick entry in 22 */
+	const size_t most = (size_t)1 << 20; /* beyond, they double as always */
+
+	v->hint_nodes = len / 256 < most ? len / 256 : most;
+	v->hint_kids = v->hint_nodes;
+	v->hint_ticks = len / 128 < most ? len / 128 : most;
+}
+
+/* *A (*CAP elements of SIZE bytes, N used) with room for one more: doubled,
+ * or HINT elements at first; huge pages asked for when it is big. */
+static bool grow_hinted(void **a, size_t *cap, size_t n, size_t size, size_t hint, size_t first)
+{
+	size_t c;
+	void *b;
+
+	if (n < *cap)
+		return true;
+	c = *cap ? *cap * 2 : hint > first ? hint : first;
+	/* a hinted array big enough to hold whole huge pages */
+	if (!*cap && hint > first && c <= SIZE_MAX / size && c * size >= ((size_t)1 << 20) &&
+	    c * size < ((size_t)6 << 20))
+		c = ((size_t)6 << 20) / size;
+	if (c > SIZE_MAX / size || !(b = realloc(*a, c * size)))
+		return false;
+	pp_advise_huge(b, c * size);
+	*a = b;
+	*cap = c;
+	return true;
+}
+
 void pp_v8_release(struct pp_v8 *v)
 {
 	free(v->nodes);
@@ -90,17 +123,16 @@ static int new_node(struct pp_v8 *v, uint32_t parent, uint32_t *idx)
 	struct pp_v8_node *d;
 
 	if (v->n == v->cap) {
-		/* From 1: a Chrome trace may hold a million profiles. */
-		uint32_t c = v->cap ? v->cap * 2 : 1;
-		struct pp_v8_node *b;
+		/* From 1 unless hinted: a Chrome trace may hold a million
+		 * profiles. */
+		size_t c = v->cap;
 
 		if (v->cap >= UINT32_MAX / 4)
 			return pp_error(v->p, PPROF_ENOMEM, "too many nodes");
-		b = realloc(v->nodes, (size_t)c * sizeof(*b));
-		if (!b)
+		if (!grow_hinted((void **)&v->nodes, &c, v->n, sizeof(*v->nodes),
+				 v->hint_nodes < UINT32_MAX / 4 ? v->hint_nodes : UINT32_MAX / 4, 1))
 			return pp_nomem(v->p);
-		v->nodes = b;
-		v->cap = c;
+		v->cap = (uint32_t)c;
 	}
 	*idx = v->n++;
 	d = &v->nodes[*idx];
@@ -117,15 +149,9 @@ static int add_kid(struct pp_v8 *v, uint32_t parent)
 {
 	struct pp_v8_kid *k;
 
-	if (v->nkids == v->capkids) {
-		size_t c = v->capkids ? v->capkids * 2 : 256;
-		struct pp_v8_kid *b = realloc(v->kids, c * sizeof(*b));
-
-		if (!b)
-			return pp_nomem(v->p);
-		v->kids = b;
-		v->capkids = c;
-	}
+	if (!grow_hinted((void **)&v->kids, &v->capkids, v->nkids, sizeof(*v->kids), v->hint_kids,
+			 256))
+		return pp_nomem(v->p);
 	k = &v->kids[v->nkids];
 	k->offset = json_offset(v->j);
 	k->parent = parent;
@@ -234,15 +260,9 @@ static int read_ticks(struct pp_v8 *v, uint32_t idx)
 		struct pp_v8_tick k = { idx, 0, 0 };
 		uint32_t line, ticks;
 
-		if (v->nticks == v->capticks) {
-			size_t c = v->capticks ? v->capticks * 2 : 256;
-			struct pp_v8_tick *b = realloc(v->ticks, c * sizeof(*b));
-
-			if (!b)
-				return pp_nomem(v->p);
-			v->ticks = b;
-			v->capticks = c;
-		}
+		if (!grow_hinted((void **)&v->ticks, &v->capticks, v->nticks, sizeof(*v->ticks),
+				 v->hint_ticks, 256))
+			return pp_nomem(v->p);
 		/* V8 writes {"line":N,"ticks":N}: read at once */
 		if (json_int_pair(j, "line", "ticks", &line, &ticks)) {
 			if (line < 1)
@@ -411,6 +431,165 @@ out:
 	free(stack);
 	return s;
 #undef PUSH
+}
+
+/* ---- V8's own layout, read from the bytes ---- */
+
+/* "KEY": (the literal, quotes and colon included) at *P. */
+#define LIT(p, e, lit) \
+	((size_t)((e) - (p)) >= sizeof(lit) - 1 && memcmp((p), lit, sizeof(lit) - 1) == 0 && \
+	 ((p) += sizeof(lit) - 1, true))
+
+/* A plain integer at *P (an optional '-', 1 to 18 digits, no leading zero
+ * but "0" itself): what json_next() and json_int64() make of it, *P past
+ * it.  Returns the byte after it (not read), or -1 when there is none or
+ * the number is not such an integer.  The caller accepts only a ',', '}'
+ * or ']' after it, bytes that cannot continue a number. */
+static inline int fast_int(const unsigned char **pp, const unsigned char *e, int64_t *out)
+{
+	const unsigned char *p = *pp, *q;
+	bool neg = p < e && *p == '-';
+	uint64_t x = 0;
+
+	p += neg;
+	for (q = p; q < e && (unsigned)(*q - '0') <= 9 && q - p <= 18; q++)
+		x = x * 10 + (unsigned)(*q - '0');
+	if (q == p || q - p > 18 || q >= e || (*p == '0' && q - p > 1))
+		return -1;
+	*out = neg ? -(int64_t)x : (int64_t)x;
+	*pp = q;
+	return *q;
+}
+
+/* A string without escapes or bytes >= 0x80 at *P, its quotes included:
+ * *S and *N its contents, *P past it. */
+static inline bool fast_str(const unsigned char **pp, const unsigned char *e,
+			    const unsigned char **s, size_t *n)
+{
+	const unsigned char *p = *pp, *q;
+
+	if (p >= e || *p != '"')
+		return false;
+	q = json_plain_end(p + 1, e);
+	if (q >= e || *q != '"')
+		return false;
+	*s = p + 1;
+	*n = (size_t)(q - p - 1);
+	*pp = q + 1;
+	return true;
+}
+
+int pp_v8_fast_node(struct pp_v8 *v, bool *done)
+{
+	struct json *j = v->j;
+	const unsigned char *e, *at = json_element(j, 3, &e), *p = at;
+	const unsigned char *name, *script, *url;
+	size_t nname, nscript, nurl, kids0 = v->nkids, ticks0 = v->nticks;
+	int64_t id, line, column, hit = 0;
+	bool seen_hit = false, seen_kids = false, seen_ticks = false;
+	uint32_t idx;
+	int s;
+
+	*done = false;
+	if (!p || !LIT(p, e, "{\"id\":") || fast_int(&p, e, &id) != ',' ||
+	    !LIT(p, e, ",\"callFrame\":{\"functionName\":") || !fast_str(&p, e, &name, &nname) ||
+	    !LIT(p, e, ",\"scriptId\":") || !fast_str(&p, e, &script, &nscript) ||
+	    !LIT(p, e, ",\"url\":") || !fast_str(&p, e, &url, &nurl) ||
+	    !LIT(p, e, ",\"lineNumber\":") || fast_int(&p, e, &line) != ',' ||
+	    !LIT(p, e, ",\"columnNumber\":") || fast_int(&p, e, &column) != '}')
+		return PPROF_OK;
+	p++;
+	/* Kids and ticks go straight to their arrays, taken back when the
+	 * node turns out to be something else.  A kid's offset is from AT
+	 * until the node is kept. */
+	while (p < e && *p == ',') {
+		p++;
+		if (!seen_hit && LIT(p, e, "\"hitCount\":")) {
+			int c = fast_int(&p, e, &hit);
+
+			seen_hit = true;
+			if (c != ',' && c != '}')
+				goto back;
+		} else if (!seen_kids && LIT(p, e, "\"children\":[")) {
+			seen_kids = true;
+			if (p < e && *p == ']') {
+				p++;
+				continue;
+			}
+			for (;;) {
+				const unsigned char *k = p;
+				int64_t kid;
+				int c = fast_int(&p, e, &kid);
+
+				if ((c != ',' && c != ']') || !grow_hinted((void **)&v->kids, &v->capkids, v->nkids, sizeof(*v->kids),
+						 v->hint_kids, 256))
+					goto back;
+				v->kids[v->nkids++] = (struct pp_v8_kid){ kid, (uint64_t)(k - at), 0 };
+				p++;
+				if (c == ']')
+					break;
+			}
+		} else if (!seen_ticks && LIT(p, e, "\"positionTicks\":[")) {
+			seen_ticks = true;
+			if (p < e && *p == ']') {
+				p++;
+				continue;
+			}
+			for (;;) {
+				int64_t l, t;
+
+				if (!LIT(p, e, "{\"line\":") || fast_int(&p, e, &l) != ',' ||
+				    !LIT(p, e, ",\"ticks\":") || fast_int(&p, e, &t) != '}' || l < 1 ||
+				    t < 0 || !grow_hinted((void **)&v->ticks, &v->capticks, v->nticks,
+						 sizeof(*v->ticks), v->hint_ticks, 256))
+					goto back;
+				v->ticks[v->nticks++] = (struct pp_v8_tick){ 0, l, t };
+				p++;
+				if (p < e && *p == ']') {
+					p++;
+					break;
+				}
+				if (p >= e || *p != ',')
+					goto back;
+				p++;
+			}
+		} else {
+			goto back;
+		}
+	}
+	if (p >= e || *p != '}')
+		goto back;
+	p++;
+
+	json_element_done(j, at, p);
+	s = new_node(v, PP_V8_NONE, &idx);
+	if (s != PPROF_OK)
+		return s;
+	*done = true;
+	{
+		struct pp_v8_node *d = &v->nodes[idx];
+		uint64_t base = d->offset;
+
+		d->id = id;
+		d->has_id = true;
+		d->line = line;
+		d->column = column;
+		d->hitcount = hit;
+		for (size_t k = kids0; k < v->nkids; k++) {
+			v->kids[k].offset += base;
+			v->kids[k].parent = idx;
+		}
+		for (size_t k = ticks0; k < v->nticks; k++)
+			v->ticks[k].node = idx;
+		s = pp_intern(v->p, (const char *)name, nname, &d->name);
+		if (s == PPROF_OK)
+			s = pp_intern(v->p, (const char *)url, nurl, &d->url);
+	}
+	return s;
+back:
+	v->nkids = kids0;
+	v->nticks = ticks0;
+	return PPROF_OK;
 }
 
 /* ---- ids ---- */
@@ -641,6 +820,9 @@ int pp_v8_build(struct pp_v8 *v)
 		free(fill);
 
 		s = pp_intern_cstr(v->p, "(anonymous)", &anon);
+		/* at most a frame and a node per node */
+		if (s == PPROF_OK)
+			s = pp_reserve(v->p, v->n, v->n, 0);
 		if (s != PPROF_OK) {
 			free(kids);
 			goto out;

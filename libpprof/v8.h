@@ -77,14 +77,33 @@ struct pp_v8 {
 	uint32_t ndirect;
 	int64_t last_id; /* the last look-up, as samples repeat their node */
 	uint32_t last_idx;
+	/* first sizes of nodes, kids and ticks when the input's size tells
+	 * them (0: from 1, 256, 256) */
+	size_t hint_nodes, hint_kids, hint_ticks;
 };
 
 void pp_v8_init(struct pp_v8 *v, struct pprof_profile *p, struct json *j);
+/* Sizes the arrays of nodes, kids and ticks for an input of LEN bytes of
+ * V8's flat layout before they fill (an estimate: they still grow past
+ * it), with huge pages asked for: on a big input, growing them step by
+ * step from nothing costs copies and a page fault every 4 KiB. */
+void pp_v8_size_hint(struct pp_v8 *v, size_t len);
 void pp_v8_release(struct pp_v8 *v);
 
 /* Reads one node object and everything nested in it; the OBJECT_BEGIN of
  * the node was the last token read.  The node has no parent. */
 int pp_v8_read_node(struct pp_v8 *v);
+
+/* The next element of the current array (a flat "nodes" array) when it is
+ * a node as V8 writes it: without white space, "id", then "callFrame" with
+ * "functionName", "scriptId", "url", "lineNumber" and "columnNumber" in
+ * this order, strings without escapes or bytes >= 0x80, then any of
+ * "hitCount", "children" (ids) and "positionTicks" (compact {"line",
+ * "ticks"} entries, lines >= 1), numbers plain integers.  Such a node is
+ * read whole, as json_next() and pp_v8_read_node() would read it, and *DONE
+ * is true; otherwise nothing is read (*DONE false) and the caller reads the
+ * element as always, errors included. */
+int pp_v8_fast_node(struct pp_v8 *v, bool *done);
 
 /* Links children to their parents (listed by id in a parent's "children",
  * or named by a child's "parent" as in Chrome traces), checks for missing

@@ -9,7 +9,9 @@
  * taken from the input: the same tokens and the same end (error message and
  * offset) as the whole parse, with the default depth bound and with 16.
  * And json_next_u32() beside json_next(), whole and one byte at a time;
- * json_ints() and json_int_pair() likewise.
+ * json_ints() and json_int_pair() likewise; json_element(),
+ * json_element_done() and json_value_done() beside json_next() and
+ * json_skip().
  * Seeds: every JSON file of the fixtures and the shared test data. */
 #include "config.h"
 
@@ -266,8 +268,67 @@ static void bulk_path(const uint8_t *data, size_t size, bool chunked)
 	json_release(&b);
 }
 
+/* Pass 6: json_element(), json_element_done() and json_value_done()
+ * beside json_next() and json_skip(): the element json_element() points at
+ * is the token json_next() reads there; an element or a container that A
+ * skipped, marked done on B up to where A stopped, leaves B where A is (the
+ * same tokens after it); json_element() gives nothing where LEVELS more
+ * levels would pass the depth bound. */
+static void element_path(const uint8_t *data, size_t size, uint32_t max_depth)
+{
+	struct json a, b;
+	json_init(&a, data, size, max_depth);
+	json_init(&b, data, size, max_depth);
+	for (size_t step = 0;; step++) {
+		const unsigned char *e = NULL;
+		uint32_t levels = (uint32_t)(step % 3);
+		const unsigned char *at = json_element(&b, levels, &e);
+		int ta = json_next(&a), tb;
+		if (at) {
+			if (e != data + size)
+				fail("json_element: another end of the buffer", "", 0);
+			if (b.depth + levels > (max_depth ? max_depth : 1000000u))
+				fail("json_element: past the depth bound", "", 0);
+			if (ta != JSON_ERROR && json_offset(&a) != (size_t)(at - data))
+				fail("json_element: not where json_next reads", a.str, a.len);
+			if (ta != JSON_ERROR && step % 2 == 0) {
+				if (json_skip(&a, ta) == JSON_ERROR) {
+					tb = json_next(&b);
+					tb = tb == JSON_ERROR ? tb : json_skip(&b, tb);
+					if (tb != JSON_ERROR)
+						fail("json_element: json_skip fails on A only", "", 0);
+					break;
+				}
+				json_element_done(&b, at, data + a.pos);
+				if (json_offset(&b) != (size_t)(at - data))
+					fail("json_element_done: another offset", "", 0);
+				continue;
+			}
+		}
+		tb = json_next(&b);
+		if (same_token(&a, &b, ta, tb, "json_element"))
+			break;
+		if (ta == JSON_END)
+			break;
+		if ((ta == JSON_ARRAY_BEGIN || ta == JSON_OBJECT_BEGIN) && step % 5 == 1) {
+			if (json_skip(&a, ta) == JSON_ERROR) {
+				if (json_skip(&b, tb) != JSON_ERROR)
+					fail("json_value_done: json_skip fails on A only", "", 0);
+				break;
+			}
+			json_value_done(&b, data + a.pos);
+			if (json_offset(&a) != json_offset(&b) || a.depth != b.depth)
+				fail("json_value_done: another offset or depth", "", 0);
+		}
+	}
+	json_release(&a);
+	json_release(&b);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
+	element_path(data, size, 0);
+	element_path(data, size, 4);
 	bulk_path(data, size, false);
 	if (size < 4096)
 		bulk_path(data, size, true);

@@ -992,6 +992,149 @@ static void test_read_v8_real_totals(void **state)
 		skip();
 }
 
+/* ---- V8's own layout (read from the bytes) and the samples read ahead ---- */
+
+/* S with every ':' followed by a space: the same profile, which the readers
+ * read token by token (the names and URLs below hold no ':'). */
+static char *spaced(const char *s)
+{
+	size_t n = 0;
+	for (const char *q = s; *q; q++)
+		n += *q == ':' ? 2 : 1;
+	char *r = malloc(n + 1), *o = r;
+	assert_non_null(r);
+	for (const char *q = s; *q; q++) {
+		*o++ = *q;
+		if (*q == ':')
+			*o++ = ' ';
+	}
+	*o = '\0';
+	return r;
+}
+
+/* A and B read to the same model: strings, frames and nodes in the same
+ * order, the same folded lines at every granularity, the same time order. */
+static void expect_same_model(const char *a, const char *b)
+{
+	struct pprof_profile *p = read_ok(a), *q = read_ok(b);
+
+	assert_int_equal(p->nstrs, q->nstrs);
+	for (uint32_t i = 0; i < p->nstrs; i++)
+		assert_string_equal(pp_str(p, i), pp_str(q, i));
+	assert_int_equal(p->nframes, q->nframes);
+	assert_memory_equal(p->frames, q->frames, p->nframes * sizeof(*p->frames));
+	assert_int_equal(p->nnodes, q->nnodes);
+	assert_memory_equal(p->nodes, q->nodes, p->nnodes * sizeof(*p->nodes));
+	assert_int_equal(p->nseq, q->nseq);
+	for (size_t i = 0; i < p->nseq; i++) {
+		assert_int_equal(p->seq[i].node, q->seq[i].node);
+		assert_int_equal(p->seq[i].time, q->seq[i].time);
+		assert_int_equal(p->seq[i].wall, q->seq[i].wall);
+	}
+	assert_int_equal(p->period, q->period);
+	assert_int_equal(p->duration_nanos, q->duration_nanos);
+	for (int g = PPROF_G_FUNCTIONS; g <= PPROF_G_ADDRESSES; g++) {
+		for (int sel = 0; sel < 2; sel++) {
+			char *x = fold_str(p, sel, (enum pprof_granularity)g);
+			char *y = fold_str(q, sel, (enum pprof_granularity)g);
+			assert_string_equal(x, y);
+			free(x);
+			free(y);
+		}
+	}
+	pprof_profile_free(p);
+	pprof_profile_free(q);
+}
+
+#define FAST_NODE(ID, NAME, LINE, REST)                                                     \
+	"{\"id\":" #ID ",\"callFrame\":{\"functionName\":\"" NAME "\",\"scriptId\":\"7\","  \
+	"\"url\":\"a.js\",\"lineNumber\":" #LINE ",\"columnNumber\":4}" REST "}"
+
+static void test_read_v8_cpu_fast_layout(void **state)
+{
+	(void)state;
+	/* compact nodes as V8 writes them, one with an escape and one with
+	 * a key V8 does not write (read token by token), a name shared */
+	static const char in[] =
+		"{\"nodes\":["
+		"{\"id\":1,\"callFrame\":{\"functionName\":\"(root)\",\"scriptId\":\"0\","
+		"\"url\":\"\",\"lineNumber\":-1,\"columnNumber\":-1},\"hitCount\":0,"
+		"\"children\":[2,5]},"
+		FAST_NODE(2, "f", 0, ",\"hitCount\":1,\"children\":[3,4],"
+			  "\"positionTicks\":[{\"line\":2,\"ticks\":1}]") ","
+		FAST_NODE(3, "g", 9, ",\"hitCount\":4,\"positionTicks\":[{\"line\":12,\"ticks\":3},"
+			  "{\"line\":11,\"ticks\":1}]") ","
+		FAST_NODE(4, "h\\u0041", 20, ",\"hitCount\":1") ","
+		FAST_NODE(5, "g", 9, ",\"hitCount\":1,\"deoptReason\":\"x\",\"children\":[]") "],"
+		"\"startTime\":0,\"endTime\":8000,\"samples\":[3,3,3,3,2,4,5],"
+		"\"timeDeltas\":[0,1000,1000,1000,1000,1000,1000]}";
+	char *sp = spaced(in);
+
+	expect_same_model(in, sp);
+	expect_fold_g(in, "samples", PPROF_G_LINES,
+		      "f a.js:1;g a.js:11 1\nf a.js:1;g a.js:12 3\nf a.js:1;hA a.js:21 1\n"
+		      "f a.js:2 1\ng a.js:10 1\n");
+	free(sp);
+}
+
+/* More than a MiB of samples: read on the second thread when written as V8
+ * writes them, by the main parse otherwise; the same either way, errors
+ * included (their offsets follow the bytes). */
+static void test_read_v8_cpu_samples_ahead(void **state)
+{
+	(void)state;
+	const size_t n = 300000;
+	struct pp_buf b;
+
+	pp_buf_init(&b);
+	pp_buf_addf(&b, "{\"nodes\":["
+			"{\"id\":1,\"callFrame\":{\"functionName\":\"(root)\",\"scriptId\":\"0\","
+			"\"url\":\"\",\"lineNumber\":-1,\"columnNumber\":-1},\"children\":[2,3]},"
+			FAST_NODE(2, "f", 0, "") "," FAST_NODE(3, "g", 5, "")
+			"],\"startTime\":10,\"endTime\":%zu,\"samples\":[", 10 + 3 * n);
+	for (size_t i = 0; i < n; i++)
+		pp_buf_addf(&b, "%s%d", i ? "," : "", i % 3 ? 2 : 3);
+	pp_buf_addf(&b, "],\"timeDeltas\":[");
+	for (size_t i = 0; i < n; i++)
+		pp_buf_addf(&b, "%s%d", i ? "," : "", i % 7 == 6 ? -1 : i % 5 + 1);
+	pp_buf_add(&b, "]}", 2);
+	assert_true(b.len > ((size_t)1 << 20));
+	char *sp = spaced(b.s);
+	expect_same_model(b.s, sp);
+
+	/* a sample naming a missing node, near the end */
+	char *bad = strdup(b.s), *badsp;
+	assert_non_null(bad);
+	char *k = strstr(bad, "],\"timeDeltas\"");
+	assert_non_null(k);
+	k[-1] = '9';
+	badsp = spaced(bad);
+	char want[128];
+	snprintf(want, sizeof(want), "sample %zu: node 9 does not exist (at byte %zu)", n - 1,
+		 (size_t)(k - 1 - bad));
+	expect_cpu_error(bad, want);
+	snprintf(want, sizeof(want), "sample %zu: node 9 does not exist (at byte %zu)", n - 1,
+		 (size_t)(strstr(badsp, "],\"timeDeltas\"") - 1 - badsp));
+	expect_cpu_error(badsp, want);
+	/* a delta that is not a number */
+	k = strstr(bad, "\"timeDeltas\":[") + 14;
+	k[0] = '"';
+	k[2] = '"';
+	char *w = at("timeDeltas holds something other than a number", bad, "\"timeDeltas\":[", 1);
+	char *w2 = malloc(strlen(w) + 32);
+	assert_non_null(w2);
+	/* the string starts at the '[' plus one */
+	size_t off = (size_t)(k - bad);
+	snprintf(w2, strlen(w) + 32, "timeDeltas holds something other than a number (at byte %zu)", off);
+	expect_cpu_error(bad, w2);
+	free(w);
+	free(w2);
+	free(bad);
+	free(badsp);
+	free(sp);
+	pp_buf_release(&b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1013,6 +1156,8 @@ int main(void)
 		cmocka_unit_test(test_read_v8_heap_without_samples),
 		cmocka_unit_test(test_read_v8_cpu_position_ticks),
 		cmocka_unit_test(test_read_v8_cpu_position_ticks_errors),
+		cmocka_unit_test(test_read_v8_cpu_fast_layout),
+		cmocka_unit_test(test_read_v8_cpu_samples_ahead),
 		cmocka_unit_test(test_read_v8_heap_missing_node),
 		cmocka_unit_test(test_read_v8_heap_errors),
 		cmocka_unit_test(test_read_v8_heap_deep_chain),
