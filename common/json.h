@@ -150,6 +150,18 @@ size_t json_ints(struct json *j, int64_t *out, size_t max);
  * returns false and reads nothing.  (V8's positionTicks entries.) */
 bool json_int_pair(struct json *j, const char *ka, const char *kb, uint32_t *a, uint32_t *b);
 
+/* json_next(), except that a string value is not decoded: after
+ * JSON_STRING, j.str / j.len hold its text between the quotes as the input
+ * has it (checked as json_next() checks it), and *ESCAPED tells whether it
+ * has escapes (json_unescape() then decodes it).  For a long string kept
+ * for later, most of which is never looked at (a source map's
+ * sourcesContent).  In chunked mode it is json_next(), *ESCAPED false. */
+int json_next_raw(struct json *j, bool *escaped);
+/* Decodes RAW (LEN bytes), the text of a string json_next_raw() returned
+ * with *ESCAPED set, into OUT, which has room for LEN bytes (the decoded
+ * text is never longer).  Returns the decoded length. */
+size_t json_unescape(const char *raw, size_t len, char *out);
+
 /* Skips the value that starts with token T (the token json_next() just
  * returned): for OBJECT_BEGIN / ARRAY_BEGIN, up to and including the matching
  * end; for a scalar, nothing.  Returns T's kind, or JSON_ERROR. */

@@ -296,15 +296,6 @@ static int scan_dir(struct symb *y, const char *dir)
 	return status;
 }
 
-static void script_text(struct script *s)
-{
-	if (s->text_tried)
-		return;
-	s->text_tried = true;
-	if (s->script_path)
-		s->text = read_file(s->script_path, &s->textlen);
-}
-
 static struct smap_map *script_map(struct symb *y, struct script *s)
 {
 	if (s->tried)
@@ -327,9 +318,15 @@ static struct smap_map *script_map(struct symb *y, struct script *s)
 		smap_map_free(m);
 		return NULL;
 	}
-	/* the generated script, for the names at its tokens */
-	script_text(s);
-	if (s->text && smap_map_set_script(m, s->text, s->textlen) != SMAP_OK) {
+	/* the generated script, for the names at its tokens: the text a
+	 * directory's scan read, else its file (mapped, not copied) */
+	int sr = SMAP_OK;
+	if (s->text)
+		sr = smap_map_set_script(m, s->text, s->textlen);
+	else if (!s->text_tried && s->script_path)
+		sr = smap_map_load_script(m, s->script_path);
+	s->text_tried = true;
+	if (sr == SMAP_ENOMEM) {
 		s->map = NULL;
 		smap_map_free(m);
 		return NULL;
@@ -530,7 +527,7 @@ static int check_fit(struct symb *y, struct fpos *a, size_t n)
 			snprintf(fnote, sizeof(fnote), "; its file is %s", file);
 		bool content = false;
 		for (size_t k = 0; k < smap_map_source_count(m) && !content; k++)
-			content = smap_map_source_content(m, k, NULL) != NULL;
+			content = smap_map_has_source_content(m, k);
 		if (!past && !checked && !content && y->o->source_path)
 			pp_warn(p, "%s: no sourcesContent, no script %s at hand and none of its "
 				   "sources under %s: names are left as the profile has them",

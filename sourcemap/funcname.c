@@ -16,9 +16,14 @@
  */
 #include "smap_private.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "jstoken.h"
 
@@ -50,6 +55,7 @@ struct text {
 struct pp_smap_names {
 	char *script;
 	size_t slen;
+	bool smapped; /* script is a mapping of its file (slen bytes) */
 	struct text gen;
 	struct text *src; /* per source, by global index */
 	size_t nsrc;
@@ -127,10 +133,21 @@ static void memo_put(struct pp_smap_names *n, uint32_t line, uint32_t col,
 
 static void text_release(struct text *t)
 {
+	pp_js_big_free(t->ck, (t->toks.n / CK + 1) * sizeof(*t->ck));
 	pp_js_toks_release(&t->toks);
 	pp_js_funcs_release(&t->funcs);
-	free(t->ck);
 	memset(t, 0, sizeof(*t));
+}
+
+static void script_release(struct pp_smap_names *n)
+{
+	if (n->smapped)
+		munmap(n->script, n->slen);
+	else
+		free(n->script);
+	n->script = NULL;
+	n->slen = 0;
+	n->smapped = false;
 }
 
 void pp_smap_names_free(struct pp_smap_names *n)
@@ -147,7 +164,7 @@ void pp_smap_names_free(struct pp_smap_names *n)
 			free(n->files[i]);
 	free(n->files);
 	free(n->srcdir);
-	free(n->script);
+	script_release(n);
 	memo_clear(n);
 	free(n);
 }
@@ -170,10 +187,75 @@ int smap_map_set_script(struct smap_map *m, const void *text, size_t len)
 	memcpy(c, text, len);
 	c[len] = '\0';
 	text_release(&n->gen);
-	free(n->script);
+	script_release(n);
 	memo_clear(n);
 	n->script = c;
 	n->slen = len;
+	return SMAP_OK;
+}
+
+int smap_map_load_script(struct smap_map *m, const char *path)
+{
+	struct pp_smap_names *n = names(m);
+	if (!n)
+		return pp_smap_fail(m, SMAP_ENOMEM, "out of memory");
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return pp_smap_fail(m, SMAP_EIO, "%s: %s", path, strerror(errno));
+	struct stat st;
+	long pg = sysconf(_SC_PAGESIZE);
+	/* mapped when a NUL follows it in its last page (as after a copy) */
+	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 && pg > 0 &&
+	    (uint64_t)st.st_size < SIZE_MAX && st.st_size % pg != 0) {
+		size_t len = (size_t)st.st_size;
+		void *p = mmap(NULL, len, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
+		if (p != MAP_FAILED) {
+			close(fd);
+			text_release(&n->gen);
+			script_release(n);
+			memo_clear(n);
+			n->script = p;
+			n->slen = len;
+			n->smapped = true;
+			return SMAP_OK;
+		}
+	}
+	/* read, as a copy */
+	size_t cap = 1 << 16, got = 0;
+	char *buf = malloc(cap + 1);
+	for (;;) {
+		if (!buf) {
+			close(fd);
+			return pp_smap_fail(m, SMAP_ENOMEM, "out of memory");
+		}
+		if (got == cap) {
+			char *nb = cap > SIZE_MAX / 4 ? NULL : realloc(buf, cap * 2 + 1);
+			if (!nb)
+				free(buf);
+			buf = nb;
+			cap *= 2;
+			continue;
+		}
+		ssize_t r = read(fd, buf + got, cap - got);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			int e = errno;
+			free(buf);
+			close(fd);
+			return pp_smap_fail(m, SMAP_EIO, "%s: %s", path, strerror(e));
+		}
+		if (r == 0)
+			break;
+		got += (size_t)r;
+	}
+	close(fd);
+	buf[got] = '\0';
+	text_release(&n->gen);
+	script_release(n);
+	memo_clear(n);
+	n->script = buf;
+	n->slen = got;
 	return SMAP_OK;
 }
 
@@ -390,7 +472,7 @@ static bool text_ready(struct text *t, const char *s, size_t len)
 		return false;
 	if (pp_js_functions(s, &t->toks, &t->funcs))
 		goto fail;
-	t->ck = malloc((t->toks.n / CK + 1) * sizeof(*t->ck));
+	t->ck = pp_js_big_alloc((t->toks.n / CK + 1) * sizeof(*t->ck));
 	if (!t->ck)
 		goto fail;
 	struct walk w = {0, 0, 0};
@@ -484,7 +566,7 @@ static size_t canon(struct smap_map *m, size_t i)
 			uint32_t pick = v[a].i;
 			for (b = a + 1; b < m->nsrc && v[a].name && v[b].name &&
 					strcmp(v[a].name, v[b].name) == 0; b++)
-				if (!m->src[pick].content && m->src[v[b].i].content)
+				if (!m->src[pick].craw && m->src[v[b].i].craw)
 					pick = v[b].i;
 			for (size_t k = a; k < b; k++)
 				n->canon[v[k].i] = v[a].name ? pick : v[k].i;
@@ -511,7 +593,7 @@ static struct text *source_text(struct smap_map *m, size_t i)
 		n->nsrc = m->nsrc;
 	}
 	struct text *t = &n->src[i];
-	if (!m->src[i].content) {
+	if (!m->src[i].craw) {
 		size_t len = 0;
 		const char *f = t->tried ? t->s : source_file(m, n, i, &len);
 		if (!f) {
@@ -520,7 +602,13 @@ static struct text *source_text(struct smap_map *m, size_t i)
 		}
 		return text_ready(t, f, t->tried ? t->len : len) ? t : NULL;
 	}
-	return text_ready(t, m->src[i].content, m->src[i].content_len) ? t : NULL;
+	if (t->tried)
+		return t->ok ? t : NULL;
+	size_t len;
+	const char *c = pp_smap_content(m, i, &len, false);
+	if (!c)
+		return NULL; /* out of memory: asked again */
+	return text_ready(t, c, len) ? t : NULL;
 }
 
 /* The segment that starts exactly at generated LINE:COL, or false. */

@@ -13,8 +13,10 @@
 #include "jstoken.h"
 
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 /* Byte classes: 1 white space, 2 an identifier's first byte (any byte >=
  * 0x80 counts), 4 a digit.  One look-up per byte instead of a chain of
@@ -96,10 +98,68 @@ static bool regex_allowed(const char *text, const struct pp_js_toks *v)
 	return true;
 }
 
+#define BIG ((size_t)2 << 20)
+
+static size_t big_round(size_t n)
+{
+	return (n + BIG - 1) & ~(BIG - 1);
+}
+
+void *pp_js_big_alloc(size_t n)
+{
+#if defined(MADV_HUGEPAGE) && defined(MAP_ANONYMOUS)
+	if (n >= BIG && n <= SIZE_MAX / 2) {
+		/* aligned to the huge page: map one more and trim */
+		size_t r = big_round(n);
+		char *p = mmap(NULL, r + BIG, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+			       -1, 0);
+		if (p == MAP_FAILED)
+			return NULL;
+		char *a = (char *)(((uintptr_t)p + BIG - 1) & ~(uintptr_t)(BIG - 1));
+		if (a > p)
+			munmap(p, (size_t)(a - p));
+		if (a + r < p + r + BIG)
+			munmap(a + r, (size_t)(p + r + BIG - (a + r)));
+		(void)madvise(a, r, MADV_HUGEPAGE); /* a wish: without, 4 KiB pages */
+		return a;
+	}
+#endif
+	return malloc(n ? n : 1);
+}
+
+void pp_js_big_free(void *p, size_t n)
+{
+	if (!p)
+		return;
+#if defined(MADV_HUGEPAGE) && defined(MAP_ANONYMOUS)
+	if (n >= BIG && n <= SIZE_MAX / 2) {
+		munmap(p, big_round(n));
+		return;
+	}
+#endif
+	free(p);
+}
+
+void *pp_js_big_realloc(void *p, size_t old, size_t n)
+{
+	if (!p)
+		return pp_js_big_alloc(n);
+	if (old < BIG && n < BIG)
+		return realloc(p, n ? n : 1);
+	void *q = pp_js_big_alloc(n);
+	if (!q)
+		return NULL;
+	memcpy(q, p, old < n ? old : n);
+	pp_js_big_free(p, old);
+	return q;
+}
+
 static int grow(struct pp_js_toks *v)
 {
 	size_t cap = v->cap ? v->cap * 2 : 256;
-	struct pp_js_tok *t = realloc(v->t, cap * sizeof(*t));
+	if (cap > SIZE_MAX / sizeof(*v->t))
+		return -1;
+	struct pp_js_tok *t = pp_js_big_realloc(v->t, v->cap * sizeof(*t), cap * sizeof(*t));
 	if (!t)
 		return -1;
 	v->t = t;
@@ -269,9 +329,11 @@ int pp_js_tokenize(const char *s, size_t len, struct pp_js_toks *v)
 	memset(v, 0, sizeof(*v));
 	if (len > UINT32_MAX)
 		return -1;
-	/* about one token per four bytes of code: one allocation, mostly */
-	v->cap = len / 4 + 256;
-	if (!(v->t = malloc(v->cap * sizeof(*v->t)))) {
+	/* about one token per four bytes of code, or three of a minified
+	 * bundle: room for one per two, so that the array is allocated once
+	 * (the pages not written are not taken) */
+	v->cap = len / 2 + 256;
+	if (!(v->t = pp_js_big_alloc(v->cap * sizeof(*v->t)))) {
 		v->cap = 0;
 		return -1;
 	}
@@ -443,7 +505,7 @@ out:
 	free(br.tok);
 	free(br.tmpl);
 	if (rc) {
-		free(v->t);
+		pp_js_big_free(v->t, v->cap * sizeof(*v->t));
 		memset(v, 0, sizeof(*v));
 	}
 	return rc;
@@ -451,7 +513,7 @@ out:
 
 void pp_js_toks_release(struct pp_js_toks *v)
 {
-	free(v->t);
+	pp_js_big_free(v->t, v->cap * sizeof(*v->t));
 	memset(v, 0, sizeof(*v));
 }
 

@@ -31,7 +31,17 @@ struct pp_js_toks {
 	size_t n, cap;
 };
 
-/* Tokenizes TEXT into V (malloc'd; release with pp_js_toks_release()).
+/* Memory for the big arrays of a text (a 5 MB bundle has 1.6 million
+ * tokens): from 2 MiB on, mapped on its own and asked to be backed by huge
+ * pages where the system has them (madvise), so that filling it costs a
+ * few page faults instead of thousands; smaller, malloc().  The size given
+ * at allocation is passed back to grow and free it.  NULL when out of
+ * memory (pp_js_big_realloc() then leaves P as it was). */
+void *pp_js_big_alloc(size_t n);
+void *pp_js_big_realloc(void *p, size_t old, size_t n);
+void pp_js_big_free(void *p, size_t n);
+
+/* Tokenizes TEXT into V (pp_js_big_alloc()'d; release with pp_js_toks_release()).
  * Returns 0, or -1 when the text is not understood (V is then empty) or
  * memory ran out. */
 int pp_js_tokenize(const char *text, size_t len, struct pp_js_toks *v);

@@ -24,6 +24,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "jstoken.h"
+
 /* Byte classes: a base64 digit's value (0-63), C_COMMA, C_END for the
  * bytes that end a line (';', and the NUL after the last line), C_BAD. */
 enum { C_COMMA = 64, C_END = 65, C_BAD = 255 };
@@ -114,7 +116,7 @@ void pp_smap_lines_release(struct pp_smap_section *s)
 	if (!s->lz)
 		return;
 	free(s->lz->line);
-	free(s->lz->segs);
+	pp_js_big_free(s->lz->segs, s->lz->segcap * sizeof(*s->lz->segs));
 	free(s->lz->coarse);
 	free(s->lz);
 	s->lz = NULL;
@@ -178,6 +180,31 @@ struct problem {
 	const char *what;
 	size_t at; /* offset in the mappings string */
 };
+
+/* Room for one more segment in S's array: at first for as many as its
+ * mappings can hold (a segment takes at least a digit and a ',': the array
+ * is not grown, and what is not written takes no memory), from huge pages
+ * when big (pp_js_big_alloc()): a long line of a bundle has 100,000. */
+static int seg_room(struct smap_map *m, struct pp_smap_section *s)
+{
+	struct pp_smap_lines *z = s->lz;
+	size_t nc;
+	struct pp_smap_seg *ns;
+
+	if (z->nsegs < z->segcap)
+		return SMAP_OK;
+	nc = z->segcap ? z->segcap * 2 : (size_t)s->mlen / 2 + 64;
+	if (!z->segcap && nc > ((size_t)1 << 22))
+		nc = (size_t)1 << 22; /* 80 MiB: more when more are found */
+	if (nc > SIZE_MAX / sizeof(*ns) || nc > UINT32_MAX)
+		return pp_smap_fail(m, SMAP_ENOMEM, "too many segments");
+	ns = pp_js_big_realloc(z->segs, z->segcap * sizeof(*ns), nc * sizeof(*ns));
+	if (!ns)
+		return pp_smap_fail(m, SMAP_ENOMEM, "out of memory");
+	z->segs = ns;
+	z->segcap = nc;
+	return SMAP_OK;
+}
 
 /* Decodes the segments of record L of S from state *ST (updated).  STORE:
  * append them to s->lz->segs.  *PB gets the first problem, if any.  MAXCOL and
@@ -339,21 +366,10 @@ static int decode(struct smap_map *m, struct pp_smap_section *s, uint32_t l,
 				if (store) {
 					struct pp_smap_seg *g;
 
-					if (s->lz->nsegs == s->lz->segcap) {
-						size_t nc = s->lz->segcap ? s->lz->segcap * 2 : 64;
-						struct pp_smap_seg *ns;
+					int rc = seg_room(m, s);
 
-						if (nc > SIZE_MAX / sizeof(*ns) ||
-						    nc > UINT32_MAX)
-							return pp_smap_fail(m, SMAP_ENOMEM,
-									    "too many segments");
-						ns = realloc(s->lz->segs, nc * sizeof(*ns));
-						if (!ns)
-							return pp_smap_fail(m, SMAP_ENOMEM,
-									    "out of memory");
-						s->lz->segs = ns;
-						s->lz->segcap = nc;
-					}
+					if (rc)
+						return rc;
 					g = &s->lz->segs[s->lz->nsegs++];
 					g->gcol = (uint32_t)gcol;
 					if (mapped) {
@@ -489,22 +505,8 @@ static int fast_line(struct smap_map *m, struct pp_smap_section *s,
 		if (store) {
 			struct pp_smap_seg *g;
 
-			if (s->lz->nsegs == s->lz->segcap) {
-				size_t nc = s->lz->segcap ? s->lz->segcap * 2 : 64;
-				struct pp_smap_seg *ns;
-
-				if (nc > SIZE_MAX / sizeof(*ns) || nc > UINT32_MAX) {
-					pp_smap_fail(m, SMAP_ENOMEM, "too many segments");
-					return -1;
-				}
-				ns = realloc(s->lz->segs, nc * sizeof(*ns));
-				if (!ns) {
-					pp_smap_fail(m, SMAP_ENOMEM, "out of memory");
-					return -1;
-				}
-				s->lz->segs = ns;
-				s->lz->segcap = nc;
-			}
+			if (s->lz->nsegs == s->lz->segcap && seg_room(m, s))
+				return -1;
 			g = &s->lz->segs[s->lz->nsegs++];
 			g->gcol = (uint32_t)gcol;
 			if (nf == 1) {

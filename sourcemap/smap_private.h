@@ -74,7 +74,12 @@ struct pp_smap_line {
 struct pp_smap_source {
 	const char *raw;      /* as in "sources"; NULL for null */
 	const char *resolved; /* NULL for null */
-	const char *content;  /* NULL when none */
+	/* its "sourcesContent" entry as the JSON has it (in the input the map
+	 * keeps, or a copy), NULL when none; decoded when first needed */
+	const char *craw;
+	size_t craw_len;
+	bool cesc;            /* craw has escapes */
+	const char *content;  /* decoded, a NUL after it; NULL until then */
 	size_t content_len;
 	bool ignored;
 };
@@ -177,10 +182,20 @@ struct smap_map {
 	struct pp_smap_names *names; /* funcname.c: texts tokenized for names */
 
 	/* While smap_map_load_file() parses a file it mapped: the mapping,
-	 * and how much of its start was handed back (pp_smap_input_done()). */
+	 * and how much of its start was handed back (pp_smap_input_done()).
+	 * IN_KEEP: the map points into it (sourcesContent): kept as KEEP_BASE
+	 * until the map is freed. */
 	const char *in_base;
 	size_t in_len, in_dropped;
+	bool in_keep;
+	void *keep_base;
+	size_t keep_len;
 };
+
+/* Source I's sourcesContent, decoded on first need (NUL-terminated when NUL;
+ * else maybe not), with its length in *LEN; NULL when it has none, or when
+ * out of memory. */
+const char *pp_smap_content(const struct smap_map *m, size_t i, size_t *len, bool nul);
 
 /* Sets the map's error message; returns CODE. */
 int pp_smap_fail(struct smap_map *m, int code, const char *fmt, ...)
