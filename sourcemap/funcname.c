@@ -133,7 +133,8 @@ static void memo_put(struct pp_smap_names *n, uint32_t line, uint32_t col,
 
 static void text_release(struct text *t)
 {
-	pp_js_big_free(t->ck, (t->toks.n / CK + 1) * sizeof(*t->ck));
+	if (!t->toks.heap)
+		pp_js_big_free(t->ck, (t->toks.n / CK + 1) * sizeof(*t->ck));
 	pp_js_toks_release(&t->toks);
 	pp_js_funcs_release(&t->funcs);
 	memset(t, 0, sizeof(*t));
@@ -460,19 +461,20 @@ static struct pos tpos(const struct text *ct, size_t i)
 	return (struct pos){w.line, w.col};
 }
 
-/* Tokenizes T (once) and finds its functions and token positions. */
-static bool text_ready(struct text *t, const char *s, size_t len)
+/* Tokenizes T (once) and finds its functions and token positions; the
+ * arrays in the map's heap. */
+static bool text_ready(struct smap_map *m, struct text *t, const char *s, size_t len)
 {
 	if (t->tried)
 		return t->ok;
 	t->tried = true;
 	t->s = s;
 	t->len = len;
-	if (len > UINT32_MAX || pp_js_tokenize(s, len, &t->toks))
+	if (len > UINT32_MAX || pp_js_tokenize_in(s, len, &t->toks, &m->heap))
 		return false;
 	if (pp_js_functions(s, &t->toks, &t->funcs))
 		goto fail;
-	t->ck = pp_js_big_alloc((t->toks.n / CK + 1) * sizeof(*t->ck));
+	t->ck = pp_js_heap_alloc(&m->heap, (t->toks.n / CK + 1) * sizeof(*t->ck));
 	if (!t->ck)
 		goto fail;
 	struct walk w = {0, 0, 0};
@@ -600,7 +602,7 @@ static struct text *source_text(struct smap_map *m, size_t i)
 			t->tried = true; /* read once, found or not */
 			return NULL;
 		}
-		return text_ready(t, f, t->tried ? t->len : len) ? t : NULL;
+		return text_ready(m, t, f, t->tried ? t->len : len) ? t : NULL;
 	}
 	if (t->tried)
 		return t->ok ? t : NULL;
@@ -608,7 +610,7 @@ static struct text *source_text(struct smap_map *m, size_t i)
 	const char *c = pp_smap_content(m, i, &len, false);
 	if (!c)
 		return NULL; /* out of memory: asked again */
-	return text_ready(t, c, len) ? t : NULL;
+	return text_ready(m, t, c, len) ? t : NULL;
 }
 
 /* The segment that starts exactly at generated LINE:COL, or false. */
@@ -837,6 +839,16 @@ static unsigned segs_inside_tokens(struct smap_map *m, const struct text *g, uin
 static int function_at(struct smap_map *m, uint32_t line, uint32_t column,
 		       struct smap_function *out);
 
+int smap_map_prepare(struct smap_map *m)
+{
+	(void)smap_map_generated_lines(m);
+	struct pp_smap_names *n = m->names;
+	/* a script not understood is not understood later either */
+	if (n && n->script)
+		(void)text_ready(m, &n->gen, n->script, n->slen);
+	return SMAP_OK;
+}
+
 int smap_function_at(struct smap_map *m, uint32_t line, uint32_t column,
 		     struct smap_function *out)
 {
@@ -878,7 +890,7 @@ static int function_at(struct smap_map *m, uint32_t line, uint32_t column,
 		out->from = SMAP_FROM_SCOPES;
 	}
 
-	struct text *g = n->script && text_ready(&n->gen, n->script, n->slen) ? &n->gen : NULL;
+	struct text *g = n->script && text_ready(m, &n->gen, n->script, n->slen) ? &n->gen : NULL;
 	const struct pp_js_func *gf = NULL;
 	if (g) {
 		size_t ti;

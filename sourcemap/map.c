@@ -138,6 +138,7 @@ void smap_map_free(struct smap_map *m)
 	free(m->warn_first);
 	free(m->warn_text);
 	pp_smap_names_free(m->names);
+	pp_js_heap_release(&m->heap);
 	pp_smap_arena_release(&m->arena);
 	if (m->keep_base)
 		munmap(m->keep_base, m->keep_len);
@@ -376,7 +377,7 @@ const char *pp_smap_content(const struct smap_map *cm, size_t i, size_t *len, bo
 		return s->craw;
 	}
 	if (!s->content) {
-		char *d = pp_smap_alloc(&m->arena, s->craw_len + 1);
+		char *d = pp_js_heap_alloc(&m->heap, s->craw_len + 1);
 		size_t n;
 
 		if (!d)
@@ -388,6 +389,7 @@ const char *pp_smap_content(const struct smap_map *cm, size_t i, size_t *len, bo
 			n = s->craw_len;
 		}
 		d[n] = '\0';
+		pp_js_heap_shrink(&m->heap, d, n + 1);
 		s->content = d;
 		s->content_len = n;
 	}

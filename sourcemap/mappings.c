@@ -30,6 +30,9 @@
  * bytes that end a line (';', and the NUL after the last line), C_BAD. */
 enum { C_COMMA = 64, C_END = 65, C_BAD = 255 };
 static uint8_t cls[256];
+/* the same with '"' ending the string too: mappings left in the JSON text
+ * (minplace), where no '"' can be inside */
+static uint8_t clsq[256];
 static bool tabs_ready;
 
 static void init_tabs(void)
@@ -46,6 +49,8 @@ static void init_tabs(void)
 	cls[','] = C_COMMA;
 	cls[';'] = C_END;
 	cls[0] = C_END;
+	memcpy(clsq, cls, sizeof(cls));
+	clsq['"'] = C_END;
 	tabs_ready = true;
 }
 
@@ -219,6 +224,7 @@ static int decode(struct smap_map *m, struct pp_smap_section *s, uint32_t l,
 	const unsigned char *base = (const unsigned char *)s->mappings;
 	const unsigned char *p = base + s->lz->line[l].start;
 	const unsigned char *end = base + s->lz->line[l].end;
+	const uint8_t *ct = s->minplace ? clsq : cls;
 	int64_t gcol = 0;
 	int64_t v[6];
 
@@ -231,7 +237,7 @@ static int decode(struct smap_map *m, struct pp_smap_section *s, uint32_t l,
 
 		/* the fields of one segment, up to the ',' or the line's end */
 		for (;;) {
-			c = cls[*p];
+			c = ct[*p];
 			if (c < 32) {
 				/* one digit: the sign in bit 0; "-0" is -2^31 */
 				v[nf < 5 ? nf : 5] = (c & 1) ?
@@ -246,7 +252,7 @@ static int decode(struct smap_map *m, struct pp_smap_section *s, uint32_t l,
 
 				p++;
 				for (;;) {
-					c = cls[*p];
+					c = ct[*p];
 					if (c >= 64) {
 						if (!err) {
 							err = c == C_BAD ? E_CHAR : E_UNENDED;
@@ -445,6 +451,7 @@ static int fast_line(struct smap_map *m, struct pp_smap_section *s,
 	const unsigned char *base = (const unsigned char *)s->mappings;
 	const unsigned char *p = base + s->lz->line[l].start;
 	const unsigned char *end = base + s->lz->line[l].end;
+	const uint8_t *ct = s->minplace ? clsq : cls;
 	int64_t src = st->src, ol = st->oline, oc = st->ocol, nm = st->name;
 	int64_t gcol = 0;
 	size_t first = s->lz->nsegs;
@@ -457,7 +464,7 @@ static int fast_line(struct smap_map *m, struct pp_smap_section *s,
 		unsigned c;
 
 		for (;;) {
-			c = cls[*p];
+			c = ct[*p];
 			if (c < 32) {
 				v[nf] = one_digit[c];
 				p++;
@@ -467,7 +474,7 @@ static int fast_line(struct smap_map *m, struct pp_smap_section *s,
 
 				p++;
 				do {
-					c = cls[*p++];
+					c = ct[*p++];
 					if (c >= 64 || shift > 30)
 						goto slow;
 					u |= (uint64_t)(c & 31) << shift;
@@ -480,7 +487,7 @@ static int fast_line(struct smap_map *m, struct pp_smap_section *s,
 				break;
 			}
 			if (++nf == 5) {
-				c = cls[*p];
+				c = ct[*p];
 				break;
 			}
 		}

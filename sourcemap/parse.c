@@ -46,9 +46,9 @@ struct rawmap {
 	const char **names;
 	size_t nnames, capnames;
 	bool has_mappings;
-	const char *mappings; /* in the arena */
+	const char *mappings; /* in the arena, or in the input (minplace) */
 	size_t mlen, mat;
-	bool mexact;
+	bool mexact, minplace;
 	bool has_ignore;
 	struct ignore_item *ignore;
 	size_t nignore, capignore;
@@ -453,12 +453,20 @@ static int parse_object(struct parser *p, struct rawmap *r, bool nested)
 				return pp_smap_fail(p->m, SMAP_ENOMEM,
 						    "mappings longer than 4 GiB (at byte %zu)",
 						    at);
-			r->mappings = copy_str(p);
-			if (!r->mappings)
+			r->mexact = str_exact(p);
+			/* without escapes, in the file's mapping the map keeps:
+			 * not copied (ended by its '"', not a NUL) */
+			r->minplace = r->mexact && p->m->in_base &&
+				      p->j.str >= p->m->in_base &&
+				      p->j.str + p->j.len < p->m->in_base + p->m->in_len;
+			if (r->minplace) {
+				r->mappings = p->j.str;
+				p->m->in_keep = true;
+			} else if (!(r->mappings = copy_str(p))) {
 				return nomem(p);
+			}
 			r->mlen = p->j.len;
 			r->mat = at + 1;
-			r->mexact = str_exact(p);
 		} else if (json_is(&p->j, "ignoreList")) {
 			r->has_ignore = true;
 			if ((rc = ignore_list(p, "ignoreList", &r->ignore,
@@ -722,6 +730,7 @@ static int adopt(struct parser *p, struct rawmap *r, struct pp_smap_section *s)
 	s->mlen = (uint32_t)r->mlen;
 	s->mat = r->mat;
 	s->mexact = r->mexact;
+	s->minplace = r->minplace;
 	if (r->scopes) {
 		s->sx = pp_smap_alloc(&m->arena, sizeof(*s->sx));
 		if (!s->sx)

@@ -14,6 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "jstoken.h"
 #include "sourcemap.h"
 
 #define PP_SMAP_NIL UINT32_MAX
@@ -143,7 +144,7 @@ struct pp_smap_section {
 	uint32_t label; /* its index in "sections", for messages */
 
 	uint32_t mlen;           /* of mappings */
-	const char *mappings;    /* NUL-terminated, or NULL */
+	const char *mappings;    /* NUL-terminated (or '"' with minplace), or NULL */
 	size_t mat;  /* byte offset of its first character in the input */
 
 	uint32_t src_base; /* first of its sources in map->src */
@@ -152,6 +153,7 @@ struct pp_smap_section {
 	uint32_t nnames;
 
 	bool mexact; /* the string had no escapes: offsets are exact */
+	bool minplace; /* mappings is in the input the map keeps, ended by '"' */
 	bool has_last;
 
 	struct pp_smap_sx *sx;    /* its "scopes", or NULL */
@@ -180,6 +182,8 @@ struct smap_map {
 	char *warn_text;  /* malloc'd, rebuilt by smap_map_warning() */
 
 	struct pp_smap_names *names; /* funcname.c: texts tokenized for names */
+	/* their arrays, and the sourcesContent decoded (pp_smap_content()) */
+	struct pp_js_heap heap;
 
 	/* While smap_map_load_file() parses a file it mapped: the mapping,
 	 * and how much of its start was handed back (pp_smap_input_done()).

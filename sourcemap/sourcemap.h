@@ -225,6 +225,12 @@ struct smap_function {
 	const char *token;
 };
 
+/* Does now what the first look-ups would do first (tokenizing the script
+ * given, indexing the lines of the mappings), so that it can be done ahead
+ * of them (on another thread, before the map is handed over).  Nothing it
+ * does changes what the map answers or says.  SMAP_OK, or SMAP_ENOMEM. */
+int smap_map_prepare(struct smap_map *m);
+
 /* The function that starts at generated LINE:COLUMN, V8's position of a
  * function (0-based; the column in UTF-16 units).  SMAP_OK with *OUT
  * filled (possibly with nothing known), or SMAP_ENOMEM. */
