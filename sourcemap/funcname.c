@@ -842,6 +842,10 @@ static int function_at(struct smap_map *m, uint32_t line, uint32_t column,
 int smap_map_prepare(struct smap_map *m)
 {
 	(void)smap_map_generated_lines(m);
+	/* a regular map's lines passed (an index map's sections are decoded
+	 * only where asked) */
+	if (!m->index && m->nsec == 1 && pp_smap_pass_clean(m, &m->sec[0]) == SMAP_ENOMEM)
+		return SMAP_ENOMEM;
 	struct pp_smap_names *n = m->names;
 	/* a script not understood is not understood later either */
 	if (n && n->script)

@@ -574,6 +574,31 @@ static int reach(struct smap_map *m, struct pp_smap_section *s, uint32_t l)
 	return SMAP_OK;
 }
 
+int pp_smap_pass_clean(struct smap_map *m, struct pp_smap_section *s)
+{
+	int rc;
+
+	if (!s->mappings)
+		return SMAP_OK;
+	if (!s->lz && (rc = pp_smap_index_lines(m, s)))
+		return rc;
+	init_tabs();
+	while (s->lz->npassed < s->lz->nrec) {
+		uint32_t k = s->lz->npassed;
+		struct pp_smap_state st = s->lz->line[k].st;
+
+		rc = fast_line(m, s, k, &st, false);
+		if (rc < 0)
+			return SMAP_ENOMEM;
+		if (rc == 0)
+			break; /* a problem: told when a look-up passes it */
+		if (k + 1 < s->lz->nrec)
+			s->lz->line[k + 1].st = st;
+		s->lz->npassed++;
+	}
+	return SMAP_OK;
+}
+
 /* A stable sort by column: insertion sort, since unsorted lines are rare
  * and nearly sorted; a merge through a copy when they are long. */
 static int sort_segs(struct smap_map *m, struct pp_smap_seg *v, size_t n)

@@ -234,6 +234,10 @@ void pp_smap_lines_release(struct pp_smap_section *s);
 const struct pp_smap_seg *pp_smap_line_segs(struct smap_map *m,
 					    struct pp_smap_section *s, uint32_t l,
 					    uint32_t *n, int *rc);
+/* Passes S's lines (state only) up to the first that has a problem, so
+ * that a look-up need not: what it does is unseen but for the time it
+ * takes (nothing is told).  SMAP_OK, or SMAP_ENOMEM. */
+int pp_smap_pass_clean(struct smap_map *m, struct pp_smap_section *s);
 /* Strict check of every segment of S; fails with the first error. */
 int pp_smap_check_mappings(struct smap_map *m, struct pp_smap_section *s);
 /* The segment at section-relative L:C as the look-up rule finds it, or

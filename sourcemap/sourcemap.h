@@ -226,7 +226,8 @@ struct smap_function {
 };
 
 /* Does now what the first look-ups would do first (tokenizing the script
- * given, indexing the lines of the mappings), so that it can be done ahead
+ * given, indexing the lines of the mappings and passing those before any
+ * problem), so that it can be done ahead
  * of them (on another thread, before the map is handed over).  Nothing it
  * does changes what the map answers or says.  SMAP_OK, or SMAP_ENOMEM. */
 int smap_map_prepare(struct smap_map *m);
