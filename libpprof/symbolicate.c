@@ -641,6 +641,26 @@ static int check_fit(struct symb *y, struct fpos *a, size_t n)
 		}
 		const char *name = s->map_path ? s->map_path : s->key;
 		uint32_t nlines = smap_map_generated_lines(m);
+		/* the positions asked below, for their sources to be tokenized
+		 * at once, on two threads */
+		{
+			uint32_t *pl = malloc((j - i) * 2 * sizeof(*pl));
+			size_t np = 0;
+			for (size_t k = i; pl && k < j; k++) {
+				if (k > i && a[k].line == a[k - 1].line && a[k].col == a[k - 1].col)
+					continue;
+				if (a[k].line >= nlines)
+					break;
+				if (pp_str(p, a[k].name)[0] == '<' || (a[k].line == 0 && a[k].col == 0))
+					continue;
+				pl[np] = a[k].line;
+				pl[(j - i) + np++] = a[k].col;
+			}
+			int pr = pl ? smap_map_prepare_functions(m, pl, pl + (j - i), np) : SMAP_OK;
+			free(pl);
+			if (pr == SMAP_ENOMEM)
+				return pp_nomem(p);
+		}
 		unsigned checked = 0, bad = 0, badname = 0;
 		bool past = false;
 		uint32_t pl = 0, pc = 0;

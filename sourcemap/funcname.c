@@ -18,6 +18,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -65,6 +66,9 @@ struct pp_smap_names {
 	bool canon_tried;
 	char *srcdir;  /* smap_map_set_source_dir() */
 	char **files;  /* per source: its file's text read from srcdir */
+	/* the arrays of the texts smap_map_prepare_functions() had tokenized
+	 * on its second thread */
+	struct pp_js_heap heap2;
 	/* smap_function_at()'s answers by position: a profile asks of each
 	 * of its functions twice (whether the map fits, then the name) */
 	struct memo *memo;
@@ -167,6 +171,7 @@ void pp_smap_names_free(struct pp_smap_names *n)
 	free(n->srcdir);
 	script_release(n);
 	memo_clear(n);
+	pp_js_heap_release(&n->heap2);
 	free(n);
 }
 
@@ -463,18 +468,18 @@ static struct pos tpos(const struct text *ct, size_t i)
 
 /* Tokenizes T (once) and finds its functions and token positions; the
  * arrays in the map's heap. */
-static bool text_ready(struct smap_map *m, struct text *t, const char *s, size_t len)
+static bool text_ready_in(struct pp_js_heap *h, struct text *t, const char *s, size_t len)
 {
 	if (t->tried)
 		return t->ok;
 	t->tried = true;
 	t->s = s;
 	t->len = len;
-	if (len > UINT32_MAX || pp_js_tokenize_in(s, len, &t->toks, &m->heap))
+	if (len > UINT32_MAX || pp_js_tokenize_in(s, len, &t->toks, h))
 		return false;
 	if (pp_js_functions(s, &t->toks, &t->funcs))
 		goto fail;
-	t->ck = pp_js_heap_alloc(&m->heap, (t->toks.n / CK + 1) * sizeof(*t->ck));
+	t->ck = pp_js_heap_alloc(h, (t->toks.n / CK + 1) * sizeof(*t->ck));
 	if (!t->ck)
 		goto fail;
 	struct walk w = {0, 0, 0};
@@ -490,6 +495,11 @@ fail:
 	text_release(t);
 	t->tried = true;
 	return false;
+}
+
+static bool text_ready(struct smap_map *m, struct text *t, const char *s, size_t len)
+{
+	return text_ready_in(&m->heap, t, s, len);
 }
 
 static bool pos_before(struct pos p, uint32_t line, uint32_t col)
@@ -611,6 +621,114 @@ static struct text *source_text(struct smap_map *m, size_t i)
 	if (!c)
 		return NULL; /* out of memory: asked again */
 	return text_ready(m, t, c, len) ? t : NULL;
+}
+
+/* A text for smap_map_prepare_functions() to tokenize. */
+struct job {
+	struct text *t;
+	const char *s;
+	size_t len;
+};
+
+struct jobs {
+	struct job *v;
+	size_t n;
+	struct pp_js_heap *h;
+};
+
+static void *run_jobs(void *arg)
+{
+	struct jobs *js = arg;
+	for (size_t i = 0; i < js->n; i++)
+		(void)text_ready_in(js->h, js->v[i].t, js->v[i].s, js->v[i].len);
+	return NULL;
+}
+
+static int by_len_desc(const void *a, const void *b)
+{
+	const struct job *x = a, *y = b;
+	return (x->len < y->len) - (x->len > y->len);
+}
+
+int smap_map_prepare_functions(struct smap_map *m, const uint32_t *lines, const uint32_t *cols,
+			       size_t npos)
+{
+	struct pp_smap_names *n = names(m);
+	if (!n)
+		return pp_smap_fail(m, SMAP_ENOMEM, "out of memory");
+	/* a map with scopes asks them first, and may not look up at all */
+	for (size_t k = 0; k < m->nsec; k++)
+		if (m->sec[k].sx)
+			return SMAP_OK;
+	if (!m->nsrc || !npos)
+		return SMAP_OK;
+	if (!n->src) {
+		if (!(n->src = calloc(m->nsrc, sizeof(*n->src))))
+			return pp_smap_fail(m, SMAP_ENOMEM, "out of memory");
+		n->nsrc = m->nsrc;
+	}
+	struct job *v = malloc(npos * sizeof(*v));
+	bool *seen = calloc(m->nsrc, sizeof(*seen));
+	size_t nj = 0, total = 0;
+	int rc = SMAP_OK;
+	if (!v || !seen) {
+		rc = pp_smap_fail(m, SMAP_ENOMEM, "out of memory");
+		goto out;
+	}
+	/* the sources the positions map into (the look-ups are those
+	 * smap_function_at() makes first), decoded here */
+	for (size_t k = 0; k < npos; k++) {
+		struct smap_mapping mp;
+		int r = smap_lookup(m, lines[k], cols[k], &mp);
+		if (r == SMAP_ENOMEM) {
+			rc = r;
+			goto out;
+		}
+		if (r != SMAP_OK || !mp.source || mp.source_index >= m->nsrc)
+			continue;
+		size_t i = canon(m, mp.source_index);
+		if (seen[i] || !m->src[i].craw || n->src[i].tried)
+			continue;
+		seen[i] = true;
+		size_t len;
+		const char *c = pp_smap_content(m, i, &len, false);
+		if (!c)
+			continue; /* out of memory: asked again */
+		v[nj++] = (struct job){&n->src[i], c, len};
+		total += len;
+	}
+	/* the biggest first, each to the thread with less so far */
+	qsort(v, nj, sizeof(*v), by_len_desc);
+	struct job *a = malloc((nj ? nj : 1) * sizeof(*a));
+	struct jobs mine = {v, 0, &m->heap}, other = {a, 0, &n->heap2};
+	if (!a || nj < 2 || total < ((size_t)1 << 20)) {
+		mine.n = nj; /* not worth a thread */
+		run_jobs(&mine);
+		free(a);
+		goto out;
+	}
+	size_t wm = 0, wo = 0;
+	for (size_t k = 0; k < nj; k++) {
+		if (wm <= wo) {
+			v[mine.n++] = v[k];
+			wm += v[k].len;
+		} else {
+			a[other.n++] = v[k];
+			wo += v[k].len;
+		}
+	}
+	pthread_t th;
+	bool started = pthread_create(&th, NULL, run_jobs, &other) == 0;
+	run_jobs(&mine);
+	if (started)
+		pthread_join(th, NULL);
+	else
+		run_jobs(&other);
+	free(a);
+out:
+	free(v);
+	free(seen);
+	return rc;
 }
 
 /* The segment that starts exactly at generated LINE:COL, or false. */

@@ -232,6 +232,15 @@ struct smap_function {
  * does changes what the map answers or says.  SMAP_OK, or SMAP_ENOMEM. */
 int smap_map_prepare(struct smap_map *m);
 
+/* Before smap_function_at() is asked of the NPOS positions LINES:COLS (in
+ * the order it will be asked of them): the original sources they map
+ * into are tokenized now, half of them on a second thread.  Only those, and
+ * each once: what smap_function_at() would do first at them, in less time;
+ * nothing it answers or says changes.  Nothing is done for a map with
+ * "scopes".  SMAP_OK, or SMAP_ENOMEM. */
+int smap_map_prepare_functions(struct smap_map *m, const uint32_t *lines, const uint32_t *cols,
+			       size_t npos);
+
 /* The function that starts at generated LINE:COLUMN, V8's position of a
  * function (0-based; the column in UTF-16 units).  SMAP_OK with *OUT
  * filled (possibly with nothing known), or SMAP_ENOMEM. */
