@@ -1311,3 +1311,103 @@ bool json_is_prefix(const void *buf, size_t len, size_t *erroff)
 	json_release(&j);
 	return ok;
 }
+
+/* ---- strings left raw ---- */
+
+int json_next_raw(struct json *j, bool *escaped)
+{
+	*escaped = false;
+	if (j->more)
+		return next_chunked(j, true);
+	/* parse_string() without decoding points j.str at the string only
+	 * when it has no escape */
+	j->str = NULL;
+	int t = next_token(j, false);
+	if (t == JSON_STRING) {
+		const char *raw = (const char *)j->buf + j->tokpos + 1;
+		size_t len = j->pos - j->tokpos - 2;
+
+		*escaped = !(j->str == raw && j->len == len);
+		j->str = raw;
+		j->len = len;
+	} else if (t == JSON_KEY && !j->str) {
+		/* a key with escapes: decoded, as json_next() has it */
+		j->pos = j->tokpos;
+		j->state = ST_OBJECT_FIRST;
+		t = next_token(j, true);
+	}
+	return t;
+}
+
+static unsigned unhex(const char *p)
+{
+	unsigned v = 0;
+
+	for (int i = 0; i < 4; i++) {
+		char c = p[i];
+
+		v <<= 4;
+		if (c >= '0' && c <= '9')
+			v |= (unsigned)(c - '0');
+		else if (c >= 'a' && c <= 'f')
+			v |= (unsigned)(c - 'a' + 10);
+		else
+			v |= (unsigned)(c - 'A' + 10);
+	}
+	return v;
+}
+
+size_t json_unescape(const char *raw, size_t len, char *out)
+{
+	const char *p = raw, *end = raw + len;
+	size_t o = 0;
+
+	while (p < end) {
+		const char *b = memchr(p, '\\', (size_t)(end - p));
+		size_t n = (size_t)((b ? b : end) - p);
+
+		memmove(out + o, p, n);
+		o += n;
+		if (!b)
+			break;
+		p = b;
+		if (end - p < 2)
+			break; /* not from json_next_raw() */
+		char c = p[1];
+		unsigned cp;
+
+		switch (c) {
+		case 'b': out[o++] = '\b'; p += 2; continue;
+		case 'f': out[o++] = '\f'; p += 2; continue;
+		case 'n': out[o++] = '\n'; p += 2; continue;
+		case 'r': out[o++] = '\r'; p += 2; continue;
+		case 't': out[o++] = '\t'; p += 2; continue;
+		case 'u': break;
+		default: out[o++] = c; p += 2; continue;
+		}
+		if (end - p < 6)
+			break;
+		cp = unhex(p + 2);
+		p += 6;
+		if (cp >= 0xd800 && cp <= 0xdbff && end - p >= 6 && p[0] == '\\' && p[1] == 'u') {
+			cp = 0x10000 + ((cp - 0xd800) << 10) + (unhex(p + 2) - 0xdc00);
+			p += 6;
+		}
+		if (cp < 0x80) {
+			out[o++] = (char)cp;
+		} else if (cp < 0x800) {
+			out[o++] = (char)(0xc0 | (cp >> 6));
+			out[o++] = (char)(0x80 | (cp & 0x3f));
+		} else if (cp < 0x10000) {
+			out[o++] = (char)(0xe0 | (cp >> 12));
+			out[o++] = (char)(0x80 | ((cp >> 6) & 0x3f));
+			out[o++] = (char)(0x80 | (cp & 0x3f));
+		} else {
+			out[o++] = (char)(0xf0 | (cp >> 18));
+			out[o++] = (char)(0x80 | ((cp >> 12) & 0x3f));
+			out[o++] = (char)(0x80 | ((cp >> 6) & 0x3f));
+			out[o++] = (char)(0x80 | (cp & 0x3f));
+		}
+	}
+	return o;
+}

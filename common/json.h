@@ -179,6 +179,18 @@ void json_value_done(struct json *j, const unsigned char *end);
  * it is: '"', '\\', a control character or a byte >= 0x80; END when none. */
 const unsigned char *json_plain_end(const unsigned char *p, const unsigned char *end);
 
+/* json_next(), except that a string value is not decoded: after
+ * JSON_STRING, j.str / j.len hold its text between the quotes as the input
+ * has it (checked as json_next() checks it), and *ESCAPED tells whether it
+ * has escapes (json_unescape() then decodes it).  For a long string kept
+ * for later, most of which is never looked at (a source map's
+ * sourcesContent).  In chunked mode it is json_next(), *ESCAPED false. */
+int json_next_raw(struct json *j, bool *escaped);
+/* Decodes RAW (LEN bytes), the text of a string json_next_raw() returned
+ * with *ESCAPED set, into OUT, which has room for LEN bytes (the decoded
+ * text is never longer).  Returns the decoded length. */
+size_t json_unescape(const char *raw, size_t len, char *out);
+
 /* Skips the value that starts with token T (the token json_next() just
  * returned): for OBJECT_BEGIN / ARRAY_BEGIN, up to and including the matching
  * end; for a scalar, nothing.  Returns T's kind, or JSON_ERROR. */

@@ -326,8 +326,25 @@ struct pprof_symbolicate_options {
 	/* A directory holding the original sources, read where a map has no
 	 * sourcesContent (--source-path; may be NULL). */
 	const char *source_path;
+	/* The maps pprof_sourcemaps_start() began to load (may be NULL). */
+	struct pprof_sourcemaps *prefetch;
 };
 int pprof_symbolicate(struct pprof_profile *p, const struct pprof_symbolicate_options *o);
+
+/* Loading the map files early.  The map files O names (-m FILE; not
+ * directories) are known before the profile is read: this starts reading,
+ * parsing and indexing them, and the scripts beside them, on a thread of
+ * its own, so that it overlaps reading the profile.  Given as O's prefetch
+ * to pprof_symbolicate() (with the same O otherwise), the maps are taken
+ * from there, once its thread is done.  Nothing is said early: warnings
+ * and errors are those of a load without it, in the same order.  NULL
+ * when there is nothing to load early, or no thread could be started:
+ * pprof_symbolicate() then loads the maps itself, as without it. */
+struct pprof_sourcemaps;
+struct pprof_sourcemaps *pprof_sourcemaps_start(const struct pprof_symbolicate_options *o);
+/* Waits for its thread and frees what pprof_symbolicate() did not take.
+ * NULL is allowed. */
+void pprof_sourcemaps_free(struct pprof_sourcemaps *s);
 
 /* The optional first line of folded text (pprof-fold --header, pprof-diff
  * --header): "# sample_type=TYPE/UNIT", a comment to other readers.  Our

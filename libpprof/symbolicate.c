@@ -9,12 +9,34 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
+#include "json.h"
 #include "model_private.h"
 #include "sourcemap.h"
+
+/* A map file loaded ahead (pprof_sourcemaps_start()), as script_map()
+ * would have loaded it: the results of each step, for script_map() to act
+ * on them as if it had taken them itself. */
+struct early {
+	char *map_path;
+	char *script_path; /* the script beside it, or NULL */
+	struct smap_map *m; /* NULL when smap_map_new() failed, or taken */
+	int load, srcdir, script; /* smap_map_load_file(), ..._set_source_dir(),
+				   * smap_map_load_script() (SMAP_OK when not done) */
+	bool taken;
+};
+
+struct pprof_sourcemaps {
+	struct early *e;
+	size_t n;
+	char *source_path;
+	pthread_t th;
+	bool running; /* the thread is to be joined */
+};
 
 struct script {
 	char *key;         /* the script's name as frames may carry it (basename) */
@@ -296,25 +318,134 @@ static int scan_dir(struct symb *y, const char *dir)
 	return status;
 }
 
-static void script_text(struct script *s)
+/* The thread of pprof_sourcemaps_start(): each map as script_map() loads
+ * it, and what the first look-ups would do first. */
+static void *load_early(void *arg)
 {
-	if (s->text_tried)
-		return;
-	s->text_tried = true;
-	if (s->script_path)
-		s->text = read_file(s->script_path, &s->textlen);
+	struct pprof_sourcemaps *ps = arg;
+	for (size_t i = 0; i < ps->n; i++) {
+		struct early *e = &ps->e[i];
+		struct smap_map *m = smap_map_new();
+		e->m = m;
+		if (!m)
+			continue;
+		if ((e->load = smap_map_load_file(m, e->map_path, 0)) != SMAP_OK)
+			continue;
+		if (ps->source_path &&
+		    (e->srcdir = smap_map_set_source_dir(m, ps->source_path)) != SMAP_OK)
+			continue;
+		if (e->script_path && (e->script = smap_map_load_script(m, e->script_path)) == SMAP_ENOMEM)
+			continue;
+		(void)smap_map_prepare(m);
+	}
+	return NULL;
 }
 
+static void free_early(struct pprof_sourcemaps *ps)
+{
+	for (size_t i = 0; i < ps->n; i++) {
+		smap_map_free(ps->e[i].m);
+		free(ps->e[i].map_path);
+		free(ps->e[i].script_path);
+	}
+	free(ps->e);
+	free(ps->source_path);
+	free(ps);
+}
+
+struct pprof_sourcemaps *pprof_sourcemaps_start(const struct pprof_symbolicate_options *o)
+{
+	struct pprof_sourcemaps *ps = calloc(1, sizeof(*ps));
+	if (!ps || (o->nmaps && !(ps->e = calloc(o->nmaps, sizeof(*ps->e)))) ||
+	    (o->source_path && !(ps->source_path = strdup(o->source_path))))
+		goto none;
+	for (size_t i = 0; i < o->nmaps; i++) {
+		struct stat st;
+		const char *path = o->maps[i];
+		bool dup = false;
+		for (size_t k = 0; k < ps->n && !dup; k++)
+			dup = strcmp(ps->e[k].map_path, path) == 0;
+		if (dup || stat(path, &st) != 0 || !S_ISREG(st.st_mode))
+			continue; /* directories are searched as always */
+		struct early *e = &ps->e[ps->n];
+		if (!(e->map_path = strdup(path)))
+			goto none;
+		ps->n++;
+		/* the script beside the map, as add_map_file() finds it */
+		if (has_suffix(path, ".map") && (e->script_path = strdup(path))) {
+			e->script_path[strlen(path) - 4] = '\0';
+			if (stat(e->script_path, &st) != 0 || !S_ISREG(st.st_mode)) {
+				free(e->script_path);
+				e->script_path = NULL;
+			}
+		}
+	}
+	if (!ps->n)
+		goto none;
+	/* the JSON parser's tables, made here, not by two threads at once */
+	struct json j;
+	json_init(&j, "", 0, 0);
+	json_release(&j);
+	if (pthread_create(&ps->th, NULL, load_early, ps) != 0)
+		goto none;
+	ps->running = true;
+	return ps;
+none:
+	if (ps)
+		free_early(ps);
+	return NULL;
+}
+
+void pprof_sourcemaps_free(struct pprof_sourcemaps *ps)
+{
+	if (!ps)
+		return;
+	if (ps->running)
+		pthread_join(ps->th, NULL);
+	free_early(ps);
+}
+
+/* The map loaded early for S, if any (waiting for it). */
+static struct early *early_for(struct symb *y, struct script *s)
+{
+	struct pprof_sourcemaps *ps = y->o->prefetch;
+	if (!ps || s->map_text || !s->map_path || s->text || s->text_tried)
+		return NULL;
+	if (!ps->source_path != !y->o->source_path ||
+	    (ps->source_path && strcmp(ps->source_path, y->o->source_path) != 0))
+		return NULL;
+	for (size_t i = 0; i < ps->n; i++) {
+		struct early *e = &ps->e[i];
+		if (e->taken || strcmp(e->map_path, s->map_path) != 0 ||
+		    !e->script_path != !s->script_path ||
+		    (e->script_path && strcmp(e->script_path, s->script_path) != 0))
+			continue;
+		if (ps->running) {
+			pthread_join(ps->th, NULL);
+			ps->running = false;
+		}
+		e->taken = true;
+		return e;
+	}
+	return NULL;
+}
+
+/* The map of script S, taken from those loaded early when it is there
+ * (each step's outcome as if it were taken here), else loaded. */
 static struct smap_map *script_map(struct symb *y, struct script *s)
 {
 	if (s->tried)
 		return s->map;
 	s->tried = true;
-	struct smap_map *m = smap_map_new();
+	struct early *e = early_for(y, s);
+	struct smap_map *m = e ? e->m : smap_map_new();
+	if (e)
+		e->m = NULL;
 	if (!m)
 		return NULL;
-	int r = s->map_text ? smap_map_parse(m, s->map_text, s->map_len, 0)
-			    : smap_map_load_file(m, s->map_path, 0);
+	int r = e ? e->load
+		  : s->map_text ? smap_map_parse(m, s->map_text, s->map_len, 0)
+				: smap_map_load_file(m, s->map_path, 0);
 	const char *name = s->map_path ? s->map_path : s->key;
 	if (r != SMAP_OK) {
 		pp_warn(y->p, "%s: source map not used: %s", name, smap_map_error(m));
@@ -323,15 +454,31 @@ static struct smap_map *script_map(struct symb *y, struct script *s)
 	}
 	s->map = m;
 	const char *at = s->map_path ? s->map_path : s->script_path;
+	if (e) {
+		s->text_tried = true;
+		if (e->srcdir != SMAP_OK || e->script == SMAP_ENOMEM ||
+		    (at && smap_map_set_location(m, at) != SMAP_OK)) {
+			s->map = NULL;
+			smap_map_free(m);
+			return NULL;
+		}
+		return m;
+	}
 	if ((y->o->source_path && smap_map_set_source_dir(m, y->o->source_path) != SMAP_OK) ||
 	    (at && smap_map_set_location(m, at) != SMAP_OK)) {
 		s->map = NULL;
 		smap_map_free(m);
 		return NULL;
 	}
-	/* the generated script, for the names at its tokens */
-	script_text(s);
-	if (s->text && smap_map_set_script(m, s->text, s->textlen) != SMAP_OK) {
+	/* the generated script, for the names at its tokens: the text a
+	 * directory's scan read, else its file (mapped, not copied) */
+	int sr = SMAP_OK;
+	if (s->text)
+		sr = smap_map_set_script(m, s->text, s->textlen);
+	else if (!s->text_tried && s->script_path)
+		sr = smap_map_load_script(m, s->script_path);
+	s->text_tried = true;
+	if (sr == SMAP_ENOMEM) {
 		s->map = NULL;
 		smap_map_free(m);
 		return NULL;
@@ -530,6 +677,26 @@ static int check_fit(struct symb *y, struct fpos *a, size_t n)
 		}
 		const char *name = s->map_path ? s->map_path : s->key;
 		uint32_t nlines = smap_map_generated_lines(m);
+		/* the positions asked below, for their sources to be tokenized
+		 * at once, on two threads */
+		{
+			uint32_t *pl = malloc((j - i) * 2 * sizeof(*pl));
+			size_t np = 0;
+			for (size_t k = i; pl && k < j; k++) {
+				if (k > i && a[k].line == a[k - 1].line && a[k].col == a[k - 1].col)
+					continue;
+				if (a[k].line >= nlines)
+					break;
+				if (pp_str(p, a[k].name)[0] == '<' || (a[k].line == 0 && a[k].col == 0))
+					continue;
+				pl[np] = a[k].line;
+				pl[(j - i) + np++] = a[k].col;
+			}
+			int pr = pl ? smap_map_prepare_functions(m, pl, pl + (j - i), np) : SMAP_OK;
+			free(pl);
+			if (pr == SMAP_ENOMEM)
+				return pp_nomem(p);
+		}
 		unsigned checked = 0, bad = 0, badname = 0;
 		bool past = false;
 		uint32_t pl = 0, pc = 0;
@@ -565,7 +732,7 @@ static int check_fit(struct symb *y, struct fpos *a, size_t n)
 			snprintf(fnote, sizeof(fnote), "; its file is %s", file);
 		bool content = false;
 		for (size_t k = 0; k < smap_map_source_count(m) && !content; k++)
-			content = smap_map_source_content(m, k, NULL) != NULL;
+			content = smap_map_has_source_content(m, k);
 		if (!past && !checked && !content && y->o->source_path)
 			pp_warn(p, "%s: no sourcesContent, no script %s at hand and none of its "
 				   "sources under %s: names are left as the profile has them",

@@ -16,11 +16,16 @@
  */
 #include "smap_private.h"
 
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "jstoken.h"
 
@@ -52,6 +57,7 @@ struct text {
 struct pp_smap_names {
 	char *script;
 	size_t slen;
+	bool smapped; /* script is a mapping of its file (slen bytes) */
 	struct text gen;
 	struct text *src; /* per source, by global index */
 	size_t nsrc;
@@ -63,6 +69,9 @@ struct pp_smap_names {
 	char *location; /* smap_map_set_location() */
 	char **files;  /* per source: its file's text read from srcdir */
 	struct located *located; /* per source: a file found from location */
+	/* the arrays of the texts smap_map_prepare_functions() had tokenized
+	 * on its second thread */
+	struct pp_js_heap heap2;
 	/* smap_function_at()'s answers by position: a profile asks of each
 	 * of its functions twice (whether the map fits, then the name) */
 	struct memo *memo;
@@ -138,10 +147,22 @@ static void memo_put(struct pp_smap_names *n, uint32_t line, uint32_t col,
 
 static void text_release(struct text *t)
 {
+	if (!t->toks.heap)
+		pp_js_big_free(t->ck, (t->toks.n / CK + 1) * sizeof(*t->ck));
 	pp_js_toks_release(&t->toks);
 	pp_js_funcs_release(&t->funcs);
-	free(t->ck);
 	memset(t, 0, sizeof(*t));
+}
+
+static void script_release(struct pp_smap_names *n)
+{
+	if (n->smapped)
+		munmap(n->script, n->slen);
+	else
+		free(n->script);
+	n->script = NULL;
+	n->slen = 0;
+	n->smapped = false;
 }
 
 void pp_smap_names_free(struct pp_smap_names *n)
@@ -163,8 +184,9 @@ void pp_smap_names_free(struct pp_smap_names *n)
 	free(n->located);
 	free(n->srcdir);
 	free(n->location);
-	free(n->script);
+	script_release(n);
 	memo_clear(n);
+	pp_js_heap_release(&n->heap2);
 	free(n);
 }
 
@@ -186,10 +208,75 @@ int smap_map_set_script(struct smap_map *m, const void *text, size_t len)
 	memcpy(c, text, len);
 	c[len] = '\0';
 	text_release(&n->gen);
-	free(n->script);
+	script_release(n);
 	memo_clear(n);
 	n->script = c;
 	n->slen = len;
+	return SMAP_OK;
+}
+
+int smap_map_load_script(struct smap_map *m, const char *path)
+{
+	struct pp_smap_names *n = names(m);
+	if (!n)
+		return pp_smap_fail(m, SMAP_ENOMEM, "out of memory");
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return pp_smap_fail(m, SMAP_EIO, "%s: %s", path, strerror(errno));
+	struct stat st;
+	long pg = sysconf(_SC_PAGESIZE);
+	/* mapped when a NUL follows it in its last page (as after a copy) */
+	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 && pg > 0 &&
+	    (uint64_t)st.st_size < SIZE_MAX && st.st_size % pg != 0) {
+		size_t len = (size_t)st.st_size;
+		void *p = mmap(NULL, len, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
+		if (p != MAP_FAILED) {
+			close(fd);
+			text_release(&n->gen);
+			script_release(n);
+			memo_clear(n);
+			n->script = p;
+			n->slen = len;
+			n->smapped = true;
+			return SMAP_OK;
+		}
+	}
+	/* read, as a copy */
+	size_t cap = 1 << 16, got = 0;
+	char *buf = malloc(cap + 1);
+	for (;;) {
+		if (!buf) {
+			close(fd);
+			return pp_smap_fail(m, SMAP_ENOMEM, "out of memory");
+		}
+		if (got == cap) {
+			char *nb = cap > SIZE_MAX / 4 ? NULL : realloc(buf, cap * 2 + 1);
+			if (!nb)
+				free(buf);
+			buf = nb;
+			cap *= 2;
+			continue;
+		}
+		ssize_t r = read(fd, buf + got, cap - got);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			int e = errno;
+			free(buf);
+			close(fd);
+			return pp_smap_fail(m, SMAP_EIO, "%s: %s", path, strerror(e));
+		}
+		if (r == 0)
+			break;
+		got += (size_t)r;
+	}
+	close(fd);
+	buf[got] = '\0';
+	text_release(&n->gen);
+	script_release(n);
+	memo_clear(n);
+	n->script = buf;
+	n->slen = got;
 	return SMAP_OK;
 }
 
@@ -609,19 +696,20 @@ static struct pos tpos(const struct text *ct, size_t i)
 	return (struct pos){w.line, w.col};
 }
 
-/* Tokenizes T (once) and finds its functions and token positions. */
-static bool text_ready(struct text *t, const char *s, size_t len)
+/* Tokenizes T (once) and finds its functions and token positions; the
+ * arrays in the map's heap. */
+static bool text_ready_in(struct pp_js_heap *h, struct text *t, const char *s, size_t len)
 {
 	if (t->tried)
 		return t->ok;
 	t->tried = true;
 	t->s = s;
 	t->len = len;
-	if (len > UINT32_MAX || pp_js_tokenize(s, len, &t->toks))
+	if (len > UINT32_MAX || pp_js_tokenize_in(s, len, &t->toks, h))
 		return false;
 	if (pp_js_functions(s, &t->toks, &t->funcs))
 		goto fail;
-	t->ck = malloc((t->toks.n / CK + 1) * sizeof(*t->ck));
+	t->ck = pp_js_heap_alloc(h, (t->toks.n / CK + 1) * sizeof(*t->ck));
 	if (!t->ck)
 		goto fail;
 	struct walk w = {0, 0, 0};
@@ -637,6 +725,11 @@ fail:
 	text_release(t);
 	t->tried = true;
 	return false;
+}
+
+static bool text_ready(struct smap_map *m, struct text *t, const char *s, size_t len)
+{
+	return text_ready_in(&m->heap, t, s, len);
 }
 
 static bool pos_before(struct pos p, uint32_t line, uint32_t col)
@@ -715,7 +808,7 @@ static size_t canon(struct smap_map *m, size_t i)
 			uint32_t pick = v[a].i;
 			for (b = a + 1; b < m->nsrc && v[a].name && v[b].name &&
 					strcmp(v[a].name, v[b].name) == 0; b++)
-				if (!m->src[pick].content && m->src[v[b].i].content)
+				if (!m->src[pick].craw && m->src[v[b].i].craw)
 					pick = v[b].i;
 			for (size_t k = a; k < b; k++)
 				n->canon[v[k].i] = v[a].name ? pick : v[k].i;
@@ -742,16 +835,130 @@ static struct text *source_text(struct smap_map *m, size_t i)
 		n->nsrc = m->nsrc;
 	}
 	struct text *t = &n->src[i];
-	if (!m->src[i].content) {
+	if (!m->src[i].craw) {
 		size_t len = 0;
 		const char *f = t->tried ? t->s : source_file(m, n, i, &len);
 		if (!f) {
 			t->tried = true; /* read once, found or not */
 			return NULL;
 		}
-		return text_ready(t, f, t->tried ? t->len : len) ? t : NULL;
+		return text_ready(m, t, f, t->tried ? t->len : len) ? t : NULL;
 	}
-	return text_ready(t, m->src[i].content, m->src[i].content_len) ? t : NULL;
+	if (t->tried)
+		return t->ok ? t : NULL;
+	size_t len;
+	const char *c = pp_smap_content(m, i, &len, false);
+	if (!c)
+		return NULL; /* out of memory: asked again */
+	return text_ready(m, t, c, len) ? t : NULL;
+}
+
+/* A text for smap_map_prepare_functions() to tokenize. */
+struct job {
+	struct text *t;
+	const char *s;
+	size_t len;
+};
+
+struct jobs {
+	struct job *v;
+	size_t n;
+	struct pp_js_heap *h;
+};
+
+static void *run_jobs(void *arg)
+{
+	struct jobs *js = arg;
+	for (size_t i = 0; i < js->n; i++)
+		(void)text_ready_in(js->h, js->v[i].t, js->v[i].s, js->v[i].len);
+	return NULL;
+}
+
+static int by_len_desc(const void *a, const void *b)
+{
+	const struct job *x = a, *y = b;
+	return (x->len < y->len) - (x->len > y->len);
+}
+
+int smap_map_prepare_functions(struct smap_map *m, const uint32_t *lines, const uint32_t *cols,
+			       size_t npos)
+{
+	struct pp_smap_names *n = names(m);
+	if (!n)
+		return pp_smap_fail(m, SMAP_ENOMEM, "out of memory");
+	/* a map with scopes asks them first, and may not look up at all */
+	for (size_t k = 0; k < m->nsec; k++)
+		if (m->sec[k].sx)
+			return SMAP_OK;
+	if (!m->nsrc || !npos)
+		return SMAP_OK;
+	if (!n->src) {
+		if (!(n->src = calloc(m->nsrc, sizeof(*n->src))))
+			return pp_smap_fail(m, SMAP_ENOMEM, "out of memory");
+		n->nsrc = m->nsrc;
+	}
+	struct job *v = malloc(npos * sizeof(*v));
+	bool *seen = calloc(m->nsrc, sizeof(*seen));
+	size_t nj = 0, total = 0;
+	int rc = SMAP_OK;
+	if (!v || !seen) {
+		rc = pp_smap_fail(m, SMAP_ENOMEM, "out of memory");
+		goto out;
+	}
+	/* the sources the positions map into (the look-ups are those
+	 * smap_function_at() makes first), decoded here */
+	for (size_t k = 0; k < npos; k++) {
+		struct smap_mapping mp;
+		int r = smap_lookup(m, lines[k], cols[k], &mp);
+		if (r == SMAP_ENOMEM) {
+			rc = r;
+			goto out;
+		}
+		if (r != SMAP_OK || !mp.source || mp.source_index >= m->nsrc)
+			continue;
+		size_t i = canon(m, mp.source_index);
+		if (seen[i] || !m->src[i].craw || n->src[i].tried)
+			continue;
+		seen[i] = true;
+		size_t len;
+		const char *c = pp_smap_content(m, i, &len, false);
+		if (!c)
+			continue; /* out of memory: asked again */
+		v[nj++] = (struct job){&n->src[i], c, len};
+		total += len;
+	}
+	/* the biggest first, each to the thread with less so far */
+	qsort(v, nj, sizeof(*v), by_len_desc);
+	struct job *a = malloc((nj ? nj : 1) * sizeof(*a));
+	struct jobs mine = {v, 0, &m->heap}, other = {a, 0, &n->heap2};
+	if (!a || nj < 2 || total < ((size_t)1 << 20)) {
+		mine.n = nj; /* not worth a thread */
+		run_jobs(&mine);
+		free(a);
+		goto out;
+	}
+	size_t wm = 0, wo = 0;
+	for (size_t k = 0; k < nj; k++) {
+		if (wm <= wo) {
+			v[mine.n++] = v[k];
+			wm += v[k].len;
+		} else {
+			a[other.n++] = v[k];
+			wo += v[k].len;
+		}
+	}
+	pthread_t th;
+	bool started = pthread_create(&th, NULL, run_jobs, &other) == 0;
+	run_jobs(&mine);
+	if (started)
+		pthread_join(th, NULL);
+	else
+		run_jobs(&other);
+	free(a);
+out:
+	free(v);
+	free(seen);
+	return rc;
 }
 
 /* The segment that starts exactly at generated LINE:COL, or false. */
@@ -980,6 +1187,20 @@ static unsigned segs_inside_tokens(struct smap_map *m, const struct text *g, uin
 static int function_at(struct smap_map *m, uint32_t line, uint32_t column,
 		       struct smap_function *out);
 
+int smap_map_prepare(struct smap_map *m)
+{
+	(void)smap_map_generated_lines(m);
+	/* a regular map's lines passed (an index map's sections are decoded
+	 * only where asked) */
+	if (!m->index && m->nsec == 1 && pp_smap_pass_clean(m, &m->sec[0]) == SMAP_ENOMEM)
+		return SMAP_ENOMEM;
+	struct pp_smap_names *n = m->names;
+	/* a script not understood is not understood later either */
+	if (n && n->script)
+		(void)text_ready(m, &n->gen, n->script, n->slen);
+	return SMAP_OK;
+}
+
 int smap_function_at(struct smap_map *m, uint32_t line, uint32_t column,
 		     struct smap_function *out)
 {
@@ -1021,7 +1242,7 @@ static int function_at(struct smap_map *m, uint32_t line, uint32_t column,
 		out->from = SMAP_FROM_SCOPES;
 	}
 
-	struct text *g = n->script && text_ready(&n->gen, n->script, n->slen) ? &n->gen : NULL;
+	struct text *g = n->script && text_ready(m, &n->gen, n->script, n->slen) ? &n->gen : NULL;
 	const struct pp_js_func *gf = NULL;
 	if (g) {
 		size_t ti;

@@ -13,8 +13,10 @@
 #include "jstoken.h"
 
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 /* Byte classes: 1 white space, 2 an identifier's first byte (any byte >=
  * 0x80 counts), 4 a digit.  One look-up per byte instead of a chain of
@@ -96,10 +98,121 @@ static bool regex_allowed(const char *text, const struct pp_js_toks *v)
 	return true;
 }
 
+#define BIG ((size_t)2 << 20)
+
+static size_t big_round(size_t n)
+{
+	return (n + BIG - 1) & ~(BIG - 1);
+}
+
+void *pp_js_big_alloc(size_t n)
+{
+#if defined(MADV_HUGEPAGE) && defined(MAP_ANONYMOUS)
+	if (n >= BIG && n <= SIZE_MAX / 2) {
+		/* aligned to the huge page: map one more and trim */
+		size_t r = big_round(n);
+		char *p = mmap(NULL, r + BIG, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+			       -1, 0);
+		if (p == MAP_FAILED)
+			return NULL;
+		char *a = (char *)(((uintptr_t)p + BIG - 1) & ~(uintptr_t)(BIG - 1));
+		if (a > p)
+			munmap(p, (size_t)(a - p));
+		if (a + r < p + r + BIG)
+			munmap(a + r, (size_t)(p + r + BIG - (a + r)));
+		(void)madvise(a, r, MADV_HUGEPAGE); /* a wish: without, 4 KiB pages */
+		return a;
+	}
+#endif
+	return malloc(n ? n : 1);
+}
+
+void pp_js_big_free(void *p, size_t n)
+{
+	if (!p)
+		return;
+#if defined(MADV_HUGEPAGE) && defined(MAP_ANONYMOUS)
+	if (n >= BIG && n <= SIZE_MAX / 2) {
+		munmap(p, big_round(n));
+		return;
+	}
+#endif
+	free(p);
+}
+
+void *pp_js_big_realloc(void *p, size_t old, size_t n)
+{
+	if (!p)
+		return pp_js_big_alloc(n);
+	if (old < BIG && n < BIG)
+		return realloc(p, n ? n : 1);
+	void *q = pp_js_big_alloc(n);
+	if (!q)
+		return NULL;
+	memcpy(q, p, old < n ? old : n);
+	pp_js_big_free(p, old);
+	return q;
+}
+
+struct pp_js_heap_block {
+	struct pp_js_heap_block *next;
+	size_t size;
+};
+
+#define HEAP_BLOCK ((size_t)32 << 20)
+#define HEAP_HDR ((sizeof(struct pp_js_heap_block) + 15) & ~(size_t)15)
+
+void *pp_js_heap_alloc(struct pp_js_heap *h, size_t n)
+{
+	n = (n + 15) & ~(size_t)15;
+	if (!n)
+		n = 16;
+	if (!h->head || (size_t)(h->end - h->at) < n) {
+		if (n > SIZE_MAX / 2 - HEAP_HDR)
+			return NULL;
+		size_t size = n + HEAP_HDR > HEAP_BLOCK ? n + HEAP_HDR : HEAP_BLOCK;
+		struct pp_js_heap_block *b = pp_js_big_alloc(size);
+		if (!b)
+			return NULL;
+		b->next = h->head;
+		b->size = size;
+		h->head = b;
+		h->at = (char *)b + HEAP_HDR;
+		h->end = (char *)b + size;
+	}
+	void *p = h->at;
+	h->at += n;
+	h->last = p;
+	return p;
+}
+
+void pp_js_heap_shrink(struct pp_js_heap *h, void *p, size_t n)
+{
+	if (!p || p != h->last)
+		return;
+	n = (n + 15) & ~(size_t)15;
+	if ((char *)p + n <= h->at)
+		h->at = (char *)p + n;
+}
+
+void pp_js_heap_release(struct pp_js_heap *h)
+{
+	struct pp_js_heap_block *b = h->head, *next;
+	for (; b; b = next) {
+		next = b->next;
+		pp_js_big_free(b, b->size);
+	}
+	memset(h, 0, sizeof(*h));
+}
+
 static int grow(struct pp_js_toks *v)
 {
 	size_t cap = v->cap ? v->cap * 2 : 256;
-	struct pp_js_tok *t = realloc(v->t, cap * sizeof(*t));
+	if (cap > SIZE_MAX / sizeof(*v->t))
+		return -1;
+	if (v->heap)
+		return -1; /* sized for the most tokens the text can have */
+	struct pp_js_tok *t = pp_js_big_realloc(v->t, v->cap * sizeof(*t), cap * sizeof(*t));
 	if (!t)
 		return -1;
 	v->t = t;
@@ -262,6 +375,11 @@ static inline bool close_bracket(struct brackets *b, const char *s, struct pp_js
 
 int pp_js_tokenize(const char *s, size_t len, struct pp_js_toks *v)
 {
+	return pp_js_tokenize_in(s, len, v, NULL);
+}
+
+int pp_js_tokenize_in(const char *s, size_t len, struct pp_js_toks *v, struct pp_js_heap *h)
+{
 	struct brackets br = {NULL, NULL, 0, 0};
 	size_t i = 0;
 	int rc = -1;
@@ -269,11 +387,24 @@ int pp_js_tokenize(const char *s, size_t len, struct pp_js_toks *v)
 	memset(v, 0, sizeof(*v));
 	if (len > UINT32_MAX)
 		return -1;
-	/* about one token per four bytes of code: one allocation, mostly */
-	v->cap = len / 4 + 256;
-	if (!(v->t = malloc(v->cap * sizeof(*v->t)))) {
-		v->cap = 0;
-		return -1;
+	if (h) {
+		/* a token takes a byte at least: never more than LEN */
+		v->cap = len + 1;
+		v->heap = true;
+		if (len + 1 > SIZE_MAX / sizeof(*v->t) ||
+		    !(v->t = pp_js_heap_alloc(h, v->cap * sizeof(*v->t)))) {
+			memset(v, 0, sizeof(*v));
+			return -1;
+		}
+	} else {
+		/* about one token per four bytes of code, or three of a
+		 * minified bundle: room for one per two, so that the array is
+		 * allocated once (the pages not written are not taken) */
+		v->cap = len / 2 + 256;
+		if (!(v->t = pp_js_big_alloc(v->cap * sizeof(*v->t)))) {
+			v->cap = 0;
+			return -1;
+		}
 	}
 	/* a hashbang line */
 	if (len >= 2 && s[0] == '#' && s[1] == '!')
@@ -443,15 +574,22 @@ out:
 	free(br.tok);
 	free(br.tmpl);
 	if (rc) {
-		free(v->t);
+		if (h)
+			pp_js_heap_shrink(h, v->t, 0);
+		else
+			pp_js_big_free(v->t, v->cap * sizeof(*v->t));
 		memset(v, 0, sizeof(*v));
+	} else if (h) {
+		pp_js_heap_shrink(h, v->t, v->n * sizeof(*v->t));
+		v->cap = v->n;
 	}
 	return rc;
 }
 
 void pp_js_toks_release(struct pp_js_toks *v)
 {
-	free(v->t);
+	if (!v->heap)
+		pp_js_big_free(v->t, v->cap * sizeof(*v->t));
 	memset(v, 0, sizeof(*v));
 }
 

@@ -29,12 +29,42 @@ struct pp_js_tok {
 struct pp_js_toks {
 	struct pp_js_tok *t;
 	size_t n, cap;
+	bool heap; /* T is in a struct pp_js_heap */
 };
 
-/* Tokenizes TEXT into V (malloc'd; release with pp_js_toks_release()).
+/* Memory for the big arrays of a text (a 5 MB bundle has 1.6 million
+ * tokens): from 2 MiB on, mapped on its own and asked to be backed by huge
+ * pages where the system has them (madvise), so that filling it costs a
+ * few page faults instead of thousands; smaller, malloc().  The size given
+ * at allocation is passed back to grow and free it.  NULL when out of
+ * memory (pp_js_big_realloc() then leaves P as it was). */
+void *pp_js_big_alloc(size_t n);
+void *pp_js_big_realloc(void *p, size_t old, size_t n);
+void pp_js_big_free(void *p, size_t n);
+
+/* A bump allocator over pp_js_big_alloc() blocks (32 MiB at least), for
+ * the arrays of texts that live as long as their map: tokens, checkpoints,
+ * decoded sourcesContent.  Nothing is freed but the whole.  Zeroed: empty. */
+struct pp_js_heap_block;
+struct pp_js_heap {
+	struct pp_js_heap_block *head;
+	char *at, *end; /* free in head */
+	void *last;     /* the last allocation, for pp_js_heap_shrink() */
+};
+/* N bytes, 16-aligned, or NULL. */
+void *pp_js_heap_alloc(struct pp_js_heap *h, size_t n);
+/* P, the last allocation, now needs only N bytes: the rest is given back
+ * (its pages were never touched when nothing was written there). */
+void pp_js_heap_shrink(struct pp_js_heap *h, void *p, size_t n);
+void pp_js_heap_release(struct pp_js_heap *h);
+
+/* Tokenizes TEXT into V (pp_js_big_alloc()'d; release with pp_js_toks_release()).
  * Returns 0, or -1 when the text is not understood (V is then empty) or
  * memory ran out. */
 int pp_js_tokenize(const char *text, size_t len, struct pp_js_toks *v);
+/* The same with the array in H (NULL: pp_js_tokenize()), sized once for the
+ * most tokens TEXT can have and shrunk to those it has. */
+int pp_js_tokenize_in(const char *text, size_t len, struct pp_js_toks *v, struct pp_js_heap *h);
 void pp_js_toks_release(struct pp_js_toks *v);
 /* Whether token T is the text S. */
 bool pp_js_tok_is(const char *text, const struct pp_js_tok *t, const char *s);

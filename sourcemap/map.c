@@ -13,6 +13,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "json.h"
+
 struct pp_smap_chunk {
 	struct pp_smap_chunk *next;
 	max_align_t data[];
@@ -136,7 +138,10 @@ void smap_map_free(struct smap_map *m)
 	free(m->warn_first);
 	free(m->warn_text);
 	pp_smap_names_free(m->names);
+	pp_js_heap_release(&m->heap);
 	pp_smap_arena_release(&m->arena);
+	if (m->keep_base)
+		munmap(m->keep_base, m->keep_len);
 	free(m);
 }
 
@@ -271,9 +276,15 @@ int smap_map_load_file(struct smap_map *m, const char *path, unsigned flags)
 			m->in_base = p;
 			m->in_len = len;
 			m->in_dropped = 0;
+			m->in_keep = false;
 			rc = smap_map_parse(m, p, len, flags);
 			m->in_base = NULL;
-			munmap(p, len);
+			if (m->in_keep) {
+				m->keep_base = p;
+				m->keep_len = len;
+			} else {
+				munmap(p, len);
+			}
 			return rc;
 		}
 	}
@@ -351,17 +362,55 @@ const char *smap_map_source_raw(const struct smap_map *m, size_t i)
 	return i < m->nsrc ? m->src[i].raw : NULL;
 }
 
+const char *pp_smap_content(const struct smap_map *cm, size_t i, size_t *len, bool nul)
+{
+	/* the decoded text is the map's cache: it is filled under const */
+	struct smap_map *m = (struct smap_map *)cm;
+	struct pp_smap_source *s;
+
+	*len = 0;
+	if (i >= m->nsrc || !m->src[i].craw)
+		return NULL;
+	s = &m->src[i];
+	if (!s->content && !s->cesc && !nul) {
+		*len = s->craw_len;
+		return s->craw;
+	}
+	if (!s->content) {
+		char *d = pp_js_heap_alloc(&m->heap, s->craw_len + 1);
+		size_t n;
+
+		if (!d)
+			return NULL;
+		if (s->cesc) {
+			n = json_unescape(s->craw, s->craw_len, d);
+		} else {
+			memcpy(d, s->craw, s->craw_len);
+			n = s->craw_len;
+		}
+		d[n] = '\0';
+		pp_js_heap_shrink(&m->heap, d, n + 1);
+		s->content = d;
+		s->content_len = n;
+	}
+	*len = s->content_len;
+	return s->content;
+}
+
 const char *smap_map_source_content(const struct smap_map *m, size_t i,
 				    size_t *len)
 {
-	if (i >= m->nsrc || !m->src[i].content) {
-		if (len)
-			*len = 0;
-		return NULL;
-	}
+	size_t n;
+	const char *c = pp_smap_content(m, i, &n, true);
+
 	if (len)
-		*len = m->src[i].content_len;
-	return m->src[i].content;
+		*len = n;
+	return c;
+}
+
+bool smap_map_has_source_content(const struct smap_map *m, size_t i)
+{
+	return i < m->nsrc && m->src[i].craw;
 }
 
 bool smap_map_source_ignored(const struct smap_map *m, size_t i)

@@ -24,10 +24,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "jstoken.h"
+
 /* Byte classes: a base64 digit's value (0-63), C_COMMA, C_END for the
  * bytes that end a line (';', and the NUL after the last line), C_BAD. */
 enum { C_COMMA = 64, C_END = 65, C_BAD = 255 };
 static uint8_t cls[256];
+/* the same with '"' ending the string too: mappings left in the JSON text
+ * (minplace), where no '"' can be inside */
+static uint8_t clsq[256];
 static bool tabs_ready;
 
 static void init_tabs(void)
@@ -44,6 +49,8 @@ static void init_tabs(void)
 	cls[','] = C_COMMA;
 	cls[';'] = C_END;
 	cls[0] = C_END;
+	memcpy(clsq, cls, sizeof(cls));
+	clsq['"'] = C_END;
 	tabs_ready = true;
 }
 
@@ -114,7 +121,7 @@ void pp_smap_lines_release(struct pp_smap_section *s)
 	if (!s->lz)
 		return;
 	free(s->lz->line);
-	free(s->lz->segs);
+	pp_js_big_free(s->lz->segs, s->lz->segcap * sizeof(*s->lz->segs));
 	free(s->lz->coarse);
 	free(s->lz);
 	s->lz = NULL;
@@ -179,6 +186,31 @@ struct problem {
 	size_t at; /* offset in the mappings string */
 };
 
+/* Room for one more segment in S's array: at first for as many as its
+ * mappings can hold (a segment takes at least a digit and a ',': the array
+ * is not grown, and what is not written takes no memory), from huge pages
+ * when big (pp_js_big_alloc()): a long line of a bundle has 100,000. */
+static int seg_room(struct smap_map *m, struct pp_smap_section *s)
+{
+	struct pp_smap_lines *z = s->lz;
+	size_t nc;
+	struct pp_smap_seg *ns;
+
+	if (z->nsegs < z->segcap)
+		return SMAP_OK;
+	nc = z->segcap ? z->segcap * 2 : (size_t)s->mlen / 2 + 64;
+	if (!z->segcap && nc > ((size_t)1 << 22))
+		nc = (size_t)1 << 22; /* 80 MiB: more when more are found */
+	if (nc > SIZE_MAX / sizeof(*ns) || nc > UINT32_MAX)
+		return pp_smap_fail(m, SMAP_ENOMEM, "too many segments");
+	ns = pp_js_big_realloc(z->segs, z->segcap * sizeof(*ns), nc * sizeof(*ns));
+	if (!ns)
+		return pp_smap_fail(m, SMAP_ENOMEM, "out of memory");
+	z->segs = ns;
+	z->segcap = nc;
+	return SMAP_OK;
+}
+
 /* Decodes the segments of record L of S from state *ST (updated).  STORE:
  * append them to s->lz->segs.  *PB gets the first problem, if any.  MAXCOL and
  * ANY (may be NULL) get the greatest generated column and whether there
@@ -192,6 +224,7 @@ static int decode(struct smap_map *m, struct pp_smap_section *s, uint32_t l,
 	const unsigned char *base = (const unsigned char *)s->mappings;
 	const unsigned char *p = base + s->lz->line[l].start;
 	const unsigned char *end = base + s->lz->line[l].end;
+	const uint8_t *ct = s->minplace ? clsq : cls;
 	int64_t gcol = 0;
 	int64_t v[6];
 
@@ -204,7 +237,7 @@ static int decode(struct smap_map *m, struct pp_smap_section *s, uint32_t l,
 
 		/* the fields of one segment, up to the ',' or the line's end */
 		for (;;) {
-			c = cls[*p];
+			c = ct[*p];
 			if (c < 32) {
 				/* one digit: the sign in bit 0; "-0" is -2^31 */
 				v[nf < 5 ? nf : 5] = (c & 1) ?
@@ -219,7 +252,7 @@ static int decode(struct smap_map *m, struct pp_smap_section *s, uint32_t l,
 
 				p++;
 				for (;;) {
-					c = cls[*p];
+					c = ct[*p];
 					if (c >= 64) {
 						if (!err) {
 							err = c == C_BAD ? E_CHAR : E_UNENDED;
@@ -339,21 +372,10 @@ static int decode(struct smap_map *m, struct pp_smap_section *s, uint32_t l,
 				if (store) {
 					struct pp_smap_seg *g;
 
-					if (s->lz->nsegs == s->lz->segcap) {
-						size_t nc = s->lz->segcap ? s->lz->segcap * 2 : 64;
-						struct pp_smap_seg *ns;
+					int rc = seg_room(m, s);
 
-						if (nc > SIZE_MAX / sizeof(*ns) ||
-						    nc > UINT32_MAX)
-							return pp_smap_fail(m, SMAP_ENOMEM,
-									    "too many segments");
-						ns = realloc(s->lz->segs, nc * sizeof(*ns));
-						if (!ns)
-							return pp_smap_fail(m, SMAP_ENOMEM,
-									    "out of memory");
-						s->lz->segs = ns;
-						s->lz->segcap = nc;
-					}
+					if (rc)
+						return rc;
 					g = &s->lz->segs[s->lz->nsegs++];
 					g->gcol = (uint32_t)gcol;
 					if (mapped) {
@@ -429,6 +451,7 @@ static int fast_line(struct smap_map *m, struct pp_smap_section *s,
 	const unsigned char *base = (const unsigned char *)s->mappings;
 	const unsigned char *p = base + s->lz->line[l].start;
 	const unsigned char *end = base + s->lz->line[l].end;
+	const uint8_t *ct = s->minplace ? clsq : cls;
 	int64_t src = st->src, ol = st->oline, oc = st->ocol, nm = st->name;
 	int64_t gcol = 0;
 	size_t first = s->lz->nsegs;
@@ -441,7 +464,7 @@ static int fast_line(struct smap_map *m, struct pp_smap_section *s,
 		unsigned c;
 
 		for (;;) {
-			c = cls[*p];
+			c = ct[*p];
 			if (c < 32) {
 				v[nf] = one_digit[c];
 				p++;
@@ -451,7 +474,7 @@ static int fast_line(struct smap_map *m, struct pp_smap_section *s,
 
 				p++;
 				do {
-					c = cls[*p++];
+					c = ct[*p++];
 					if (c >= 64 || shift > 30)
 						goto slow;
 					u |= (uint64_t)(c & 31) << shift;
@@ -464,7 +487,7 @@ static int fast_line(struct smap_map *m, struct pp_smap_section *s,
 				break;
 			}
 			if (++nf == 5) {
-				c = cls[*p];
+				c = ct[*p];
 				break;
 			}
 		}
@@ -489,22 +512,8 @@ static int fast_line(struct smap_map *m, struct pp_smap_section *s,
 		if (store) {
 			struct pp_smap_seg *g;
 
-			if (s->lz->nsegs == s->lz->segcap) {
-				size_t nc = s->lz->segcap ? s->lz->segcap * 2 : 64;
-				struct pp_smap_seg *ns;
-
-				if (nc > SIZE_MAX / sizeof(*ns) || nc > UINT32_MAX) {
-					pp_smap_fail(m, SMAP_ENOMEM, "too many segments");
-					return -1;
-				}
-				ns = realloc(s->lz->segs, nc * sizeof(*ns));
-				if (!ns) {
-					pp_smap_fail(m, SMAP_ENOMEM, "out of memory");
-					return -1;
-				}
-				s->lz->segs = ns;
-				s->lz->segcap = nc;
-			}
+			if (s->lz->nsegs == s->lz->segcap && seg_room(m, s))
+				return -1;
 			g = &s->lz->segs[s->lz->nsegs++];
 			g->gcol = (uint32_t)gcol;
 			if (nf == 1) {
@@ -558,6 +567,31 @@ static int reach(struct smap_map *m, struct pp_smap_section *s, uint32_t l)
 			if (pb.what)
 				report(m, s, &pb);
 		}
+		if (k + 1 < s->lz->nrec)
+			s->lz->line[k + 1].st = st;
+		s->lz->npassed++;
+	}
+	return SMAP_OK;
+}
+
+int pp_smap_pass_clean(struct smap_map *m, struct pp_smap_section *s)
+{
+	int rc;
+
+	if (!s->mappings)
+		return SMAP_OK;
+	if (!s->lz && (rc = pp_smap_index_lines(m, s)))
+		return rc;
+	init_tabs();
+	while (s->lz->npassed < s->lz->nrec) {
+		uint32_t k = s->lz->npassed;
+		struct pp_smap_state st = s->lz->line[k].st;
+
+		rc = fast_line(m, s, k, &st, false);
+		if (rc < 0)
+			return SMAP_ENOMEM;
+		if (rc == 0)
+			break; /* a problem: told when a look-up passes it */
 		if (k + 1 < s->lz->nrec)
 			s->lz->line[k + 1].st = st;
 		s->lz->npassed++;

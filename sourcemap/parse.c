@@ -27,8 +27,10 @@ struct ignore_item {
 };
 
 struct content {
-	const char *s; /* NULL for null */
+	const char *s; /* NULL for null; raw: as the JSON text has it */
 	size_t len;
+	bool esc; /* S has escapes */
+	bool nul; /* a NUL follows S (a copy) */
 };
 
 struct rawmap {
@@ -44,9 +46,9 @@ struct rawmap {
 	const char **names;
 	size_t nnames, capnames;
 	bool has_mappings;
-	const char *mappings; /* in the arena */
+	const char *mappings; /* in the arena, or in the input (minplace) */
 	size_t mlen, mat;
-	bool mexact;
+	bool mexact, minplace;
 	bool has_ignore;
 	struct ignore_item *ignore;
 	size_t nignore, capignore;
@@ -67,6 +69,7 @@ struct parser {
 	/* inside sections[ctx - 1].map while ctx (the messages' prefix
 	 * "sections[3].map.", written only when there is a message) */
 	size_t ctx;
+	bool esc; /* the raw string just read has escapes */
 	struct rawmap sec; /* the section's map being read, reused */
 };
 
@@ -289,10 +292,22 @@ static int store_source(struct parser *p, struct rawmap *r, const char *s,
 	return SMAP_OK;
 }
 
+/* sourcesContent is kept raw, unescaped only for a source a look-up
+ * needs (pp_smap_content()): in the file's own mapping when the map was
+ * loaded from one (smap_map_load_file() keeps it), else copied as it is. */
 static int store_content(struct parser *p, struct rawmap *r, const char *s,
 			 size_t len)
 {
-	struct content c = { s, s ? len : 0 };
+	struct content c = { s, s ? len : 0, s && p->esc, false };
+
+	if (s && !(p->m->in_base && s >= p->m->in_base &&
+		   s <= p->m->in_base + p->m->in_len)) {
+		if (!(c.s = pp_smap_strndup(&p->m->arena, s, len)))
+			return nomem(p);
+		c.nul = true;
+	} else if (s) {
+		p->m->in_keep = true;
+	}
 
 	if (!grow(&r->contents, &r->capcontents, r->ncontents,
 		  sizeof(*r->contents)))
@@ -316,7 +331,7 @@ static int store_name(struct parser *p, struct rawmap *r, const char *s,
  * element of the wrong type, are what ECMA-426 calls errors (see bad()).
  * *IS_ARRAY tells whether the value was an array. */
 static int string_array(struct parser *p, struct rawmap *r, const char *field,
-			bool nulls, store_fn store, bool *is_array)
+			bool nulls, store_fn store, bool *is_array, bool raw)
 {
 	int t, rc;
 	size_t at, i;
@@ -334,12 +349,22 @@ static int string_array(struct parser *p, struct rawmap *r, const char *field,
 		const char *s = NULL;
 		size_t len = 0;
 
-		if ((rc = next(p, &t)))
+		if (raw) {
+			t = json_next_raw(&p->j, &p->esc);
+			if (t == JSON_ERROR)
+				return pp_smap_fail(p->m, SMAP_EINPUT, "%s (at byte %zu)",
+						    json_error(&p->j),
+						    json_error_offset(&p->j) + p->base);
+		} else if ((rc = next(p, &t))) {
 			return rc;
+		}
 		if (t == JSON_ARRAY_END)
 			return SMAP_OK;
 		at = here(p);
-		if (t == JSON_STRING) {
+		if (t == JSON_STRING && raw) {
+			s = p->j.str;
+			len = p->j.len;
+		} else if (t == JSON_STRING) {
 			if (!(s = copy_str(p)))
 				return nomem(p);
 			len = p->j.len;
@@ -393,21 +418,21 @@ static int parse_object(struct parser *p, struct rawmap *r, bool nested)
 			r->has_sources = true;
 			r->nsources = 0;
 			if ((rc = string_array(p, r, "sources", true, store_source,
-					       &r->sources_ok)))
+					       &r->sources_ok, false)))
 				return rc;
 		} else if (json_is(&p->j, "sourcesContent")) {
 			bool is_array;
 
 			r->ncontents = 0;
 			if ((rc = string_array(p, r, "sourcesContent", true,
-					       store_content, &is_array)))
+					       store_content, &is_array, true)))
 				return rc;
 		} else if (json_is(&p->j, "names")) {
 			bool is_array;
 
 			r->nnames = 0;
 			if ((rc = string_array(p, r, "names", false, store_name,
-					       &is_array)))
+					       &is_array, false)))
 				return rc;
 		} else if (json_is(&p->j, "mappings")) {
 			if ((rc = next(p, &t)))
@@ -428,12 +453,20 @@ static int parse_object(struct parser *p, struct rawmap *r, bool nested)
 				return pp_smap_fail(p->m, SMAP_ENOMEM,
 						    "mappings longer than 4 GiB (at byte %zu)",
 						    at);
-			r->mappings = copy_str(p);
-			if (!r->mappings)
+			r->mexact = str_exact(p);
+			/* without escapes, in the file's mapping the map keeps:
+			 * not copied (ended by its '"', not a NUL) */
+			r->minplace = r->mexact && p->m->in_base &&
+				      p->j.str >= p->m->in_base &&
+				      p->j.str + p->j.len < p->m->in_base + p->m->in_len;
+			if (r->minplace) {
+				r->mappings = p->j.str;
+				p->m->in_keep = true;
+			} else if (!(r->mappings = copy_str(p))) {
 				return nomem(p);
+			}
 			r->mlen = p->j.len;
 			r->mat = at + 1;
-			r->mexact = str_exact(p);
 		} else if (json_is(&p->j, "ignoreList")) {
 			r->has_ignore = true;
 			if ((rc = ignore_list(p, "ignoreList", &r->ignore,
@@ -697,6 +730,7 @@ static int adopt(struct parser *p, struct rawmap *r, struct pp_smap_section *s)
 	s->mlen = (uint32_t)r->mlen;
 	s->mat = r->mat;
 	s->mexact = r->mexact;
+	s->minplace = r->minplace;
 	if (r->scopes) {
 		s->sx = pp_smap_alloc(&m->arena, sizeof(*s->sx));
 		if (!s->sx)
@@ -740,9 +774,14 @@ static int adopt(struct parser *p, struct rawmap *r, struct pp_smap_section *s)
 					src[i].resolved = r->sources[i];
 				}
 			}
-			if (i < r->ncontents) {
-				src[i].content = r->contents[i].s;
-				src[i].content_len = r->contents[i].len;
+			if (i < r->ncontents && r->contents[i].s) {
+				src[i].craw = r->contents[i].s;
+				src[i].craw_len = r->contents[i].len;
+				src[i].cesc = r->contents[i].esc;
+				if (!src[i].cesc && r->contents[i].nul) {
+					src[i].content = src[i].craw;
+					src[i].content_len = src[i].craw_len;
+				}
 			}
 		}
 		m->nsrc += n;

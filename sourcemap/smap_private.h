@@ -14,6 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "jstoken.h"
 #include "sourcemap.h"
 
 #define PP_SMAP_NIL UINT32_MAX
@@ -74,7 +75,12 @@ struct pp_smap_line {
 struct pp_smap_source {
 	const char *raw;      /* as in "sources"; NULL for null */
 	const char *resolved; /* NULL for null */
-	const char *content;  /* NULL when none */
+	/* its "sourcesContent" entry as the JSON has it (in the input the map
+	 * keeps, or a copy), NULL when none; decoded when first needed */
+	const char *craw;
+	size_t craw_len;
+	bool cesc;            /* craw has escapes */
+	const char *content;  /* decoded, a NUL after it; NULL until then */
 	size_t content_len;
 	const char *root; /* the map's sourceRoot, NULL when none */
 	bool ignored;
@@ -139,7 +145,7 @@ struct pp_smap_section {
 	uint32_t label; /* its index in "sections", for messages */
 
 	uint32_t mlen;           /* of mappings */
-	const char *mappings;    /* NUL-terminated, or NULL */
+	const char *mappings;    /* NUL-terminated (or '"' with minplace), or NULL */
 	size_t mat;  /* byte offset of its first character in the input */
 
 	uint32_t src_base; /* first of its sources in map->src */
@@ -148,6 +154,7 @@ struct pp_smap_section {
 	uint32_t nnames;
 
 	bool mexact; /* the string had no escapes: offsets are exact */
+	bool minplace; /* mappings is in the input the map keeps, ended by '"' */
 	bool has_last;
 
 	struct pp_smap_sx *sx;    /* its "scopes", or NULL */
@@ -176,12 +183,24 @@ struct smap_map {
 	char *warn_text;  /* malloc'd, rebuilt by smap_map_warning() */
 
 	struct pp_smap_names *names; /* funcname.c: texts tokenized for names */
+	/* their arrays, and the sourcesContent decoded (pp_smap_content()) */
+	struct pp_js_heap heap;
 
 	/* While smap_map_load_file() parses a file it mapped: the mapping,
-	 * and how much of its start was handed back (pp_smap_input_done()). */
+	 * and how much of its start was handed back (pp_smap_input_done()).
+	 * IN_KEEP: the map points into it (sourcesContent): kept as KEEP_BASE
+	 * until the map is freed. */
 	const char *in_base;
 	size_t in_len, in_dropped;
+	bool in_keep;
+	void *keep_base;
+	size_t keep_len;
 };
+
+/* Source I's sourcesContent, decoded on first need (NUL-terminated when NUL;
+ * else maybe not), with its length in *LEN; NULL when it has none, or when
+ * out of memory. */
+const char *pp_smap_content(const struct smap_map *m, size_t i, size_t *len, bool nul);
 
 /* Sets the map's error message; returns CODE. */
 int pp_smap_fail(struct smap_map *m, int code, const char *fmt, ...)
@@ -216,6 +235,10 @@ void pp_smap_lines_release(struct pp_smap_section *s);
 const struct pp_smap_seg *pp_smap_line_segs(struct smap_map *m,
 					    struct pp_smap_section *s, uint32_t l,
 					    uint32_t *n, int *rc);
+/* Passes S's lines (state only) up to the first that has a problem, so
+ * that a look-up need not: what it does is unseen but for the time it
+ * takes (nothing is told).  SMAP_OK, or SMAP_ENOMEM. */
+int pp_smap_pass_clean(struct smap_map *m, struct pp_smap_section *s);
 /* Strict check of every segment of S; fails with the first error. */
 int pp_smap_check_mappings(struct smap_map *m, struct pp_smap_section *s);
 /* The segment at section-relative L:C as the look-up rule finds it, or

@@ -100,9 +100,13 @@ const char *smap_map_source(const struct smap_map *m, size_t i);
 /* Source I as the map's "sources" wrote it (no sourceRoot), or NULL. */
 const char *smap_map_source_raw(const struct smap_map *m, size_t i);
 /* Its "sourcesContent" entry (not NUL-safe: *LEN tells the length; there is
- * a NUL after it), or NULL when there is none.  LEN may be NULL. */
+ * a NUL after it), or NULL when there is none (or memory ran out).  LEN may
+ * be NULL.  Decoded when first asked: a 20 MB map's sources cost nothing
+ * until then. */
 const char *smap_map_source_content(const struct smap_map *m, size_t i,
 				    size_t *len);
+/* Whether source I has a "sourcesContent" entry (without decoding it). */
+bool smap_map_has_source_content(const struct smap_map *m, size_t i);
 /* Whether source I is on the map's "ignoreList" (or, when the map has none,
  * on "x_google_ignoreList"). */
 bool smap_map_source_ignored(const struct smap_map *m, size_t i);
@@ -173,6 +177,10 @@ bool smap_map_has_scopes(struct smap_map *m);
 
 /* Copies TEXT as the generated script the map belongs to. */
 int smap_map_set_script(struct smap_map *m, const void *text, size_t len);
+/* The same with the script read from file PATH (mapped, not copied, where
+ * it can be).  SMAP_EIO when it cannot be read (the map keeps what script
+ * it had), SMAP_ENOMEM. */
+int smap_map_load_script(struct smap_map *m, const char *path);
 
 /* Where the original sources are when the map has no "sourcesContent" for
  * them (a tool's --source-path): source NAME is read from DIR/NAME, NAME
@@ -245,6 +253,22 @@ struct smap_function {
 	 * anonymous one; NULL when no function starts there. */
 	const char *token;
 };
+
+/* Does now what the first look-ups would do first (tokenizing the script
+ * given, indexing the lines of the mappings and passing those before any
+ * problem), so that it can be done ahead
+ * of them (on another thread, before the map is handed over).  Nothing it
+ * does changes what the map answers or says.  SMAP_OK, or SMAP_ENOMEM. */
+int smap_map_prepare(struct smap_map *m);
+
+/* Before smap_function_at() is asked of the NPOS positions LINES:COLS (in
+ * the order it will be asked of them): the original sources they map
+ * into are tokenized now, half of them on a second thread.  Only those, and
+ * each once: what smap_function_at() would do first at them, in less time;
+ * nothing it answers or says changes.  Nothing is done for a map with
+ * "scopes".  SMAP_OK, or SMAP_ENOMEM. */
+int smap_map_prepare_functions(struct smap_map *m, const uint32_t *lines, const uint32_t *cols,
+			       size_t npos);
 
 /* The function that starts at generated LINE:COLUMN, V8's position of a
  * function (0-based; the column in UTF-16 units).  SMAP_OK with *OUT

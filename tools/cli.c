@@ -405,6 +405,13 @@ struct pprof_profile *cli_load(struct cli *c, char **files, int n)
 		cli_error(c, "out of memory");
 		return NULL;
 	}
+	/* the -m map files load on a thread of their own while the profile
+	 * is read */
+	struct pprof_symbolicate_options so = {c->maps, c->nmaps, c->hide_ignored,
+					       c->rules,
+					       c->lines_out || c->granularity == PPROF_G_LINES,
+					       c->source_path, NULL};
+	so.prefetch = c->nmaps ? pprof_sourcemaps_start(&so) : NULL;
 	char *stdin_name[] = {"-"};
 	if (n == 0) {
 		files = stdin_name;
@@ -418,6 +425,7 @@ struct pprof_profile *cli_load(struct cli *c, char **files, int n)
 		cli_progress_end(&c->progress);
 		if (read_status != PPROF_OK) {
 			cli_error(c, "%s: %s", shown, pprof_profile_error(p));
+			pprof_sourcemaps_free(so.prefetch);
 			pprof_profile_free(p);
 			return NULL;
 		}
@@ -430,16 +438,14 @@ struct pprof_profile *cli_load(struct cli *c, char **files, int n)
 	if (c->rules)
 		pprof_rules_sourcemaps(c->rules, &nassoc);
 	if (c->nmaps || c->hide_ignored || nassoc || pprof_profile_has_sourcemaps(p)) {
-		struct pprof_symbolicate_options so = {c->maps, c->nmaps, c->hide_ignored,
-						       c->rules,
-						       c->lines_out || c->granularity == PPROF_G_LINES,
-						       c->source_path};
 		if (pprof_symbolicate(p, &so) != PPROF_OK) {
 			cli_error(c, "%s", pprof_profile_error(p));
+			pprof_sourcemaps_free(so.prefetch);
 			pprof_profile_free(p);
 			return NULL;
 		}
 	}
+	pprof_sourcemaps_free(so.prefetch);
 	/* Then the rules' renames and the filters, on symbolicated names. */
 	pprof_filter_report_free(c->report);
 	c->report = NULL;

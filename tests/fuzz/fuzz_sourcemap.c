@@ -1,7 +1,10 @@
 /* fuzz_sourcemap.c: libFuzzer harness of the source map library: the map
  * parsed leniently and strictly, look-ups over a grid of positions, the
- * sources listed; and the same bytes taken as a script (its
- * sourceMappingURL comment) and as a data: URL.
+ * sources listed; the map loaded from a file (sourcesContent and mappings
+ * left in the file's mapping) and prepared ahead (smap_map_prepare(),
+ * smap_map_prepare_functions()) answering as the parsed one; and the same
+ * bytes taken as a script (its sourceMappingURL comment) and as a data:
+ * URL.
  * Seeds: the fixtures' maps and the ECMA-426 conformance suite. */
 #include "config.h"
 
@@ -9,6 +12,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "sourcemap.h"
 
@@ -127,6 +132,83 @@ static void functions(struct smap_map *m)
 	(void)smap_map_generated_lines(m);
 }
 
+static bool same_str(const char *a, const char *b)
+{
+	return (!a && !b) || (a && b && strcmp(a, b) == 0);
+}
+
+/* The map from a file, prepared ahead, against the map parsed from the
+ * buffer: the same sources, names, look-ups and warnings. */
+static void compare_loaded(const uint8_t *data, size_t size)
+{
+	static const uint32_t pos[][2] = { { 0, 0 }, { 0, 1 }, { 0, 9 }, { 1, 0 }, { 2, 4 } };
+	int fd = memfd_create("fuzz_sourcemap", MFD_CLOEXEC);
+	if (fd < 0)
+		return;
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	struct smap_map *a = smap_map_new(), *b = smap_map_new();
+	if (!a || !b || write(fd, data, size) != (ssize_t)size)
+		goto out;
+	int ra = smap_map_parse(a, data, size, 0), rb = smap_map_load_file(b, path, 0);
+	if (ra != rb)
+		fail("loaded from a file, another outcome than parsed", smap_map_error(b));
+	if (ra != SMAP_OK)
+		goto out;
+	size_t len = 0;
+	const char *c = smap_map_source_count(a) ? smap_map_source_content(a, 0, &len) : NULL;
+	if (c && (smap_map_set_script(a, c, len) != SMAP_OK || smap_map_set_script(b, c, len) != SMAP_OK))
+		goto out;
+	uint32_t pl[5], pc[5];
+	for (int i = 0; i < 5; i++) {
+		pl[i] = pos[i][0];
+		pc[i] = pos[i][1];
+	}
+	if (smap_map_prepare(b) != SMAP_OK || smap_map_prepare_functions(b, pl, pc, 5) != SMAP_OK)
+		goto out;
+	for (int i = 0; i < 5; i++) {
+		struct smap_function fa, fb;
+		int x = smap_function_at(a, pos[i][0], pos[i][1], &fa);
+		int y = smap_function_at(b, pos[i][0], pos[i][1], &fb);
+		if (x != y)
+			fail("prepared: smap_function_at() status differs", "");
+		if (x != SMAP_OK)
+			goto out;
+		if (!same_str(fa.name, fb.name) || !same_str(fa.token, fb.token) ||
+		    fa.from != fb.from || fa.start != fb.start || fa.mapped != fb.mapped)
+			fail("prepared: another function", fa.name);
+		struct smap_mapping ma, mb;
+		x = smap_lookup(a, pos[i][0], pos[i][1], &ma);
+		y = smap_lookup(b, pos[i][0], pos[i][1], &mb);
+		if (x != y || (x == SMAP_OK && (!same_str(ma.source, mb.source) ||
+						ma.line != mb.line || ma.column != mb.column ||
+						!same_str(ma.name, mb.name))))
+			fail("loaded from a file: another look-up", "");
+	}
+	/* once every position was asked (prepared, B may have passed lines
+	 * earlier, not others) */
+	if (!same_str(smap_map_warning(a), smap_map_warning(b)))
+		fail("prepared: another warning", smap_map_warning(b));
+	size_t n = smap_map_source_count(a);
+	if (n != smap_map_source_count(b))
+		fail("loaded from a file: another source count", "");
+	for (size_t i = 0; i < n && i < 64; i++) {
+		size_t la = 0, lb = 0;
+		const char *ca = smap_map_source_content(a, i, &la);
+		const char *cb = smap_map_source_content(b, i, &lb);
+		if (!ca != !cb || la != lb || (ca && memcmp(ca, cb, la) != 0) || (cb && cb[lb]))
+			fail("loaded from a file: another sourcesContent", "");
+		if (smap_map_has_source_content(b, i) != (cb != NULL))
+			fail("smap_map_has_source_content() disagrees", "");
+	}
+	if (smap_map_generated_lines(a) != smap_map_generated_lines(b))
+		fail("loaded from a file: another number of lines", "");
+out:
+	smap_map_free(a);
+	smap_map_free(b);
+	close(fd);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct smap_map *m = smap_map_new();
@@ -144,6 +226,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		check_message(smap_map_error(m));
 	}
 	smap_map_free(m);
+	compare_loaded(data, size);
 
 	m = smap_map_new();
 	if (!m)
