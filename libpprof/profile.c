@@ -777,6 +777,11 @@ int pp_share_merge(struct pprof_profile *p, struct pp_share sh[2])
 		p->nodes = nodes;
 		p->nnodes = nn;
 		p->capnodes = (uint32_t)total;
+		/* the shares' trees are not read again */
+		for (int x = 0; x < 2; x++) {
+			free(sh[x].s->nodes);
+			sh[x].s->nodes = NULL;
+		}
 		/* rebuilt when asked (pp_node_child()) */
 		pp_drop_node_index(p);
 	}

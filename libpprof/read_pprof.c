@@ -1407,7 +1407,9 @@ size_t pp_share_min = (size_t)16 << 20;
 /* A share that gives back the input it read waits while it is this far
  * ahead of the other: the input is given back behind the slower one, and
  * the faster would otherwise keep a growing stretch of it in memory. */
-#define SHARE_LAG ((size_t)4 << 20)
+#define SHARE_LAG ((size_t)2 << 20)
+/* and gives it back this often (two threads' trees grow at once) */
+#define SHARE_RELEASE_STEP ((size_t)1 << 20)
 
 struct share {
 	struct rd r; /* the reader's, with scratch of its own */
@@ -1543,7 +1545,7 @@ static void share_walk(struct share *w)
 	long ps = sysconf(_SC_PAGESIZE);
 	uintptr_t page = ps > 0 ? (uintptr_t)ps : 4096;
 	uintptr_t given = ((uintptr_t)r->b + page - 1) & ~(page - 1);
-	size_t next_give = RELEASE_STEP;
+	size_t next_give = SHARE_RELEASE_STEP;
 	while (pos < r->len) {
 		size_t at = pos;
 		if (at > atomic_load_explicit(w->stop, memory_order_relaxed))
@@ -1582,7 +1584,7 @@ static void share_walk(struct share *w)
 				(void)madvise((void *)given, upto - given, MADV_DONTNEED);
 				given = upto;
 			}
-			next_give = pos + RELEASE_STEP;
+			next_give = pos + SHARE_RELEASE_STEP;
 		}
 	}
 	/* past the end: the other share may give back all it read */
