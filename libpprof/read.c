@@ -15,9 +15,11 @@
  * verdict, since zlib is called the same way on both paths. */
 #include "config.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <unistd.h>
 #include <libdeflate.h>
 #include <zlib.h>
 
@@ -251,8 +253,131 @@ static bool member_fast(struct zin *z, struct libdeflate_decompressor *d, unsign
 	}
 }
 
-int pp_gunzip(struct pprof_profile *p, const unsigned char *in, size_t inlen,
-	      const struct pprof_read_options *o, unsigned char **out, size_t *outlen)
+/* ---- zlib's verdict on a member libdeflate inflated ----
+ *
+ * A member whose output passes the bound where it starts may still be
+ * within the bound all along (the bound grows with the compressed bytes
+ * read): only zlib, called as zstep() calls it, tells where a stream
+ * passes it.  Such a member is inflated by libdeflate all the same, and
+ * zlib runs over it on a thread of its own, its output thrown away, while
+ * the reader goes on with libdeflate's bytes; the read waits for the
+ * verdict before it says anything (verdict_join()).  zlib's error, if it
+ * finds one, is the read's, as when zlib inflated the member alone.  The
+ * guess is bounded (SPECULATE_*), so that a bomb costs no more memory
+ * than before. */
+
+/* Output libdeflate may make before zlib's verdict: the largest of the
+ * bound where the member starts, SPECULATE_MIN, and SPECULATE_RATIO times
+ * the compressed bytes left (never past the bound at the input's end). */
+#define SPECULATE_MIN ((uint64_t)256 << 20)
+#define SPECULATE_RATIO 16
+
+struct zverdict {
+	pthread_t th;
+	struct zin z;              /* at the member's start; zlib runs on */
+	struct pprof_profile sink; /* its error, if any (error only) */
+	int status;
+	struct pp_hold hold;       /* the compressed input (mapped), let go once joined */
+};
+
+/* Compressed bytes of a mapped input given back behind zlib this often. */
+#define VERDICT_RELEASE ((size_t)4 << 20)
+
+static void *verdict_run(void *arg)
+{
+	struct zverdict *v = arg;
+	unsigned char *scratch = malloc(STEP);
+	if (!scratch) {
+		v->status = pp_nomem(&v->sink);
+		return NULL;
+	}
+	long ps = sysconf(_SC_PAGESIZE);
+	uintptr_t page = ps > 0 ? (uintptr_t)ps : 4096;
+	uintptr_t given = ((uintptr_t)v->z.in + page - 1) & ~(page - 1);
+	size_t next = v->z.pos + VERDICT_RELEASE;
+	v->status = PPROF_OK;
+	do {
+		size_t made;
+		int r = zstep(&v->sink, &v->z, scratch, &made);
+		if (r < 0) {
+			v->status = -r;
+			break;
+		}
+		if (r == Z_DONE)
+			break;
+		if (v->hold.mapped && v->z.pos >= next) {
+			uintptr_t upto = ((uintptr_t)v->z.in + v->z.pos) & ~(page - 1);
+			if (upto > given) {
+				(void)madvise((void *)given, upto - given, MADV_DONTNEED);
+				given = upto;
+			}
+			next = v->z.pos + VERDICT_RELEASE;
+		}
+	} while (v->z.open);
+	zin_end(&v->z);
+	free(scratch);
+	/* the reader may still be reading it (later members): only given
+	 * back to the page cache; unmapped once joined */
+	if (v->hold.ptr)
+		(void)madvise(v->hold.ptr, v->hold.len, MADV_DONTNEED);
+	return NULL;
+}
+
+/* Waits for V's verdict (NULL: none) and frees it: PPROF_OK, or zlib's
+ * error, set on P. */
+static int verdict_join(struct pprof_profile *p, struct zverdict *v)
+{
+	if (!v)
+		return PPROF_OK;
+	pthread_join(v->th, NULL);
+	pp_hold_release(&v->hold);
+	int s = v->status;
+	if (s != PPROF_OK)
+		pp_error(p, s, "%s", v->sink.error.s);
+	pp_buf_release(&v->sink.error);
+	free(v);
+	return s;
+}
+
+/* Starts zlib's verdict on the member that Z (before it) begins, which
+ * libdeflate made; HOLD (or NULL) is IN's buffer, which the verdict then
+ * owns when it is mapped (a buffer of the heap can't be given back a piece
+ * at a time: no verdict is left pending on it).  NULL when no thread could
+ * start: the caller asks zlib itself. */
+static struct zverdict *verdict_start(const struct zin *z, struct pp_hold *hold)
+{
+	if (hold && hold->ptr && !hold->mapped)
+		return NULL;
+	struct zverdict *v = calloc(1, sizeof(*v));
+	if (!v)
+		return NULL;
+	v->z = *z;
+	v->z.init = false; /* a zlib state of its own */
+	v->z.o = NULL; /* no progress from the thread (none is shown here) */
+	pp_buf_init(&v->sink.error);
+	if (hold && hold->ptr) {
+		v->hold = *hold;
+		/* zlib reads it again from the page cache, and gives it back
+		 * behind itself */
+		if (v->hold.mapped)
+			(void)madvise(v->hold.ptr, v->hold.len, MADV_DONTNEED);
+	}
+	if (pthread_create(&v->th, NULL, verdict_run, v) != 0) {
+		pp_buf_release(&v->sink.error);
+		free(v);
+		return NULL;
+	}
+	if (hold)
+		hold->ptr = NULL;
+	return v;
+}
+
+/* pp_gunzip(); with PENDING, a member past the bound where it starts may
+ * be left to zlib's verdict on a thread (*PENDING, for verdict_join()),
+ * HOLD then given to it. */
+static int gunzip(struct pprof_profile *p, const unsigned char *in, size_t inlen,
+		  const struct pprof_read_options *o, unsigned char **out, size_t *outlen,
+		  struct zverdict **pending, struct pp_hold *hold)
 {
 	struct zin z;
 	zin_init(&z, in, inlen, o, false);
@@ -265,9 +390,28 @@ int pp_gunzip(struct pprof_profile *p, const unsigned char *in, size_t inlen,
 	for (;;) {
 		if (!z.open && z.pos < z.inlen && pp_is_gzip(in + z.pos, inlen - z.pos)) {
 			uint64_t limit = bound_at(&z.b, z.pos);
+			/* Past the bound where it starts, a member may still be
+			 * inflated by libdeflate, up to SPEC, with zlib's
+			 * verdict on a thread. */
+			uint64_t most = bound_at(&z.b, z.inlen), spec = limit;
+			if (spec < SPECULATE_MIN)
+				spec = SPECULATE_MIN;
+			if ((z.inlen - z.pos) <= UINT64_MAX / SPECULATE_RATIO &&
+			    spec < (uint64_t)(z.inlen - z.pos) * SPECULATE_RATIO)
+				spec = (uint64_t)(z.inlen - z.pos) * SPECULATE_RATIO;
+			if (spec > most)
+				spec = most;
+			if (!pending || *pending || spec < limit || (hold && hold->ptr && !hold->mapped))
+				spec = limit;
+			struct zin before = z;
 			bool nomem = false;
-			if (member_fast(&z, d, &b, &cap, limit > z.out ? limit - z.out : 0, &nomem))
-				continue;
+			if (member_fast(&z, d, &b, &cap, spec > z.out ? spec - z.out : 0, &nomem)) {
+				if (z.out <= limit)
+					continue;
+				if ((*pending = verdict_start(&before, hold)) != NULL)
+					continue;
+				z = before; /* no thread: zlib here, as before */
+			}
 			if (nomem) {
 				status = pp_nomem(p);
 				break;
@@ -298,6 +442,23 @@ int pp_gunzip(struct pprof_profile *p, const unsigned char *in, size_t inlen,
 	*out = b;
 	*outlen = (size_t)z.out;
 	return PPROF_OK;
+}
+
+int pp_gunzip(struct pprof_profile *p, const unsigned char *in, size_t inlen,
+	      const struct pprof_read_options *o, unsigned char **out, size_t *outlen)
+{
+	/* the verdict, when one is asked, runs beside libdeflate's output
+	 * being handed back; it is waited for here */
+	struct zverdict *v = NULL;
+	int s = gunzip(p, in, inlen, o, out, outlen, &v, NULL);
+	int sv = verdict_join(p, v);
+	if (sv != PPROF_OK) { /* the earlier in the stream */
+		if (s == PPROF_OK)
+			free(*out);
+		*out = NULL;
+		s = sv;
+	}
+	return s;
 }
 
 /* ---- UTF-16 ---- */
@@ -424,13 +585,28 @@ int pp_utf16_to_utf8(struct pprof_profile *p, const unsigned char *in, size_t le
  * *OUT is IN, or a buffer held in *HELD. */
 static int decode(struct pprof_profile *p, const unsigned char *in, size_t len,
 		  const struct pprof_read_options *o, int levels, const unsigned char **out,
-		  size_t *outlen, struct pp_hold *held)
+		  size_t *outlen, struct pp_hold *held, struct zverdict **pending,
+		  struct pp_hold *outer)
 {
 	*held = (struct pp_hold){NULL, 0, false};
 	for (int l = 0; l < levels && pp_is_gzip(in, len); l++) {
 		unsigned char *b;
 		size_t n;
-		int s = pp_gunzip(p, in, len, o, &b, &n);
+		/* the first level's verdict may be left pending (its input
+		 * stays the caller's, or OUTER goes with it); a nested level's
+		 * input is HELD, let go below: waited for */
+		struct zverdict *v = NULL;
+		int s = gunzip(p, in, len, o, &b, &n, &v, l == 0 ? outer : NULL);
+		if (l == 0 && pending) {
+			*pending = v;
+		} else {
+			int sv = verdict_join(p, v);
+			if (sv != PPROF_OK) {
+				if (s == PPROF_OK)
+					free(b);
+				s = sv;
+			}
+		}
 		if (s != PPROF_OK) {
 			pp_hold_release(held);
 			return s;
@@ -460,7 +636,7 @@ int pp_decode(struct pprof_profile *p, const unsigned char *in, size_t len,
 	      const struct pprof_read_options *o, const unsigned char **out, size_t *outlen,
 	      struct pp_hold *held)
 {
-	return decode(p, in, len, o, 1, out, outlen, held);
+	return decode(p, in, len, o, 1, out, outlen, held, NULL, NULL);
 }
 
 /* ---- the stream ---- */
@@ -854,9 +1030,14 @@ static int read_input(struct pprof_profile *p, const struct pp_reader *const *ta
 		return status;
 	struct pp_hold inner;
 	const unsigned char *b;
-	status = decode(p, in, len, o, levels, &b, &len, &inner);
-	if (status != PPROF_OK)
-		return status;
+	/* zlib's verdict on the input may still be coming while it is read:
+	 * it is waited for before the read says anything */
+	struct zverdict *v = NULL;
+	status = decode(p, in, len, o, levels, &b, &len, &inner, &v, outer);
+	if (status != PPROF_OK) {
+		int sv = verdict_join(p, v);
+		return sv != PPROF_OK ? sv : status;
+	}
 	struct pp_hold *h = outer;
 	if (inner.ptr) {
 		h = &inner;
@@ -889,6 +1070,11 @@ static int read_input(struct pprof_profile *p, const struct pp_reader *const *ta
 	p->hold = NULL;
 out:
 	pp_hold_release(&inner);
+	{
+		int sv = verdict_join(p, v);
+		if (sv != PPROF_OK) /* the error earlier in the input */
+			status = sv;
+	}
 	return status;
 }
 

@@ -59,6 +59,29 @@ void pp_locwalk_release(struct pp_locwalk *w);
 int pp_steps_exceeded(struct pprof_profile *p, uint64_t offset, uint64_t maxsteps,
 		      size_t inlen);
 
+/* Inputs of at least this many bytes have their samples walked in two
+ * shares on two threads (read_pprof.c); the unit tests change it. */
+extern size_t pp_share_min;
+/* Shares of one input's samples walked on threads, each into a profile
+ * of its own (a share), merged into the reader's profile at the end.  A
+ * share borrows P's strings and sample types and holds its own tree,
+ * aggregated samples and label sets. */
+struct pprof_profile *pp_share_new(const struct pprof_profile *p);
+void pp_share_free(struct pprof_profile *s);
+/* A share and, for its nodes, aggregated samples and label sets, runs of
+ * those made at one sample (its index in the input, ascending): run k
+ * made the items from the previous run's END (nodes and label sets from
+ * 1, aggregated samples from 0) to its END. */
+struct pp_run {
+	uint32_t sample, end;
+};
+struct pp_share {
+	struct pprof_profile *s;
+	struct pp_run *runs[3]; /* nodes, aggregated samples, label sets */
+	size_t nruns[3], capruns[3];
+};
+int pp_share_merge(struct pprof_profile *p, struct pp_share sh[2]);
+
 /* Samples kept out of the tree (pprof_read_options.defer_tree): each is a
  * list of location indexes, leaf first, over the locations of all deferred
  * inputs.  A sample whose locations are one packed field of ids 1 .. n in

@@ -7,7 +7,9 @@
  * which counts every frame of a deferred sample), give the same top
  * tables (with the walk in one share and in two threads), and fold alike
  * once pprof_fold settles the deferred samples, and the same trees
- * (pprof -tree) and tags (pprof -tags). */
+ * (pprof -tree) and tags (pprof -tags).  And read with its samples walked
+ * in two shares on two threads (as big inputs are), the same error or
+ * the same tree, aggregated samples and label sets. */
 #include "config.h"
 
 #include "harness.h"
@@ -93,6 +95,36 @@ static void differential(const uint8_t *data, size_t size)
 		fprintf(stderr, "tree: %d %s\ndeferred: %d %s\n", st, pprof_profile_error(t), sd,
 			pprof_profile_error(d));
 		fuzz_fail("the deferred read differs", "", 0);
+	}
+	/* the samples walked in two shares on two threads (read_pprof.c):
+	 * the same error, or the same model */
+	{
+		struct pprof_profile *h = pprof_profile_new();
+		if (!h)
+			goto out;
+		size_t saved = pp_share_min;
+		pp_share_min = 0;
+		o.defer_tree = 0;
+		int sh = pp_reader_pprof.read(h, data, size, &o);
+		pp_share_min = saved;
+		bool differs = sh != st || strcmp(pprof_profile_error(t), pprof_profile_error(h)) != 0;
+		if (!differs && st == PPROF_OK)
+			differs = t->nnodes != h->nnodes || t->nentries != h->nentries ||
+				  t->nlabelsets != h->nlabelsets ||
+				  memcmp(t->nodes, h->nodes, t->nnodes * sizeof(*t->nodes)) != 0 ||
+				  (t->nentries &&
+				   (memcmp(t->entries, h->entries, t->nentries * sizeof(*t->entries)) ||
+				    memcmp(t->values, h->values,
+					   (size_t)t->nentries * t->ntypes * sizeof(*t->values)))) ||
+				  memcmp(t->labelsets, h->labelsets,
+					 (t->nlabelsets + 1) * sizeof(*t->labelsets)) != 0;
+		if (differs) {
+			fprintf(stderr, "tree: %d %s\nshares: %d %s\n", st, pprof_profile_error(t), sh,
+				pprof_profile_error(h));
+			pprof_profile_free(h);
+			fuzz_fail("the read in two shares differs", "", 0);
+		}
+		pprof_profile_free(h);
 	}
 	if (st != PPROF_OK)
 		goto out;

@@ -1017,6 +1017,137 @@ static void test_read_pprof_bid(void **state)
 	assert_int_equal(r->bid((const unsigned char *)"\x7a\x01x", 3), 0);
 }
 
+
+/* ---- the samples in two shares on two threads (read_pprof.c) ---- */
+
+static uint64_t rng = 0x9e3779b97f4a7c15ull;
+static uint32_t rnd(uint32_t n)
+{
+	rng ^= rng << 13;
+	rng ^= rng >> 7;
+	rng ^= rng << 17;
+	return (uint32_t)(rng % n);
+}
+
+/* A profile of random stacks over locations with inlined lines, some
+ * repeated, empty stacks, labels, unpacked ids; with sparse location ids
+ * when SPARSE; a missing location at sample BAD (or none: -1); two
+ * samples whose sum leaves int64 at sample OVER (or -1). */
+static void shares_profile(struct pb *b, bool sparse, int bad, int over)
+{
+	static const char *fn[24] = {"main", "a", "b", "c", "d", "e", "f", "g", "h", "i", "j", "k",
+				     "l", "m", "n", "o", "p", "q", "r", "s", "t", "u", "v", "w"};
+	static const char *thr[3] = {"t1", "t2", "t3"};
+	pb_init(b);
+	pb_type(b, "samples", "count");
+	pb_type(b, "cpu", "nanoseconds");
+	const uint64_t nloc = 60;
+	/* samples first, as Go writes them */
+	for (int i = 0; i < 400; i++) {
+		int64_t locs[40];
+		size_t n = rnd(5) == 0 ? rnd(2) : 1 + rnd(30);
+		/* roots among a few locations, so that shares meet at depth 1 */
+		for (size_t k = 0; k < n; k++)
+			locs[k] = (int64_t)(k + 1 == n ? 1 + rnd(4) : 1 + rnd(nloc));
+		if (sparse)
+			for (size_t k = 0; k < n; k++)
+				locs[k] = locs[k] * 1000 + 7;
+		if (i == bad)
+			locs[0] = 999999;
+		int64_t vals[2] = {1 + rnd(5), (int64_t)rnd(1000000)};
+		if (over >= 0 && (i == over || i == over + 1)) {
+			int64_t one[1] = {sparse ? 1007 : 1};
+			vals[1] = INT64_MAX / 2 + 1;
+			pb_sample_l(b, one, 1, vals, 2, NULL);
+			continue;
+		}
+		struct lbl l[3] = {{"thread", thr[rnd(3)], 0, NULL}, {"n", NULL, rnd(3), "bytes"},
+				   {NULL, NULL, 0, NULL}};
+		if (rnd(3) == 0)
+			l[1].key = NULL;
+		if (rnd(4) == 0) {
+			/* unpacked ids: one field per id */
+			struct enc m = {0};
+			for (size_t k = 0; k < n; k++)
+				put_uint(&m, 1, (uint64_t)locs[k]);
+			put_packed(&m, 2, vals, 2);
+			put_msg(&b->e, 2, &m);
+			free(m.b);
+		} else {
+			pb_sample_l(b, locs, n, vals, 2, rnd(2) ? l : NULL);
+		}
+	}
+	for (uint64_t f = 1; f <= 24; f++)
+		pb_function(b, f, fn[f - 1], f % 3 ? "x.go" : "y.go");
+	for (uint64_t id = 1; id <= nloc; id++) {
+		int64_t lines[3][3];
+		size_t nl = rnd(4) == 0 ? 2 + rnd(2) : 1;
+		for (size_t k = 0; k < nl; k++) {
+			lines[k][0] = 1 + rnd(24);
+			lines[k][1] = rnd(3) ? (int64_t)(10 + rnd(5)) : 0;
+			lines[k][2] = 0;
+		}
+		pb_location(b, sparse ? id * 1000 + 7 : id, 0, 0x1000 + id * 16, nl, lines);
+	}
+}
+
+/* P and Q hold the same tree, aggregated samples and label sets, in the
+ * same order. */
+static void assert_same_model(const struct pprof_profile *p, const struct pprof_profile *q)
+{
+	assert_int_equal(p->nnodes, q->nnodes);
+	assert_memory_equal(p->nodes, q->nodes, p->nnodes * sizeof(*p->nodes));
+	assert_int_equal(p->nentries, q->nentries);
+	if (p->nentries) {
+		assert_memory_equal(p->entries, q->entries, p->nentries * sizeof(*p->entries));
+		assert_memory_equal(p->values, q->values,
+				    (size_t)p->nentries * p->ntypes * sizeof(*p->values));
+	}
+	assert_int_equal(p->nlabelsets, q->nlabelsets);
+	assert_memory_equal(p->labelsets, q->labelsets, (p->nlabelsets + 1) * sizeof(uint32_t));
+	assert_int_equal(p->nlabels, q->nlabels);
+	if (p->nlabels)
+		assert_memory_equal(p->labels, q->labels, p->nlabels * sizeof(*p->labels));
+}
+
+static void test_read_pprof_shares(void **state)
+{
+	(void)state;
+	size_t saved = pp_share_min;
+	for (int v = 0; v < 8; v++) {
+		bool sparse = v & 1;
+		int bad = v == 2 || v == 3 ? 217 : v == 6 ? 3 : -1;
+		int over = v == 4 || v == 5 ? 150 : v == 6 ? 100 : -1;
+		struct pb b;
+		shares_profile(&b, sparse, bad, over);
+		const struct enc *e = pb_finish(&b);
+		struct pprof_profile *p = pprof_profile_new(), *q = pprof_profile_new();
+		assert_non_null(p);
+		assert_non_null(q);
+		pp_share_min = SIZE_MAX; /* one walk */
+		int sp = pprof_read_buffer(p, e->b, e->n, NULL);
+		pp_share_min = 0; /* two shares */
+		int sq = pprof_read_buffer(q, e->b, e->n, NULL);
+		pp_share_min = saved;
+		assert_int_equal(sp, sq);
+		assert_string_equal(pprof_profile_error(p), pprof_profile_error(q));
+		assert_int_equal(sp, bad >= 0 || over >= 0 ? PPROF_EINPUT : PPROF_OK);
+		if (sp == PPROF_OK) {
+			assert_true(p->nnodes > 100);
+			assert_same_model(p, q);
+			/* a second input goes on from the merged profile */
+			assert_int_equal(pprof_read_buffer(p, e->b, e->n, NULL), PPROF_OK);
+			pp_share_min = 0;
+			assert_int_equal(pprof_read_buffer(q, e->b, e->n, NULL), PPROF_OK);
+			pp_share_min = saved;
+			assert_same_model(p, q);
+		}
+		pprof_profile_free(p);
+		pprof_profile_free(q);
+		pb_release(&b);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1037,6 +1168,7 @@ int main(void)
 		cmocka_unit_test(test_read_pprof_bad_regex),
 		cmocka_unit_test(test_read_pprof_errors),
 		cmocka_unit_test(test_read_pprof_bid),
+		cmocka_unit_test(test_read_pprof_shares),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
