@@ -105,6 +105,26 @@ static inline uint32_t hash_slot(uint64_t key, uint32_t cap)
 	return (uint32_t)key & (cap - 1);
 }
 
+/* Moves H's entries into KEYS and VALS (CAP slots, zeroed), which H then
+ * owns. */
+static void hash_move(struct pp_hash *h, uint64_t *keys, uint32_t *vals, uint32_t cap)
+{
+	for (uint32_t i = 0; i < h->cap; i++) {
+		if (!h->vals[i])
+			continue;
+		uint32_t s = hash_slot(h->keys[i], cap);
+		while (vals[s])
+			s = (s + 1) & (cap - 1);
+		keys[s] = h->keys[i];
+		vals[s] = h->vals[i];
+	}
+	free(h->keys);
+	free(h->vals);
+	h->keys = keys;
+	h->vals = vals;
+	h->cap = cap;
+}
+
 /* Grows the table when it is more than half full. */
 static bool hash_reserve(struct pp_hash *h)
 {
@@ -122,20 +142,7 @@ static bool hash_reserve(struct pp_hash *h)
 	}
 	pp_advise_huge(keys, (size_t)cap * sizeof(*keys));
 	pp_advise_huge(vals, (size_t)cap * sizeof(*vals));
-	for (uint32_t i = 0; i < h->cap; i++) {
-		if (!h->vals[i])
-			continue;
-		uint32_t s = hash_slot(h->keys[i], cap);
-		while (vals[s])
-			s = (s + 1) & (cap - 1);
-		keys[s] = h->keys[i];
-		vals[s] = h->vals[i];
-	}
-	free(h->keys);
-	free(h->vals);
-	h->keys = keys;
-	h->vals = vals;
-	h->cap = cap;
+	hash_move(h, keys, vals, cap);
 	return true;
 }
 
@@ -198,6 +205,24 @@ static inline uint64_t entry_key(const struct pprof_profile *p, uint32_t id)
 	return ((uint64_t)p->entries[id].node << 32) | p->entries[id].labels;
 }
 
+/* Moves H's ids into SLOTS (CAP of them, zeroed, from pp_big_calloc()),
+ * which H then owns, re-reading each id's key with KEY. */
+static void idhash_move(struct pprof_profile *p, struct pp_idhash *h, uint32_t *slots,
+			uint32_t cap, uint64_t (*key)(const struct pprof_profile *, uint32_t))
+{
+	for (uint32_t i = 0; i < h->cap; i++) {
+		if (!h->slots[i])
+			continue;
+		uint32_t s = hash_slot(key(p, h->slots[i] - 1), cap);
+		while (slots[s])
+			s = (s + 1) & (cap - 1);
+		slots[s] = h->slots[i];
+	}
+	pp_big_free(h->slots, h->cap, sizeof(*h->slots));
+	h->slots = slots;
+	h->cap = cap;
+}
+
 /* Grows H when more than half full, re-reading each slot's key with KEY. */
 static bool idhash_reserve(struct pprof_profile *p, struct pp_idhash *h,
 			   uint64_t (*key)(const struct pprof_profile *, uint32_t))
@@ -210,17 +235,7 @@ static bool idhash_reserve(struct pprof_profile *p, struct pp_idhash *h,
 	uint32_t *slots = pp_big_calloc(cap, sizeof(*slots));
 	if (!slots)
 		return false;
-	for (uint32_t i = 0; i < h->cap; i++) {
-		if (!h->slots[i])
-			continue;
-		uint32_t s = hash_slot(key(p, h->slots[i] - 1), cap);
-		while (slots[s])
-			s = (s + 1) & (cap - 1);
-		slots[s] = h->slots[i];
-	}
-	pp_big_free(h->slots, h->cap, sizeof(*h->slots));
-	h->slots = slots;
-	h->cap = cap;
+	idhash_move(p, h, slots, cap, key);
 	return true;
 }
 
@@ -501,24 +516,33 @@ int pp_frame_intern(struct pprof_profile *p, const struct pp_frame *f, uint32_t 
 
 /* ---- tree ---- */
 
-/* Rebuilds the node index that pp_drop_node_index() freed. */
-static int node_index(struct pprof_profile *p)
+/* An index of ids [FROM, TO) by KEY, each id stored plus one; NULL when out
+ * of memory. */
+static struct pp_idhash *index_ids(struct pprof_profile *p, uint32_t from, uint32_t to,
+				   uint64_t (*key)(const struct pprof_profile *, uint32_t))
 {
 	struct pp_idhash *t = idhash_new();
 	if (!t)
-		return pp_nomem(p);
-	for (uint32_t n = 1; n < p->nnodes; n++) {
-		uint32_t i = hash_slot(node_key(p, n), t->cap);
+		return NULL;
+	for (uint32_t id = from; id < to; id++) {
+		uint32_t i = hash_slot(key(p, id), t->cap);
 		while (t->slots[i])
 			i = (i + 1) & (t->cap - 1);
-		t->slots[i] = n + 1;
+		t->slots[i] = id + 1;
 		t->n++;
-		if (!idhash_reserve(p, t, node_key)) {
+		if (!idhash_reserve(p, t, key)) {
 			idhash_free(t);
-			return pp_nomem(p);
+			return NULL;
 		}
 	}
-	p->nodehash = t;
+	return t;
+}
+
+/* Rebuilds the node index that pp_drop_node_index() freed. */
+static int node_index(struct pprof_profile *p)
+{
+	if (!(p->nodehash = index_ids(p, 1, p->nnodes, node_key)))
+		return pp_nomem(p);
 	return PPROF_OK;
 }
 
@@ -1121,21 +1145,8 @@ int pp_begin_input(struct pprof_profile *p, const struct pp_sample_type *t,
  * out. */
 static int entry_index(struct pprof_profile *p)
 {
-	struct pp_idhash *t = idhash_new();
-	if (!t)
+	if (!(p->entryhash = index_ids(p, 0, p->nentries, entry_key)))
 		return pp_nomem(p);
-	for (uint32_t e = 0; e < p->nentries; e++) {
-		uint32_t i = hash_slot(entry_key(p, e), t->cap);
-		while (t->slots[i])
-			i = (i + 1) & (t->cap - 1);
-		t->slots[i] = e + 1;
-		t->n++;
-		if (!idhash_reserve(p, t, entry_key)) {
-			idhash_free(t);
-			return pp_nomem(p);
-		}
-	}
-	p->entryhash = t;
 	return PPROF_OK;
 }
 
@@ -1351,20 +1362,7 @@ static bool room_hash(struct pp_hash *h, uint64_t n)
 		free(vals);
 		return false;
 	}
-	for (uint32_t i = 0; i < h->cap; i++) {
-		if (!h->vals[i])
-			continue;
-		uint32_t s = hash_slot(h->keys[i], cap);
-		while (vals[s])
-			s = (s + 1) & (cap - 1);
-		keys[s] = h->keys[i];
-		vals[s] = h->vals[i];
-	}
-	free(h->keys);
-	free(h->vals);
-	h->keys = keys;
-	h->vals = vals;
-	h->cap = cap;
+	hash_move(h, keys, vals, cap);
 	return true;
 }
 
@@ -1385,17 +1383,7 @@ static bool room_idhash(struct pprof_profile *p, struct pp_idhash *h, uint64_t n
 	if ((size_t)cap * sizeof(*slots) >= ((size_t)2 << 20))
 		(void)madvise(slots, (size_t)cap * sizeof(*slots), MADV_HUGEPAGE);
 #endif
-	for (uint32_t i = 0; i < h->cap; i++) {
-		if (!h->slots[i])
-			continue;
-		uint32_t s = hash_slot(key(p, h->slots[i] - 1), cap);
-		while (slots[s])
-			s = (s + 1) & (cap - 1);
-		slots[s] = h->slots[i];
-	}
-	pp_big_free(h->slots, h->cap, sizeof(*h->slots));
-	h->slots = slots;
-	h->cap = cap;
+	idhash_move(p, h, slots, cap, key);
 	return true;
 }
 

@@ -197,6 +197,18 @@ static struct pp_smap_names *names(struct smap_map *m)
 	return m->names;
 }
 
+/* S (LEN bytes, a NUL after them; MAPPED: a mapping of its file) becomes
+ * the generated script, in place of any before it. */
+static void adopt_script(struct pp_smap_names *n, char *s, size_t len, bool mapped)
+{
+	text_release(&n->gen);
+	script_release(n);
+	memo_clear(n);
+	n->script = s;
+	n->slen = len;
+	n->smapped = mapped;
+}
+
 int smap_map_set_script(struct smap_map *m, const void *text, size_t len)
 {
 	struct pp_smap_names *n = names(m);
@@ -207,11 +219,7 @@ int smap_map_set_script(struct smap_map *m, const void *text, size_t len)
 		return pp_smap_fail(m, SMAP_ENOMEM, "out of memory");
 	memcpy(c, text, len);
 	c[len] = '\0';
-	text_release(&n->gen);
-	script_release(n);
-	memo_clear(n);
-	n->script = c;
-	n->slen = len;
+	adopt_script(n, c, len, false);
 	return SMAP_OK;
 }
 
@@ -232,12 +240,7 @@ int smap_map_load_script(struct smap_map *m, const char *path)
 		void *p = mmap(NULL, len, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
 		if (p != MAP_FAILED) {
 			close(fd);
-			text_release(&n->gen);
-			script_release(n);
-			memo_clear(n);
-			n->script = p;
-			n->slen = len;
-			n->smapped = true;
+			adopt_script(n, p, len, true);
 			return SMAP_OK;
 		}
 	}
@@ -272,11 +275,7 @@ int smap_map_load_script(struct smap_map *m, const char *path)
 	}
 	close(fd);
 	buf[got] = '\0';
-	text_release(&n->gen);
-	script_release(n);
-	memo_clear(n);
-	n->script = buf;
-	n->slen = got;
+	adopt_script(n, buf, got, false);
 	return SMAP_OK;
 }
 
