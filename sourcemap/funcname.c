@@ -404,18 +404,6 @@ static char *from_srcdir(struct smap_map *m, struct pp_smap_names *n, size_t i, 
 	return text;
 }
 
-/* Whether S starts with a URL scheme ("webpack:", "file:"; one letter is a
- * Windows drive). */
-static bool has_scheme(const char *s)
-{
-	size_t i = 0;
-	while ((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= 'A' && s[i] <= 'Z') ||
-	       (i > 0 && ((s[i] >= '0' && s[i] <= '9') || s[i] == '+' || s[i] == '-' ||
-			  s[i] == '.')))
-		i++;
-	return i >= 2 && s[i] == ':';
-}
-
 /* The path source I's URL names from the map's location: sourceRoot and
  * the source joined with a "/" when needed (a source that is an absolute
  * URL alone), then as smap_url_to_path() reads a URL (relative to the
@@ -425,7 +413,7 @@ static char *located_path(struct smap_map *m, struct pp_smap_names *n, size_t i)
 	const char *raw = m->src[i].raw, *root = m->src[i].root;
 	if (!raw || !*raw)
 		return NULL;
-	if (!root || has_scheme(raw))
+	if (!root || pp_smap_scheme_len(raw))
 		root = "";
 	size_t rl = strlen(root), sl = strlen(raw);
 	bool slash = rl && root[rl - 1] != '/' && raw[0] != '/';

@@ -14,7 +14,7 @@
 
 /* Length of a URL scheme with its ':' at the start of S, or 0.  One letter
  * is a Windows drive ("C:"), not a scheme. */
-static size_t scheme_len(const char *s)
+size_t pp_smap_scheme_len(const char *s)
 {
 	size_t i = 0;
 
@@ -42,7 +42,7 @@ char *pp_smap_resolve(struct pp_smap_arena *a, const char *root,
 
 	if (sl >= 5 && strncmp(source, "data:", 5) == 0)
 		return pp_smap_strndup(a, source, sl);
-	if (scheme_len(source) || rl == 0) {
+	if (pp_smap_scheme_len(source) || rl == 0) {
 		joined = pp_smap_strndup(a, source, sl);
 		if (!joined)
 			return NULL;
@@ -68,7 +68,7 @@ char *pp_smap_resolve(struct pp_smap_arena *a, const char *root,
 	/* The prefix that folding keeps: "scheme://authority/", "scheme:",
 	 * or "/" of an absolute path. */
 	base = 0;
-	sch = scheme_len(joined);
+	sch = pp_smap_scheme_len(joined);
 	if (sch) {
 		base = sch;
 		if (joined[base] == '/' && joined[base + 1] == '/') {

@@ -221,6 +221,9 @@ void pp_smap_input_done(struct smap_map *m, size_t upto);
 int pp_smap_parse_json(struct smap_map *m, const char *buf, size_t len,
 		       size_t base, unsigned flags);
 
+/* resolve.c: the length of a URL scheme with its ':' at the start of S,
+ * or 0 (one letter is a Windows drive, not a scheme). */
+size_t pp_smap_scheme_len(const char *s);
 /* resolve.c: the resolved name of SOURCE under ROOT (either may be NULL). */
 char *pp_smap_resolve(struct pp_smap_arena *a, const char *root,
 		      const char *source);
