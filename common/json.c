@@ -373,6 +373,31 @@ static inline int hex4(const unsigned char *p)
 	return (a << 12) | (b << 8) | (c << 4) | d;
 }
 
+/* Writes code point CP as UTF-8 at O (room for 4 bytes); its length. */
+static size_t put_utf8(char *o, unsigned cp)
+{
+	if (cp < 0x80) {
+		o[0] = (char)cp;
+		return 1;
+	}
+	if (cp < 0x800) {
+		o[0] = (char)(0xc0 | (cp >> 6));
+		o[1] = (char)(0x80 | (cp & 0x3f));
+		return 2;
+	}
+	if (cp < 0x10000) {
+		o[0] = (char)(0xe0 | (cp >> 12));
+		o[1] = (char)(0x80 | ((cp >> 6) & 0x3f));
+		o[2] = (char)(0x80 | (cp & 0x3f));
+		return 3;
+	}
+	o[0] = (char)(0xf0 | (cp >> 18));
+	o[1] = (char)(0x80 | ((cp >> 12) & 0x3f));
+	o[2] = (char)(0x80 | ((cp >> 6) & 0x3f));
+	o[3] = (char)(0x80 | (cp & 0x3f));
+	return 4;
+}
+
 /*
  * The string whose opening quote is at *PP.  On success *PP is past the
  * closing quote and j->str / j->len hold the contents; with DECODE false,
@@ -479,29 +504,8 @@ static bool parse_string(struct json *j, const unsigned char **pp, bool decode)
 			q += 6;
 		}
 		p = q;
-		if (decode) {
-			char *o = j->scratch + out;
-
-			if (cp < 0x80) {
-				o[0] = (char)cp;
-				out += 1;
-			} else if (cp < 0x800) {
-				o[0] = (char)(0xc0 | (cp >> 6));
-				o[1] = (char)(0x80 | (cp & 0x3f));
-				out += 2;
-			} else if (cp < 0x10000) {
-				o[0] = (char)(0xe0 | (cp >> 12));
-				o[1] = (char)(0x80 | ((cp >> 6) & 0x3f));
-				o[2] = (char)(0x80 | (cp & 0x3f));
-				out += 3;
-			} else {
-				o[0] = (char)(0xf0 | (cp >> 18));
-				o[1] = (char)(0x80 | ((cp >> 12) & 0x3f));
-				o[2] = (char)(0x80 | ((cp >> 6) & 0x3f));
-				o[3] = (char)(0x80 | (cp & 0x3f));
-				out += 4;
-			}
-		}
+		if (decode)
+			out += put_utf8(j->scratch + out, cp);
 	}
 	/* *q is the closing quote. */
 	if (!escaped) {
@@ -1339,24 +1343,6 @@ int json_next_raw(struct json *j, bool *escaped)
 	return t;
 }
 
-static unsigned unhex(const char *p)
-{
-	unsigned v = 0;
-
-	for (int i = 0; i < 4; i++) {
-		char c = p[i];
-
-		v <<= 4;
-		if (c >= '0' && c <= '9')
-			v |= (unsigned)(c - '0');
-		else if (c >= 'a' && c <= 'f')
-			v |= (unsigned)(c - 'a' + 10);
-		else
-			v |= (unsigned)(c - 'A' + 10);
-	}
-	return v;
-}
-
 size_t json_unescape(const char *raw, size_t len, char *out)
 {
 	const char *p = raw, *end = raw + len;
@@ -1387,27 +1373,13 @@ size_t json_unescape(const char *raw, size_t len, char *out)
 		}
 		if (end - p < 6)
 			break;
-		cp = unhex(p + 2);
+		cp = (unsigned)hex4((const unsigned char *)p + 2);
 		p += 6;
 		if (cp >= 0xd800 && cp <= 0xdbff && end - p >= 6 && p[0] == '\\' && p[1] == 'u') {
-			cp = 0x10000 + ((cp - 0xd800) << 10) + (unhex(p + 2) - 0xdc00);
+			cp = 0x10000 + ((cp - 0xd800) << 10) + ((unsigned)hex4((const unsigned char *)p + 2) - 0xdc00);
 			p += 6;
 		}
-		if (cp < 0x80) {
-			out[o++] = (char)cp;
-		} else if (cp < 0x800) {
-			out[o++] = (char)(0xc0 | (cp >> 6));
-			out[o++] = (char)(0x80 | (cp & 0x3f));
-		} else if (cp < 0x10000) {
-			out[o++] = (char)(0xe0 | (cp >> 12));
-			out[o++] = (char)(0x80 | ((cp >> 6) & 0x3f));
-			out[o++] = (char)(0x80 | (cp & 0x3f));
-		} else {
-			out[o++] = (char)(0xf0 | (cp >> 18));
-			out[o++] = (char)(0x80 | ((cp >> 12) & 0x3f));
-			out[o++] = (char)(0x80 | ((cp >> 6) & 0x3f));
-			out[o++] = (char)(0x80 | (cp & 0x3f));
-		}
+		o += put_utf8(out + o, cp);
 	}
 	return o;
 }
