@@ -1016,8 +1016,7 @@ bool json_int_pair(struct json *j, const char *ka, const char *kb, uint32_t *a, 
 	return true;
 }
 
-const unsigned char *json_element(const struct json *j, uint32_t levels,
-				  const unsigned char **end)
+const unsigned char *json_element(const struct json *j, uint32_t levels, const unsigned char **end)
 {
 	if (j->more || (j->state != ST_AFTER && j->state != ST_ARRAY_FIRST) || j->depth == 0 ||
 	    levels > j->max_depth || j->depth > j->max_depth - levels || in_object(j))
@@ -1363,20 +1362,40 @@ size_t json_unescape(const char *raw, size_t len, char *out)
 		unsigned cp;
 
 		switch (c) {
-		case 'b': out[o++] = '\b'; p += 2; continue;
-		case 'f': out[o++] = '\f'; p += 2; continue;
-		case 'n': out[o++] = '\n'; p += 2; continue;
-		case 'r': out[o++] = '\r'; p += 2; continue;
-		case 't': out[o++] = '\t'; p += 2; continue;
-		case 'u': break;
-		default: out[o++] = c; p += 2; continue;
+		case 'b':
+			out[o++] = '\b';
+			p += 2;
+			continue;
+		case 'f':
+			out[o++] = '\f';
+			p += 2;
+			continue;
+		case 'n':
+			out[o++] = '\n';
+			p += 2;
+			continue;
+		case 'r':
+			out[o++] = '\r';
+			p += 2;
+			continue;
+		case 't':
+			out[o++] = '\t';
+			p += 2;
+			continue;
+		case 'u':
+			break;
+		default:
+			out[o++] = c;
+			p += 2;
+			continue;
 		}
 		if (end - p < 6)
 			break;
 		cp = (unsigned)hex4((const unsigned char *)p + 2);
 		p += 6;
 		if (cp >= 0xd800 && cp <= 0xdbff && end - p >= 6 && p[0] == '\\' && p[1] == 'u') {
-			cp = 0x10000 + ((cp - 0xd800) << 10) + ((unsigned)hex4((const unsigned char *)p + 2) - 0xdc00);
+			cp = 0x10000 + ((cp - 0xd800) << 10) +
+			     ((unsigned)hex4((const unsigned char *)p + 2) - 0xdc00);
 			p += 6;
 		}
 		o += put_utf8(out + o, cp);

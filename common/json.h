@@ -164,8 +164,7 @@ bool json_int_pair(struct json *j, const char *ka, const char *kb, uint32_t *a, 
  * on after it as after json_next() returned (and json_skip() skipped) it,
  * json_offset() being AT's.  The caller vouches that the bytes are one
  * value as json_next() would have read it within the depth limit. */
-const unsigned char *json_element(const struct json *j, uint32_t levels,
-				  const unsigned char **end);
+const unsigned char *json_element(const struct json *j, uint32_t levels, const unsigned char **end);
 void json_element_done(struct json *j, const unsigned char *at, const unsigned char *end);
 
 /* Whole-buffer mode: the array or object whose JSON_ARRAY_BEGIN or

@@ -207,8 +207,8 @@ static inline uint64_t entry_key(const struct pprof_profile *p, uint32_t id)
 
 /* Moves H's ids into SLOTS (CAP of them, zeroed, from pp_big_calloc()),
  * which H then owns, re-reading each id's key with KEY. */
-static void idhash_move(struct pprof_profile *p, struct pp_idhash *h, uint32_t *slots,
-			uint32_t cap, uint64_t (*key)(const struct pprof_profile *, uint32_t))
+static void idhash_move(struct pprof_profile *p, struct pp_idhash *h, uint32_t *slots, uint32_t cap,
+			uint64_t (*key)(const struct pprof_profile *, uint32_t))
 {
 	for (uint32_t i = 0; i < h->cap; i++) {
 		if (!h->slots[i])
@@ -1426,13 +1426,13 @@ int pp_reserve(struct pprof_profile *p, uint32_t frames, uint32_t nodes, uint32_
 	uint64_t nf = (uint64_t)p->nframes + frames, nn = (uint64_t)p->nnodes + nodes;
 	uint64_t ne = (uint64_t)p->nentries + entries;
 
-	if (frames && (!room_array((void **)&p->frames, &p->capframes, nf, sizeof(*p->frames),
-				   p->nframes) ||
-		       !room_hash(p->framehash, nf)))
+	if (frames &&
+	    (!room_array((void **)&p->frames, &p->capframes, nf, sizeof(*p->frames), p->nframes) ||
+	     !room_hash(p->framehash, nf)))
 		return pp_nomem(p);
-	if (nodes && (!room_array((void **)&p->nodes, &p->capnodes, nn, sizeof(*p->nodes),
-				  p->nnodes) ||
-		      (p->nodehash && !room_idhash(p, p->nodehash, nn, node_key))))
+	if (nodes &&
+	    (!room_array((void **)&p->nodes, &p->capnodes, nn, sizeof(*p->nodes), p->nnodes) ||
+	     (p->nodehash && !room_idhash(p, p->nodehash, nn, node_key))))
 		return pp_nomem(p);
 	if (entries && ne > p->capentries) {
 		uint32_t nt = p->ntypes ? p->ntypes : 1;

@@ -277,7 +277,7 @@ struct zverdict {
 	struct zin z;              /* at the member's start; zlib runs on */
 	struct pprof_profile sink; /* its error, if any (error only) */
 	int status;
-	struct pp_hold hold;       /* the compressed input (mapped), let go once joined */
+	struct pp_hold hold; /* the compressed input (mapped), let go once joined */
 };
 
 /* Compressed bytes of a mapped input given back behind zlib this often. */
@@ -353,7 +353,7 @@ static struct zverdict *verdict_start(const struct zin *z, struct pp_hold *hold)
 		return NULL;
 	v->z = *z;
 	v->z.init = false; /* a zlib state of its own */
-	v->z.o = NULL; /* no progress from the thread (none is shown here) */
+	v->z.o = NULL;     /* no progress from the thread (none is shown here) */
 	pp_buf_init(&v->sink.error);
 	if (hold && hold->ptr) {
 		v->hold = *hold;
@@ -401,7 +401,8 @@ static int gunzip(struct pprof_profile *p, const unsigned char *in, size_t inlen
 				spec = (uint64_t)(z.inlen - z.pos) * SPECULATE_RATIO;
 			if (spec > most)
 				spec = most;
-			if (!pending || *pending || spec < limit || (hold && hold->ptr && !hold->mapped))
+			if (!pending || *pending || spec < limit ||
+			    (hold && hold->ptr && !hold->mapped))
 				spec = limit;
 			struct zin before = z;
 			bool nomem = false;

@@ -129,9 +129,8 @@ static int read_samples(struct pprof_profile *p, struct json *j, int t, struct i
 				return pp_error_at(p, PPROF_EINPUT, json_offset(j),
 						   "samples holds something other than a number");
 			if (!json_int64(j, &chunk[0]))
-				return pp_error_at(
-					p, PPROF_EINPUT, json_offset(j),
-					"samples holds a number that is not a 64-bit integer");
+				return pp_error_at(p, PPROF_EINPUT, json_offset(j),
+						   "samples holds a number that is not a 64-bit integer");
 			got = 1;
 		}
 		if (!c->samples) {
@@ -183,7 +182,7 @@ static int read_samples(struct pprof_profile *p, struct json *j, int t, struct i
 #define PP_AHEAD_MIN ((size_t)1 << 20)
 #endif
 static const size_t ahead_min = PP_AHEAD_MIN; /* smaller inputs: no thread */
-#define AHEAD_QUOTES 256             /* quotes looked at from the end */
+#define AHEAD_QUOTES 256                      /* quotes looked at from the end */
 
 struct ahead_array {
 	size_t at;  /* offset of the value's '[', or SIZE_MAX: not found */
@@ -438,7 +437,7 @@ static int top_level(struct cpu *c)
 						   "head is not an object");
 			s = pp_v8_read_node(&c->v);
 		} else if (seen == &c->have_samples) {
-			struct ids ids = { c->sid, c->samples, c->nsamples, c->capsamples };
+			struct ids ids = {c->sid, c->samples, c->nsamples, c->capsamples};
 
 			t = json_next(j);
 			if (ahead_take(c, t, false)) {
@@ -858,8 +857,8 @@ static int cpu_read(struct pprof_profile *p, const unsigned char *buf, size_t le
 	/* the frames and nodes of the tree and of the lines, at most, sized
 	 * at once rather than for the tree and then again for the lines */
 	if (c.v.n + c.v.nticks < UINT32_MAX / 2 &&
-	    (s = pp_reserve(p, (uint32_t)(c.v.n + c.v.nticks), (uint32_t)(c.v.n + c.v.nticks),
-			    0)) != PPROF_OK)
+	    (s = pp_reserve(p, (uint32_t)(c.v.n + c.v.nticks), (uint32_t)(c.v.n + c.v.nticks), 0)) !=
+		    PPROF_OK)
 		goto out;
 	s = pp_v8_build(&c.v);
 	if (s != PPROF_OK)

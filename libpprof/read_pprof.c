@@ -1415,10 +1415,10 @@ struct share {
 	struct rd r; /* the reader's, with scratch of its own */
 	struct pp_share ps;
 	int which;
-	int status;     /* its first error, at ERROFF */
+	int status; /* its first error, at ERROFF */
 	size_t erroff;
-	atomic_size_t pos;    /* the input read so far */
-	atomic_size_t *stop;  /* the first error's offset in either share */
+	atomic_size_t pos;   /* the input read so far */
+	atomic_size_t *stop; /* the first error's offset in either share */
 	struct share *other;
 	bool give_back;
 	pthread_t th;
@@ -1436,8 +1436,7 @@ static bool loc_index(const struct rd *r, uint64_t v, uint32_t *li)
 
 /* The last varint of [B + START, B + END) read from its end into *V and
  * where it starts into *AT; false when there is none that reads. */
-static bool last_varint(const unsigned char *b, size_t start, size_t end, uint64_t *v,
-			size_t *at)
+static bool last_varint(const unsigned char *b, size_t start, size_t end, uint64_t *v, size_t *at)
 {
 	if (end <= start || (b[end - 1] & 0x80))
 		return false;
@@ -1778,7 +1777,6 @@ static void rd_release(struct rd *r)
 	free(r->prevlabels);
 	pp_locwalk_release(&r->walk);
 }
-
 
 static int pprof_read(struct pprof_profile *p, const unsigned char *buf, size_t len,
 		      const struct pprof_read_options *o)

@@ -23,8 +23,8 @@
  * on them as if it had taken them itself. */
 struct early {
 	char *map_path;
-	char *script_path; /* the script beside it, or NULL */
-	struct smap_map *m; /* NULL when smap_map_new() failed, or taken */
+	char *script_path;        /* the script beside it, or NULL */
+	struct smap_map *m;       /* NULL when smap_map_new() failed, or taken */
 	int load, srcdir, script; /* smap_map_load_file(), ..._set_source_dir(),
 				   * smap_map_load_script() (SMAP_OK when not done) */
 	bool taken;
@@ -334,7 +334,8 @@ static void *load_early(void *arg)
 		if (ps->source_path &&
 		    (e->srcdir = smap_map_set_source_dir(m, ps->source_path)) != SMAP_OK)
 			continue;
-		if (e->script_path && (e->script = smap_map_load_script(m, e->script_path)) == SMAP_ENOMEM)
+		if (e->script_path &&
+		    (e->script = smap_map_load_script(m, e->script_path)) == SMAP_ENOMEM)
 			continue;
 		(void)smap_map_prepare(m);
 	}
@@ -443,9 +444,9 @@ static struct smap_map *script_map(struct symb *y, struct script *s)
 		e->m = NULL;
 	if (!m)
 		return NULL;
-	int r = e ? e->load
-		  : s->map_text ? smap_map_parse(m, s->map_text, s->map_len, 0)
-				: smap_map_load_file(m, s->map_path, 0);
+	int r = e             ? e->load
+		: s->map_text ? smap_map_parse(m, s->map_text, s->map_len, 0)
+			      : smap_map_load_file(m, s->map_path, 0);
 	const char *name = s->map_path ? s->map_path : s->key;
 	if (r != SMAP_OK) {
 		pp_warn(y->p, "%s: source map not used: %s", name, smap_map_error(m));
@@ -509,13 +510,16 @@ static void stale_sources(struct symb *y, struct script *s)
 		return;
 	const char *name = s->map_path ? s->map_path : s->key;
 	if (n == 1)
-		pp_warn(y->p, "%s: %s is not the source it was made from (%u of %u positions map "
-			      "onto white space or into a word; edited since the build?): not read "
-			      "for names", name, first, fbad, fchecked);
+		pp_warn(y->p,
+			"%s: %s is not the source it was made from (%u of %u positions map "
+			"onto white space or into a word; edited since the build?): not read "
+			"for names",
+			name, first, fbad, fchecked);
 	else
-		pp_warn(y->p, "%s: %zu of its sources beside it are not the text it was made "
-			      "from (%s: %u of %u positions map onto white space or into a word; "
-			      "edited since the build?): not read for names",
+		pp_warn(y->p,
+			"%s: %zu of its sources beside it are not the text it was made "
+			"from (%s: %u of %u positions map onto white space or into a word; "
+			"edited since the build?): not read for names",
 			name, n, first, fbad, fchecked);
 }
 
@@ -687,7 +691,8 @@ static int check_fit(struct symb *y, struct fpos *a, size_t n)
 					continue;
 				if (a[k].line >= nlines)
 					break;
-				if (pp_str(p, a[k].name)[0] == '<' || (a[k].line == 0 && a[k].col == 0))
+				if (pp_str(p, a[k].name)[0] == '<' ||
+				    (a[k].line == 0 && a[k].col == 0))
 					continue;
 				pl[np] = a[k].line;
 				pl[(j - i) + np++] = a[k].col;

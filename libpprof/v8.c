@@ -436,7 +436,7 @@ out:
 /* ---- V8's own layout, read from the bytes ---- */
 
 /* "KEY": (the literal, quotes and colon included) at *P. */
-#define LIT(p, e, lit) \
+#define LIT(p, e, lit)                                                                       \
 	((size_t)((e) - (p)) >= sizeof(lit) - 1 && memcmp((p), lit, sizeof(lit) - 1) == 0 && \
 	 ((p) += sizeof(lit) - 1, true))
 
@@ -521,10 +521,11 @@ int pp_v8_fast_node(struct pp_v8 *v, bool *done)
 				int64_t kid;
 				int c = fast_int(&p, e, &kid);
 
-				if ((c != ',' && c != ']') || !grow_hinted((void **)&v->kids, &v->capkids, v->nkids, sizeof(*v->kids),
-						 v->hint_kids, 256))
+				if ((c != ',' && c != ']') ||
+				    !grow_hinted((void **)&v->kids, &v->capkids, v->nkids,
+						 sizeof(*v->kids), v->hint_kids, 256))
 					goto back;
-				v->kids[v->nkids++] = (struct pp_v8_kid){ kid, (uint64_t)(k - at), 0 };
+				v->kids[v->nkids++] = (struct pp_v8_kid){kid, (uint64_t)(k - at), 0};
 				p++;
 				if (c == ']')
 					break;
@@ -539,11 +540,12 @@ int pp_v8_fast_node(struct pp_v8 *v, bool *done)
 				int64_t l, t;
 
 				if (!LIT(p, e, "{\"line\":") || fast_int(&p, e, &l) != ',' ||
-				    !LIT(p, e, ",\"ticks\":") || fast_int(&p, e, &t) != '}' || l < 1 ||
-				    t < 0 || !grow_hinted((void **)&v->ticks, &v->capticks, v->nticks,
+				    !LIT(p, e, ",\"ticks\":") || fast_int(&p, e, &t) != '}' ||
+				    l < 1 || t < 0 ||
+				    !grow_hinted((void **)&v->ticks, &v->capticks, v->nticks,
 						 sizeof(*v->ticks), v->hint_ticks, 256))
 					goto back;
-				v->ticks[v->nticks++] = (struct pp_v8_tick){ 0, l, t };
+				v->ticks[v->nticks++] = (struct pp_v8_tick){0, l, t};
 				p++;
 				if (p < e && *p == ']') {
 					p++;

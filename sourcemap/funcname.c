@@ -495,8 +495,7 @@ static bool ident_byte(unsigned char c)
  * (a file edited since the build has its positions land anywhere).  The
  * first FIT_SAMPLE positions are enough to tell.  The counts go to L. */
 #define FIT_SAMPLE 4096
-static bool file_fits(struct smap_map *m, size_t i, const char *s, size_t len,
-		      struct located *l)
+static bool file_fits(struct smap_map *m, size_t i, const char *s, size_t len, struct located *l)
 {
 	size_t nl;
 	size_t *ls = line_starts(s, len, &nl);
@@ -521,11 +520,12 @@ static bool file_fits(struct smap_map *m, size_t i, const char *s, size_t len,
 					continue;
 				total++;
 				size_t at = g[q].oline < nl ? col_at(s, ls[g[q].oline],
-								      ls[g[q].oline + 1], g[q].ocol)
+								     ls[g[q].oline + 1], g[q].ocol)
 							    : SIZE_MAX;
 				unsigned char c = at < len ? (unsigned char)s[at] : ' ';
 				if (c == ' ' || c == '\t' || c == '\n' || c == '\r' ||
-				    (ident_byte(c) && at > 0 && ident_byte((unsigned char)s[at - 1])))
+				    (ident_byte(c) && at > 0 &&
+				     ident_byte((unsigned char)s[at - 1])))
 					bad++;
 			}
 		}
@@ -558,8 +558,7 @@ static char *from_location(struct smap_map *m, struct pp_smap_names *n, size_t i
 }
 
 /* Source I's text from a file (the source directory first), or NULL. */
-static const char *source_file(struct smap_map *m, struct pp_smap_names *n, size_t i,
-			       size_t *len)
+static const char *source_file(struct smap_map *m, struct pp_smap_names *n, size_t i, size_t *len)
 {
 	if (!n->srcdir && !n->location)
 		return NULL;

@@ -12,7 +12,6 @@
  */
 #include "jstoken.h"
 
-
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>

@@ -397,8 +397,7 @@ const char *pp_smap_content(const struct smap_map *cm, size_t i, size_t *len, bo
 	return s->content;
 }
 
-const char *smap_map_source_content(const struct smap_map *m, size_t i,
-				    size_t *len)
+const char *smap_map_source_content(const struct smap_map *m, size_t i, size_t *len)
 {
 	size_t n;
 	const char *c = pp_smap_content(m, i, &n, true);

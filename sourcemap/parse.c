@@ -69,7 +69,7 @@ struct parser {
 	/* inside sections[ctx - 1].map while ctx (the messages' prefix
 	 * "sections[3].map.", written only when there is a message) */
 	size_t ctx;
-	bool esc; /* the raw string just read has escapes */
+	bool esc;          /* the raw string just read has escapes */
 	struct rawmap sec; /* the section's map being read, reused */
 };
 
@@ -298,10 +298,9 @@ static int store_source(struct parser *p, struct rawmap *r, const char *s,
 static int store_content(struct parser *p, struct rawmap *r, const char *s,
 			 size_t len)
 {
-	struct content c = { s, s ? len : 0, s && p->esc, false };
+	struct content c = {s, s ? len : 0, s && p->esc, false};
 
-	if (s && !(p->m->in_base && s >= p->m->in_base &&
-		   s <= p->m->in_base + p->m->in_len)) {
+	if (s && !(p->m->in_base && s >= p->m->in_base && s <= p->m->in_base + p->m->in_len)) {
 		if (!(c.s = pp_smap_strndup(&p->m->arena, s, len)))
 			return nomem(p);
 		c.nul = true;
@@ -330,8 +329,8 @@ static int store_name(struct parser *p, struct rawmap *r, const char *s,
  * handing each element to STORE; a value that is not an array, and an
  * element of the wrong type, are what ECMA-426 calls errors (see bad()).
  * *IS_ARRAY tells whether the value was an array. */
-static int string_array(struct parser *p, struct rawmap *r, const char *field,
-			bool nulls, store_fn store, bool *is_array, bool raw)
+static int string_array(struct parser *p, struct rawmap *r, const char *field, bool nulls,
+			store_fn store, bool *is_array, bool raw)
 {
 	int t, rc;
 	size_t at, i;
@@ -417,22 +416,21 @@ static int parse_object(struct parser *p, struct rawmap *r, bool nested)
 		} else if (json_is(&p->j, "sources")) {
 			r->has_sources = true;
 			r->nsources = 0;
-			if ((rc = string_array(p, r, "sources", true, store_source,
-					       &r->sources_ok, false)))
+			if ((rc = string_array(p, r, "sources", true, store_source, &r->sources_ok,
+					       false)))
 				return rc;
 		} else if (json_is(&p->j, "sourcesContent")) {
 			bool is_array;
 
 			r->ncontents = 0;
-			if ((rc = string_array(p, r, "sourcesContent", true,
-					       store_content, &is_array, true)))
+			if ((rc = string_array(p, r, "sourcesContent", true, store_content,
+					       &is_array, true)))
 				return rc;
 		} else if (json_is(&p->j, "names")) {
 			bool is_array;
 
 			r->nnames = 0;
-			if ((rc = string_array(p, r, "names", false, store_name,
-					       &is_array, false)))
+			if ((rc = string_array(p, r, "names", false, store_name, &is_array, false)))
 				return rc;
 		} else if (json_is(&p->j, "mappings")) {
 			if ((rc = next(p, &t)))
@@ -456,8 +454,7 @@ static int parse_object(struct parser *p, struct rawmap *r, bool nested)
 			r->mexact = str_exact(p);
 			/* without escapes, in the file's mapping the map keeps:
 			 * not copied (ended by its '"', not a NUL) */
-			r->minplace = r->mexact && p->m->in_base &&
-				      p->j.str >= p->m->in_base &&
+			r->minplace = r->mexact && p->m->in_base && p->j.str >= p->m->in_base &&
 				      p->j.str + p->j.len < p->m->in_base + p->m->in_len;
 			if (r->minplace) {
 				r->mappings = p->j.str;

@@ -79,8 +79,8 @@ struct pp_smap_source {
 	 * keeps, or a copy), NULL when none; decoded when first needed */
 	const char *craw;
 	size_t craw_len;
-	bool cesc;            /* craw has escapes */
-	const char *content;  /* decoded, a NUL after it; NULL until then */
+	bool cesc;           /* craw has escapes */
+	const char *content; /* decoded, a NUL after it; NULL until then */
 	size_t content_len;
 	const char *root; /* the map's sourceRoot, NULL when none */
 	bool ignored;

@@ -407,10 +407,13 @@ struct pprof_profile *cli_load(struct cli *c, char **files, int n)
 	}
 	/* the -m map files load on a thread of their own while the profile
 	 * is read */
-	struct pprof_symbolicate_options so = {c->maps, c->nmaps, c->hide_ignored,
+	struct pprof_symbolicate_options so = {c->maps,
+					       c->nmaps,
+					       c->hide_ignored,
 					       c->rules,
 					       c->lines_out || c->granularity == PPROF_G_LINES,
-					       c->source_path, NULL};
+					       c->source_path,
+					       NULL};
 	so.prefetch = c->nmaps ? pprof_sourcemaps_start(&so) : NULL;
 	char *stdin_name[] = {"-"};
 	if (n == 0) {

@@ -362,9 +362,11 @@ int main(int argc, char **argv)
 		unsigned nbad, nchecked;
 
 		if (smap_map_source_file(m, (size_t)i, &file, &nbad, &nchecked) == SMAP_FILE_STALE)
-			cli_warn(&c, "%s: %s is not the source it was made from (%u of %u positions "
-				     "map onto white space or into a word; edited since the build?): "
-				     "not read for names", path, file, nbad, nchecked);
+			cli_warn(&c,
+				 "%s: %s is not the source it was made from (%u of %u positions "
+				 "map onto white space or into a word; edited since the build?): "
+				 "not read for names",
+				 path, file, nbad, nchecked);
 	}
 	status = cli_commit(&c);
 	if (status == CLI_OK && bad)

@@ -296,7 +296,8 @@ static void element_path(const uint8_t *data, size_t size, uint32_t max_depth)
 					tb = json_next(&b);
 					tb = tb == JSON_ERROR ? tb : json_skip(&b, tb);
 					if (tb != JSON_ERROR)
-						fail("json_element: json_skip fails on A only", "", 0);
+						fail("json_element: json_skip fails on A only", "",
+						     0);
 					break;
 				}
 				json_element_done(&b, at, data + a.pos);

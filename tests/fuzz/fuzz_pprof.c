@@ -107,20 +107,22 @@ static void differential(const uint8_t *data, size_t size)
 		o.defer_tree = 0;
 		int sh = pp_reader_pprof.read(h, data, size, &o);
 		pp_share_min = saved;
-		bool differs = sh != st || strcmp(pprof_profile_error(t), pprof_profile_error(h)) != 0;
+		bool differs = sh != st ||
+			       strcmp(pprof_profile_error(t), pprof_profile_error(h)) != 0;
 		if (!differs && st == PPROF_OK)
-			differs = t->nnodes != h->nnodes || t->nentries != h->nentries ||
-				  t->nlabelsets != h->nlabelsets ||
-				  memcmp(t->nodes, h->nodes, t->nnodes * sizeof(*t->nodes)) != 0 ||
-				  (t->nentries &&
-				   (memcmp(t->entries, h->entries, t->nentries * sizeof(*t->entries)) ||
-				    memcmp(t->values, h->values,
-					   (size_t)t->nentries * t->ntypes * sizeof(*t->values)))) ||
-				  memcmp(t->labelsets, h->labelsets,
-					 (t->nlabelsets + 1) * sizeof(*t->labelsets)) != 0;
+			differs =
+				t->nnodes != h->nnodes || t->nentries != h->nentries ||
+				t->nlabelsets != h->nlabelsets ||
+				memcmp(t->nodes, h->nodes, t->nnodes * sizeof(*t->nodes)) != 0 ||
+				(t->nentries &&
+				 (memcmp(t->entries, h->entries, t->nentries * sizeof(*t->entries)) ||
+				  memcmp(t->values, h->values,
+					 (size_t)t->nentries * t->ntypes * sizeof(*t->values)))) ||
+				memcmp(t->labelsets, h->labelsets,
+				       (t->nlabelsets + 1) * sizeof(*t->labelsets)) != 0;
 		if (differs) {
-			fprintf(stderr, "tree: %d %s\nshares: %d %s\n", st, pprof_profile_error(t), sh,
-				pprof_profile_error(h));
+			fprintf(stderr, "tree: %d %s\nshares: %d %s\n", st, pprof_profile_error(t),
+				sh, pprof_profile_error(h));
 			pprof_profile_free(h);
 			fuzz_fail("the read in two shares differs", "", 0);
 		}

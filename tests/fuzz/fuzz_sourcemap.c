@@ -141,7 +141,7 @@ static bool same_str(const char *a, const char *b)
  * buffer: the same sources, names, look-ups and warnings. */
 static void compare_loaded(const uint8_t *data, size_t size)
 {
-	static const uint32_t pos[][2] = { { 0, 0 }, { 0, 1 }, { 0, 9 }, { 1, 0 }, { 2, 4 } };
+	static const uint32_t pos[][2] = {{0, 0}, {0, 1}, {0, 9}, {1, 0}, {2, 4}};
 	int fd = memfd_create("fuzz_sourcemap", MFD_CLOEXEC);
 	if (fd < 0)
 		return;
@@ -157,7 +157,8 @@ static void compare_loaded(const uint8_t *data, size_t size)
 		goto out;
 	size_t len = 0;
 	const char *c = smap_map_source_count(a) ? smap_map_source_content(a, 0, &len) : NULL;
-	if (c && (smap_map_set_script(a, c, len) != SMAP_OK || smap_map_set_script(b, c, len) != SMAP_OK))
+	if (c && (smap_map_set_script(a, c, len) != SMAP_OK ||
+		  smap_map_set_script(b, c, len) != SMAP_OK))
 		goto out;
 	uint32_t pl[5], pc[5];
 	for (int i = 0; i < 5; i++) {
@@ -180,9 +181,9 @@ static void compare_loaded(const uint8_t *data, size_t size)
 		struct smap_mapping ma, mb;
 		x = smap_lookup(a, pos[i][0], pos[i][1], &ma);
 		y = smap_lookup(b, pos[i][0], pos[i][1], &mb);
-		if (x != y || (x == SMAP_OK && (!same_str(ma.source, mb.source) ||
-						ma.line != mb.line || ma.column != mb.column ||
-						!same_str(ma.name, mb.name))))
+		if (x != y ||
+		    (x == SMAP_OK && (!same_str(ma.source, mb.source) || ma.line != mb.line ||
+				      ma.column != mb.column || !same_str(ma.name, mb.name))))
 			fail("loaded from a file: another look-up", "");
 	}
 	/* once every position was asked (prepared, B may have passed lines

@@ -1017,7 +1017,6 @@ static void test_read_pprof_bid(void **state)
 	assert_int_equal(r->bid((const unsigned char *)"\x7a\x01x", 3), 0);
 }
 
-
 /* ---- the samples in two shares on two threads (read_pprof.c) ---- */
 
 static uint64_t rng = 0x9e3779b97f4a7c15ull;
@@ -1036,7 +1035,7 @@ static uint32_t rnd(uint32_t n)
 static void shares_profile(struct pb *b, bool sparse, int bad, int over)
 {
 	static const char *fn[24] = {"main", "a", "b", "c", "d", "e", "f", "g", "h", "i", "j", "k",
-				     "l", "m", "n", "o", "p", "q", "r", "s", "t", "u", "v", "w"};
+				     "l",    "m", "n", "o", "p", "q", "r", "s", "t", "u", "v", "w"};
 	static const char *thr[3] = {"t1", "t2", "t3"};
 	pb_init(b);
 	pb_type(b, "samples", "count");
@@ -1061,7 +1060,8 @@ static void shares_profile(struct pb *b, bool sparse, int bad, int over)
 			pb_sample_l(b, one, 1, vals, 2, NULL);
 			continue;
 		}
-		struct lbl l[3] = {{"thread", thr[rnd(3)], 0, NULL}, {"n", NULL, rnd(3), "bytes"},
+		struct lbl l[3] = {{"thread", thr[rnd(3)], 0, NULL},
+				   {"n", NULL, rnd(3), "bytes"},
 				   {NULL, NULL, 0, NULL}};
 		if (rnd(3) == 0)
 			l[1].key = NULL;

@@ -1046,8 +1046,8 @@ static void expect_same_model(const char *a, const char *b)
 	pprof_profile_free(q);
 }
 
-#define FAST_NODE(ID, NAME, LINE, REST)                                                     \
-	"{\"id\":" #ID ",\"callFrame\":{\"functionName\":\"" NAME "\",\"scriptId\":\"7\","  \
+#define FAST_NODE(ID, NAME, LINE, REST)                                                    \
+	"{\"id\":" #ID ",\"callFrame\":{\"functionName\":\"" NAME "\",\"scriptId\":\"7\"," \
 	"\"url\":\"a.js\",\"lineNumber\":" #LINE ",\"columnNumber\":4}" REST "}"
 
 static void test_read_v8_cpu_fast_layout(void **state)
@@ -1059,15 +1059,20 @@ static void test_read_v8_cpu_fast_layout(void **state)
 		"{\"nodes\":["
 		"{\"id\":1,\"callFrame\":{\"functionName\":\"(root)\",\"scriptId\":\"0\","
 		"\"url\":\"\",\"lineNumber\":-1,\"columnNumber\":-1},\"hitCount\":0,"
-		"\"children\":[2,5]},"
-		FAST_NODE(2, "f", 0, ",\"hitCount\":1,\"children\":[3,4],"
-			  "\"positionTicks\":[{\"line\":2,\"ticks\":1}]") ","
-		FAST_NODE(3, "g", 9, ",\"hitCount\":4,\"positionTicks\":[{\"line\":12,\"ticks\":3},"
-			  "{\"line\":11,\"ticks\":1}]") ","
-		FAST_NODE(4, "h\\u0041", 20, ",\"hitCount\":1") ","
-		FAST_NODE(5, "g", 9, ",\"hitCount\":1,\"deoptReason\":\"x\",\"children\":[]") "],"
-		"\"startTime\":0,\"endTime\":8000,\"samples\":[3,3,3,3,2,4,5],"
-		"\"timeDeltas\":[0,1000,1000,1000,1000,1000,1000]}";
+		"\"children\":[2,5]}," FAST_NODE(
+			2, "f", 0,
+			",\"hitCount\":1,\"children\":[3,4],"
+			"\"positionTicks\":[{\"line\":2,\"ticks\":1}]") "," FAST_NODE(3, "g", 9,
+										      ",\"hitCount\":4,\"positionTicks\":[{\"line\":12,\"ticks\":3},"
+										      "{\"line\":11,\"ticks\":1}]") "," FAST_NODE(4,
+																  "h\\u0041",
+																  20,
+																  ",\"hitCount\":1") "," FAST_NODE(5,
+																				   "g",
+																				   9,
+																				   ",\"hitCount\":1,\"deoptReason\":\"x\",\"children\":[]") "],"
+																											    "\"startTime\":0,\"endTime\":8000,\"samples\":[3,3,3,3,2,4,5],"
+																											    "\"timeDeltas\":[0,1000,1000,1000,1000,1000,1000]}";
 	char *sp = spaced(in);
 
 	expect_same_model(in, sp);
@@ -1087,11 +1092,14 @@ static void test_read_v8_cpu_samples_ahead(void **state)
 	struct pp_buf b;
 
 	pp_buf_init(&b);
-	pp_buf_addf(&b, "{\"nodes\":["
-			"{\"id\":1,\"callFrame\":{\"functionName\":\"(root)\",\"scriptId\":\"0\","
-			"\"url\":\"\",\"lineNumber\":-1,\"columnNumber\":-1},\"children\":[2,3]},"
-			FAST_NODE(2, "f", 0, "") "," FAST_NODE(3, "g", 5, "")
-			"],\"startTime\":10,\"endTime\":%zu,\"samples\":[", 10 + 3 * n);
+	pp_buf_addf(&b,
+		    "{\"nodes\":["
+		    "{\"id\":1,\"callFrame\":{\"functionName\":\"(root)\",\"scriptId\":\"0\","
+		    "\"url\":\"\",\"lineNumber\":-1,\"columnNumber\":-1},\"children\":[2,3]}," FAST_NODE(
+			    2, "f", 0,
+			    "") "," FAST_NODE(3, "g", 5,
+					      "") "],\"startTime\":10,\"endTime\":%zu,\"samples\":[",
+		    10 + 3 * n);
 	for (size_t i = 0; i < n; i++)
 		pp_buf_addf(&b, "%s%d", i ? "," : "", i % 3 ? 2 : 3);
 	pp_buf_addf(&b, "],\"timeDeltas\":[");
@@ -1125,7 +1133,8 @@ static void test_read_v8_cpu_samples_ahead(void **state)
 	assert_non_null(w2);
 	/* the string starts at the '[' plus one */
 	size_t off = (size_t)(k - bad);
-	snprintf(w2, strlen(w) + 32, "timeDeltas holds something other than a number (at byte %zu)", off);
+	snprintf(w2, strlen(w) + 32, "timeDeltas holds something other than a number (at byte %zu)",
+		 off);
 	expect_cpu_error(bad, w2);
 	free(w);
 	free(w2);
