@@ -96,7 +96,7 @@ static void differential(const uint8_t *data, size_t size)
 			pprof_profile_error(d));
 		fuzz_fail("the deferred read differs", "", 0);
 	}
-	/* the samples walked in two shares on two threads (read_pprof.c):
+	/* the samples walked in two shares on two threads (read_pprof_share.c):
 	 * the same error, or the same model */
 	{
 		struct pprof_profile *h = pprof_profile_new();
