@@ -1222,6 +1222,10 @@ static int scan_samples(struct rd *r)
 	}
 	uintptr_t given = ((uintptr_t)r->b + page - 1) & ~(page - 1);
 	size_t next_give = RELEASE_STEP;
+	/* the samples intern no frame: the frame index goes while the tree
+	 * grows, as the input's pages do */
+	if (give_back)
+		pp_drop_frame_index(r->p);
 	bool tried;
 	int ss = scan_shares(r, give_back, &tried);
 	if (tried)

@@ -102,6 +102,39 @@ static void test_model_frames_and_tree(void **state)
 	pprof_profile_free(p);
 }
 
+/* The frame index, dropped, is rebuilt when a frame is interned again:
+ * the same frames get the same ids, new ones new ids, through growth. */
+static void test_model_frame_index_dropped(void **state)
+{
+	(void)state;
+	struct pprof_profile *p = pprof_profile_new();
+	struct pp_frame f = {0};
+	uint32_t ids[3000], id;
+	pp_intern_cstr(p, "a", &f.name);
+	for (int i = 0; i < 3000; i++) {
+		f.line = i;
+		assert_int_equal(pp_frame_intern(p, &f, &ids[i]), PPROF_OK);
+	}
+	pp_drop_frame_index(p);
+	pp_drop_frame_index(p);
+	for (int i = 2999; i >= 0; i--) {
+		f.line = i;
+		assert_int_equal(pp_frame_intern(p, &f, &id), PPROF_OK);
+		assert_int_equal(id, ids[i]);
+	}
+	pp_drop_frame_index(p);
+	assert_int_equal(pp_reserve(p, 5000, 0, 0), PPROF_OK);
+	for (int i = 3000; i < 8000; i++) {
+		f.line = i;
+		assert_int_equal(pp_frame_intern(p, &f, &id), PPROF_OK);
+		assert_int_equal(id, (uint32_t)i + 1);
+	}
+	f.line = 17;
+	assert_int_equal(pp_frame_intern(p, &f, &id), PPROF_OK);
+	assert_int_equal(id, ids[17]);
+	pprof_profile_free(p);
+}
+
 static void test_model_sum_overflow(void **state)
 {
 	(void)state;
@@ -406,6 +439,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_model_intern_strings),
 		cmocka_unit_test(test_model_frames_and_tree),
+		cmocka_unit_test(test_model_frame_index_dropped),
 		cmocka_unit_test(test_model_sum_overflow),
 		cmocka_unit_test(test_model_sample_type_select),
 		cmocka_unit_test(test_fold_sorted_and_merged),
