@@ -9,8 +9,11 @@
 #include "config.h"
 
 #include <errno.h>
+#include <pthread.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "folded_private.h"
 
@@ -54,8 +57,8 @@ static int item_cmp_ctx(const struct item *a, const struct item *b, const struct
 	return ca < cb ? -1 : 1;
 }
 
-/* qsort has no context argument in C11; the walk is single-threaded. */
-static const struct folder *sort_ctx;
+/* qsort has no context argument in C11: the folder of the thread's walk. */
+static _Thread_local const struct folder *sort_ctx;
 static int item_cmp(const void *a, const void *b)
 {
 	return item_cmp_ctx(a, b, sort_ctx);
@@ -275,118 +278,164 @@ out:
 	return status;
 }
 
-int pprof_fold_each(struct pprof_profile *p, const struct pprof_fold_options *o,
-		    int (*emit)(void *ctx, const char *stack, size_t len, int64_t value),
-		    void *ctx)
+/* The depth-first walk of the display tree: per level, where its items
+ * start, the next one, and the length of the path string at that level. */
+struct level {
+	size_t begin, next, end, pathlen;
+	uint32_t node;
+};
+
+struct walker {
+	struct folder *f;
+	struct item *items;
+	size_t nitems, capitems;
+	struct level *lv;
+	size_t nlv, caplv;
+	struct pp_buf path;
+};
+
+static void walker_release(struct walker *w)
 {
+	pp_buf_release(&w->path);
+	free(w->items);
+	free(w->lv);
+}
+
+static bool walker_room(struct walker *w, size_t need)
+{
+	if (need > w->capitems) {
+		size_t cap = w->capitems ? w->capitems : 256;
+		while (cap < need)
+			cap *= 2;
+		struct item *ni = realloc(w->items, cap * sizeof(*ni));
+		if (!ni)
+			return false;
+		w->items = ni;
+		w->capitems = cap;
+	}
+	if (w->nlv == w->caplv) {
+		size_t cap = w->caplv ? w->caplv * 2 : 64;
+		struct level *nl = realloc(w->lv, cap * sizeof(*nl));
+		if (!nl)
+			return false;
+		w->lv = nl;
+		w->caplv = cap;
+	}
+	return true;
+}
+
+/* Enters NODE, whose path is w->path: a level of its children's items,
+ * sorted. */
+static bool walker_enter(struct walker *w, uint32_t node)
+{
+	const struct folder *f = w->f;
+	const struct dnode *d = &f->dn[node];
+	if (!walker_room(w, w->nitems + 2 * (size_t)d->count))
+		return false;
+	size_t begin = w->nitems;
+	for (uint32_t k = 0; k < d->count; k++) {
+		uint32_t c = f->children[d->first + k];
+		if (f->dn[c].value != 0)
+			w->items[w->nitems++] = (struct item){c, 0};
+		if (f->dn[c].count)
+			w->items[w->nitems++] = (struct item){c, 1};
+	}
+	sort_ctx = f;
+	if (w->nitems - begin > 1)
+		qsort(w->items + begin, w->nitems - begin, sizeof(*w->items), item_cmp);
+	w->lv[w->nlv++] = (struct level){begin, begin, w->nitems, w->path.len, node};
+	return true;
+}
+
+/* Appends the name of display node C to the path, after a ';' unless it
+ * is the first. */
+static bool walker_step(struct walker *w, const struct dnode *c)
+{
+	const struct pprof_profile *p = w->f->p;
+	return (!w->path.len || pp_buf_addc(&w->path, ';')) &&
+	       pp_buf_add(&w->path, pp_str(p, c->name), pp_strlen(p, c->name));
+}
+
+/* Takes the items of the levels entered, innermost first, until none is
+ * left: a node's own line is emitted, its descendants entered.  Out of
+ * memory is PPROF_ENOMEM without a message (the walk may run on a thread
+ * of its own): the caller sets it. */
+static int walker_run(struct walker *w,
+		      int (*emit)(void *ctx, const char *stack, size_t len, int64_t value),
+		      void *ctx)
+{
+	struct folder *f = w->f;
+	while (w->nlv) {
+		struct level *l = &w->lv[w->nlv - 1];
+		if (l->next == l->end) {
+			w->nitems = l->begin;
+			w->nlv--;
+			continue;
+		}
+		struct item it = w->items[l->next++];
+		const struct dnode *c = &f->dn[it.node];
+		w->path.len = l->pathlen;
+		if (!walker_step(w, c))
+			return PPROF_ENOMEM;
+		if (it.desc == 0) {
+			int s = emit(ctx, w->path.s, w->path.len, c->value);
+			if (s != PPROF_OK)
+				return s;
+		} else if (!walker_enter(w, it.node)) {
+			return PPROF_ENOMEM;
+		}
+	}
+	return PPROF_OK;
+}
+
+/* The display tree, built, into F; *DONE when the lines were those of
+ * folded text, given to EMIT already. */
+static int fold_begin(struct pprof_profile *p, const struct pprof_fold_options *o,
+		      int (*emit)(void *ctx, const char *stack, size_t len, int64_t value),
+		      void *ctx, struct folder *f, bool *done)
+{
+	*done = false;
 	if (o->sample_index < 0 || (uint32_t)o->sample_index >= p->ntypes)
 		return pp_error(p, PPROF_EUSAGE, "no sample type selected");
 	/* Folded text nothing has changed: its lines as they are. */
 	struct pprof_folded *lines;
-	bool done;
-	int s = pp_flines_fold(p, o, &lines, &done);
-	if (s != PPROF_OK || done) {
-		for (size_t i = 0; s == PPROF_OK && done && i < lines->n; i++)
+	int s = pp_flines_fold(p, o, &lines, done);
+	if (s != PPROF_OK || *done) {
+		for (size_t i = 0; s == PPROF_OK && *done && i < lines->n; i++)
 			s = emit(ctx, lines->lines[i].stack, lines->lines[i].len, lines->lines[i].value);
-		if (done)
+		if (*done)
 			pprof_folded_free(lines);
 		return s;
 	}
 	int settled = pp_settle(p);
 	if (settled != PPROF_OK)
 		return settled;
+	*f = (struct folder){p, NULL, 0, NULL, 0, 0};
+	return build(f, o);
+}
+
+static void folder_release(struct folder *f)
+{
+	pp_big_free(f->dn, f->capdn, sizeof(*f->dn));
+	pp_big_free(f->children, f->nchildren, sizeof(*f->children));
+}
+
+int pprof_fold_each(struct pprof_profile *p, const struct pprof_fold_options *o,
+		    int (*emit)(void *ctx, const char *stack, size_t len, int64_t value), void *ctx)
+{
 	struct folder f = {p, NULL, 0, NULL, 0, 0};
-	int status = build(&f, o);
-	struct item *items = NULL;
-	size_t nitems = 0, capitems = 0;
-	/* The walk's stack: per level, where its items start, the next one, and
-	 * the length of the path string at that level. */
-	struct level {
-		size_t begin, next, end, pathlen;
-	} *lv = NULL;
-	size_t nlv = 0, caplv = 0;
-	struct pp_buf path;
-	pp_buf_init(&path);
-	if (status != PPROF_OK)
-		goto out;
-
-	uint32_t node = 0;
-	for (;;) {
-		/* Enter NODE: push its children's items, sorted. */
-		const struct dnode *d = &f.dn[node];
-		size_t need = nitems + 2 * (size_t)d->count;
-		if (need > capitems) {
-			size_t cap = capitems ? capitems : 256;
-			while (cap < need)
-				cap *= 2;
-			struct item *ni = realloc(items, cap * sizeof(*ni));
-			if (!ni) {
-				status = pp_nomem(p);
-				goto out;
-			}
-			items = ni;
-			capitems = cap;
-		}
-		size_t begin = nitems;
-		for (uint32_t k = 0; k < d->count; k++) {
-			uint32_t c = f.children[d->first + k];
-			if (f.dn[c].value != 0)
-				items[nitems++] = (struct item){c, 0};
-			if (f.dn[c].count)
-				items[nitems++] = (struct item){c, 1};
-		}
-		sort_ctx = &f;
-		if (nitems - begin > 1)
-			qsort(items + begin, nitems - begin, sizeof(*items), item_cmp);
-		if (nlv == caplv) {
-			size_t cap = caplv ? caplv * 2 : 64;
-			struct level *nl = realloc(lv, cap * sizeof(*nl));
-			if (!nl) {
-				status = pp_nomem(p);
-				goto out;
-			}
-			lv = nl;
-			caplv = cap;
-		}
-		lv[nlv++] = (struct level){begin, begin, nitems, path.len};
-
-		/* Take the next item of the innermost level; pop finished levels. */
-		for (;;) {
-			if (nlv == 0)
-				goto out;
-			struct level *l = &lv[nlv - 1];
-			if (l->next == l->end) {
-				nitems = l->begin;
-				nlv--;
-				continue;
-			}
-			struct item it = items[l->next++];
-			const struct dnode *c = &f.dn[it.node];
-			path.len = l->pathlen;
-			if (path.len && !pp_buf_addc(&path, ';')) {
-				status = pp_nomem(p);
-				goto out;
-			}
-			if (!pp_buf_add(&path, pp_str(p, c->name), pp_strlen(p, c->name))) {
-				status = pp_nomem(p);
-				goto out;
-			}
-			if (it.desc == 0) {
-				status = emit(ctx, path.s, path.len, c->value);
-				if (status != PPROF_OK)
-					goto out;
-				continue;
-			}
-			node = it.node;
-			break;
-		}
+	bool done;
+	int status = fold_begin(p, o, emit, ctx, &f, &done);
+	if (status != PPROF_OK || done) {
+		folder_release(&f);
+		return status;
 	}
-out:
-	pp_buf_release(&path);
-	free(items);
-	free(lv);
-	pp_big_free(f.dn, f.capdn, sizeof(*f.dn));
-	pp_big_free(f.children, f.nchildren, sizeof(*f.children));
+	struct walker w = {&f, NULL, 0, 0, NULL, 0, 0, PP_BUF_INIT};
+	status = walker_enter(&w, 0) ? walker_run(&w, emit, ctx) : PPROF_ENOMEM;
+	if (status == PPROF_ENOMEM)
+		status = pp_nomem(p);
+	walker_release(&w);
+	folder_release(&f);
 	return status;
 }
 
@@ -543,14 +592,420 @@ static int write_emit(void *ctx, const char *stack, size_t len, int64_t value)
 	return PPROF_OK;
 }
 
+/* ---- folded text on two threads ----
+ *
+ * A big profile folds to gigabytes of text (2 GB in 476k lines on the
+ * bench profile): the walk and the copies are shared by two threads.  The
+ * lines are cut into tasks in output order, each a run of items of one
+ * display node's level of at most about 1/PAR_TASKS of the lines, found by
+ * a walk of the upper tree (an item whose lines are too many for one task
+ * is entered instead).  Each thread takes the next task, renders it into
+ * a buffer of its own and hands it over; whichever thread finds the next
+ * task in output order ready writes it, and those ready after it.  A
+ * thread takes no new task while PAR_AHEAD tasks wait to be written (a
+ * thread that is not scheduled holds the other back), and a task whose
+ * text fills its buffer (PAR_BUF bytes) waits for its turn and then
+ * writes as it goes, so that memory stays bounded whatever the lines.
+ * The buffers are reused: fresh pages cost a fault each, and a buffer per
+ * task faulted in the 2 GB three times over. */
+size_t pp_fold_par_min = (size_t)1 << 15;
+#define PAR_TASKS 512
+#define PAR_BUF ((size_t)4 << 20)
+#define PAR_AHEAD 3
+/* a worker that stopped because the other failed */
+#define PAR_STOPPED (-1)
+
+struct task {
+	uint32_t node;     /* the level's node */
+	size_t begin, end; /* its items, par.items[begin .. end) */
+	char *text;        /* rendered, waiting to be written */
+	size_t len;
+};
+
+struct par {
+	struct folder *f;
+	FILE *out;
+	struct item *items;
+	size_t nitems, capitems;
+	struct task *tasks;
+	size_t ntasks, captasks;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	size_t next;    /* the next task to take */
+	size_t turn;    /* the task whose text goes out next */
+	size_t waiting; /* tasks rendered, not yet written */
+	bool writing;   /* a thread writes (outside the lock) */
+	bool failed;
+	int status, err;           /* the first failure, and errno of a failed write */
+	char *pool[PAR_AHEAD + 1]; /* buffers written, for the next tasks */
+	int npool;
+};
+
+struct pworker {
+	struct par *par;
+	size_t task; /* the task being rendered */
+	bool myturn; /* it is written as it goes */
+	char *buf;   /* PAR_BUF bytes */
+	size_t len;
+	struct walker w;
+	uint32_t *chain; /* a task's node and its ancestors */
+	size_t capchain;
+	int err;
+	pthread_t th;
+};
+
+/* The number of lines of each display node's subtree, its own included
+ * (saturated); NULL when out of memory.  Freed with pp_big_free(). */
+static uint32_t *par_lines(const struct folder *f)
+{
+	uint32_t *n = pp_big_calloc(f->ndn, sizeof(*n));
+	if (!n)
+		return NULL;
+	/* children have larger ids than their parents */
+	for (uint32_t d = f->ndn; d-- > 1;) {
+		uint32_t v = n[d] + (f->dn[d].value != 0 && n[d] < UINT32_MAX);
+		n[d] = v;
+		uint32_t *up = &n[f->dn[d].parent];
+		*up = *up > UINT32_MAX - v ? UINT32_MAX : *up + v;
+	}
+	return n;
+}
+
+/* The tasks (see above), each of at most LIMIT lines unless it is one
+ * item. */
+static int par_plan(struct par *pr, const uint32_t *lines, uint64_t limit)
+{
+	const struct folder *f = pr->f;
+	struct walker w = {pr->f, NULL, 0, 0, NULL, 0, 0, PP_BUF_INIT};
+	int s = walker_enter(&w, 0) ? PPROF_OK : PPROF_ENOMEM;
+	bool open = false; /* the last task takes more items of this level */
+	uint64_t n = 0;    /* its lines */
+	while (s == PPROF_OK && w.nlv) {
+		struct level *l = &w.lv[w.nlv - 1];
+		if (l->next == l->end) {
+			w.nitems = l->begin;
+			w.nlv--;
+			open = false;
+			continue;
+		}
+		struct item it = w.items[l->next++];
+		const struct dnode *c = &f->dn[it.node];
+		uint64_t weight = it.desc ? lines[it.node] - (c->value != 0) : 1;
+		if (it.desc && weight > limit) {
+			open = false;
+			if (!walker_enter(&w, it.node))
+				s = PPROF_ENOMEM;
+			continue;
+		}
+		if (!open || n + weight > limit) {
+			if (!pp_grow((void **)&pr->tasks, &pr->captasks, pr->ntasks + 1,
+				     sizeof(*pr->tasks))) {
+				s = PPROF_ENOMEM;
+				break;
+			}
+			pr->tasks[pr->ntasks++] =
+				(struct task){l->node, pr->nitems, pr->nitems, NULL, 0};
+			open = true;
+			n = 0;
+		}
+		if (!pp_grow((void **)&pr->items, &pr->capitems, pr->nitems + 1,
+			     sizeof(*pr->items))) {
+			s = PPROF_ENOMEM;
+			break;
+		}
+		pr->items[pr->nitems++] = it;
+		pr->tasks[pr->ntasks - 1].end = pr->nitems;
+		n += weight;
+	}
+	walker_release(&w);
+	return s;
+}
+
+static void par_fail(struct par *pr, int status, int err)
+{
+	pthread_mutex_lock(&pr->mu);
+	if (!pr->failed) {
+		pr->failed = true;
+		pr->status = status;
+		pr->err = err;
+	}
+	pthread_cond_broadcast(&pr->cv);
+	pthread_mutex_unlock(&pr->mu);
+}
+
+static int par_fwrite(struct pworker *k, const char *s, size_t n)
+{
+	if (n && fwrite(s, 1, n, k->par->out) != n) {
+		k->err = errno;
+		return PPROF_EIO;
+	}
+	return PPROF_OK;
+}
+
+/* With the lock held and pr->writing set by the caller: writes the tasks
+ * ready from pr->turn on, the lock let go meanwhile. */
+static int par_drain(struct pworker *k)
+{
+	struct par *pr = k->par;
+	int s = PPROF_OK;
+	while (s == PPROF_OK && pr->turn < pr->ntasks && pr->tasks[pr->turn].text) {
+		struct task *t = &pr->tasks[pr->turn];
+		char *text = t->text;
+		size_t len = t->len;
+		pthread_mutex_unlock(&pr->mu);
+		s = par_fwrite(k, text, len);
+		pthread_mutex_lock(&pr->mu);
+		if (pr->npool < (int)(sizeof(pr->pool) / sizeof(pr->pool[0])))
+			pr->pool[pr->npool++] = text;
+		else
+			free(text);
+		t->text = NULL;
+		pr->waiting--;
+		pr->turn++;
+		pthread_cond_broadcast(&pr->cv);
+	}
+	return s;
+}
+
+/* Waits until task I is the next to go out and no one writes, then
+ * writes from here on (pr->writing); false when a thread failed. */
+static bool par_take_turn(struct par *pr, size_t i)
+{
+	pthread_mutex_lock(&pr->mu);
+	while ((pr->turn != i || pr->writing) && !pr->failed)
+		pthread_cond_wait(&pr->cv, &pr->mu);
+	bool ok = !pr->failed;
+	if (ok)
+		pr->writing = true;
+	pthread_mutex_unlock(&pr->mu);
+	return ok;
+}
+
+/* A buffer of PAR_BUF bytes for K, from the pool when it has one, else
+ * huge pages asked for; false when out of memory. */
+static bool par_buf(struct pworker *k)
+{
+	struct par *pr = k->par;
+	k->len = 0;
+	if (k->buf)
+		return true;
+	pthread_mutex_lock(&pr->mu);
+	if (pr->npool)
+		k->buf = pr->pool[--pr->npool];
+	pthread_mutex_unlock(&pr->mu);
+	if (k->buf)
+		return true;
+	void *a;
+	if (posix_memalign(&a, (size_t)2 << 20, PAR_BUF) != 0)
+		return false;
+#ifdef MADV_HUGEPAGE
+	(void)madvise(a, PAR_BUF, MADV_HUGEPAGE);
+#endif
+	k->buf = a;
+	return true;
+}
+
+/* The rest of the task is written as it goes: its turn waited for. */
+static int par_stream(struct pworker *k)
+{
+	if (!k->myturn) {
+		if (!par_take_turn(k->par, k->task))
+			return PAR_STOPPED;
+		k->myturn = true;
+	}
+	int s = par_fwrite(k, k->buf, k->len);
+	k->len = 0;
+	return s;
+}
+
+static int par_emit(void *ctx, const char *stack, size_t len, int64_t value)
+{
+	struct pworker *k = ctx;
+	int s;
+	if (len + 24 > PAR_BUF - k->len) {
+		if ((s = par_stream(k)) != PPROF_OK)
+			return s;
+		if (len + 24 > PAR_BUF) { /* a line longer than the buffer */
+			char num[24];
+			if ((s = par_fwrite(k, stack, len)) != PPROF_OK)
+				return s;
+			return par_fwrite(k, num, format_value(num, value));
+		}
+	}
+	memcpy(k->buf + k->len, stack, len);
+	k->len += len;
+	k->len += format_value(k->buf + k->len, value);
+	return PPROF_OK;
+}
+
+/* Renders task I through par_emit(): the path of its node, then its
+ * items. */
+static int par_render(struct pworker *k, size_t i)
+{
+	const struct par *pr = k->par;
+	const struct folder *f = pr->f;
+	const struct task *t = &pr->tasks[i];
+	struct walker *w = &k->w;
+	size_t depth = 0;
+	for (uint32_t d = t->node; d != 0; d = f->dn[d].parent) {
+		if (!pp_grow((void **)&k->chain, &k->capchain, depth + 1, sizeof(*k->chain)))
+			return PPROF_ENOMEM;
+		k->chain[depth++] = d;
+	}
+	pp_buf_setlen(&w->path, 0);
+	while (depth)
+		if (!walker_step(w, &f->dn[k->chain[--depth]]))
+			return PPROF_ENOMEM;
+	size_t n = t->end - t->begin;
+	w->nitems = 0;
+	w->nlv = 0;
+	if (!walker_room(w, n))
+		return PPROF_ENOMEM;
+	memcpy(w->items, pr->items + t->begin, n * sizeof(*w->items));
+	w->nitems = n;
+	w->lv[w->nlv++] = (struct level){0, 0, n, w->path.len, t->node};
+	return walker_run(w, par_emit, k);
+}
+
+/* Task I rendered (k->buf, or written as it went): written now when its
+ * turn has come and no one writes, else left for the thread that writes. */
+static int par_done(struct pworker *k, size_t i)
+{
+	struct par *pr = k->par;
+	int s = PPROF_OK;
+	if (k->myturn) {
+		s = par_fwrite(k, k->buf, k->len);
+		pthread_mutex_lock(&pr->mu);
+		pr->turn = i + 1;
+		pthread_cond_broadcast(&pr->cv);
+	} else {
+		/* the buffer goes with the task */
+		pthread_mutex_lock(&pr->mu);
+		pr->tasks[i].text = k->buf;
+		pr->tasks[i].len = k->len;
+		k->buf = NULL;
+		pr->waiting++;
+		if (pr->writing || pr->turn != i) {
+			pthread_mutex_unlock(&pr->mu);
+			return PPROF_OK;
+		}
+		pr->writing = true;
+	}
+	if (s == PPROF_OK)
+		s = par_drain(k);
+	pr->writing = false;
+	pthread_cond_broadcast(&pr->cv);
+	pthread_mutex_unlock(&pr->mu);
+	return s;
+}
+
+static void *par_work(void *arg)
+{
+	struct pworker *k = arg;
+	struct par *pr = k->par;
+	for (;;) {
+		pthread_mutex_lock(&pr->mu);
+		while (!pr->failed && pr->waiting >= PAR_AHEAD && pr->next != pr->turn)
+			pthread_cond_wait(&pr->cv, &pr->mu);
+		size_t i = pr->next;
+		bool stop = pr->failed || i >= pr->ntasks;
+		if (!stop)
+			pr->next++;
+		pthread_mutex_unlock(&pr->mu);
+		if (stop)
+			break;
+		k->task = i;
+		k->myturn = false;
+		int s = par_buf(k) ? par_render(k, i) : PPROF_ENOMEM;
+		if (s == PPROF_OK)
+			s = par_done(k, i);
+		if (s != PPROF_OK) {
+			if (s != PAR_STOPPED)
+				par_fail(pr, s, k->err);
+			break;
+		}
+	}
+	return NULL;
+}
+
+/* The lines of F to OUT on two threads, when there are enough of them
+ * (*TAKEN); PPROF_OK or the error, set on F's profile. */
+static int par_write(struct folder *f, FILE *out, bool *taken)
+{
+	struct pprof_profile *p = f->p;
+	*taken = false;
+	uint32_t *lines = par_lines(f);
+	if (!lines)
+		return pp_nomem(p);
+	uint64_t total = lines[0];
+	if (total < pp_fold_par_min) {
+		pp_big_free(lines, f->ndn, sizeof(*lines));
+		return PPROF_OK;
+	}
+	*taken = true;
+	struct par pr = {.f = f, .out = out};
+	int s = par_plan(&pr, lines, total / PAR_TASKS ? total / PAR_TASKS : 1);
+	pp_big_free(lines, f->ndn, sizeof(*lines));
+	if (s == PPROF_OK) {
+		for (size_t i = 0; i < pr.ntasks; i++) {
+			pr.tasks[i].text = NULL;
+			pr.tasks[i].len = 0;
+		}
+		pthread_mutex_init(&pr.mu, NULL);
+		pthread_cond_init(&pr.cv, NULL);
+		struct pworker k[2];
+		memset(k, 0, sizeof(k));
+		for (int j = 0; j < 2; j++) {
+			k[j].par = &pr;
+			k[j].w.f = f;
+			pp_buf_init(&k[j].w.path);
+		}
+		/* without a second thread, one takes all the tasks */
+		bool threaded = pthread_create(&k[1].th, NULL, par_work, &k[1]) == 0;
+		par_work(&k[0]);
+		if (threaded)
+			pthread_join(k[1].th, NULL);
+		for (int j = 0; j < 2; j++) {
+			free(k[j].buf);
+			free(k[j].chain);
+			walker_release(&k[j].w);
+		}
+		for (size_t i = 0; i < pr.ntasks; i++)
+			free(pr.tasks[i].text);
+		for (int j = 0; j < pr.npool; j++)
+			free(pr.pool[j]);
+		pthread_cond_destroy(&pr.cv);
+		pthread_mutex_destroy(&pr.mu);
+		if (pr.failed)
+			s = pr.status;
+	}
+	free(pr.items);
+	free(pr.tasks);
+	if (s == PPROF_EIO)
+		return pp_error(p, PPROF_EIO, "write error: %s", strerror(pr.err));
+	return s == PPROF_OK ? PPROF_OK : pp_nomem(p);
+}
+
 int pprof_fold_write(struct pprof_profile *p, const struct pprof_fold_options *o, FILE *out)
 {
-	struct writer w = {p, out, malloc(WBUF_SIZE), 0};
-	if (!w.buf)
+	struct writer wr = {p, out, malloc(WBUF_SIZE), 0};
+	if (!wr.buf)
 		return pp_nomem(p);
-	int s = pprof_fold_each(p, o, write_emit, &w);
-	if (s == PPROF_OK && writer_flush(&w) != PPROF_OK)
+	struct folder f = {p, NULL, 0, NULL, 0, 0};
+	bool done, taken = false;
+	int s = fold_begin(p, o, write_emit, &wr, &f, &done);
+	if (s == PPROF_OK && !done)
+		s = par_write(&f, out, &taken);
+	if (s == PPROF_OK && !done && !taken) {
+		struct walker w = {&f, NULL, 0, 0, NULL, 0, 0, PP_BUF_INIT};
+		s = walker_enter(&w, 0) ? walker_run(&w, write_emit, &wr) : PPROF_ENOMEM;
+		if (s == PPROF_ENOMEM)
+			s = pp_nomem(p);
+		walker_release(&w);
+	}
+	folder_release(&f);
+	if (s == PPROF_OK && writer_flush(&wr) != PPROF_OK)
 		s = pp_error(p, PPROF_EIO, "write error: %s", strerror(errno));
-	free(w.buf);
+	free(wr.buf);
 	return s;
 }

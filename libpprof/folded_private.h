@@ -87,4 +87,8 @@ bool pp_fg_parse_line(const char *s, size_t n, struct pp_fg_parsed *r);
  * memory for a very long one). */
 double pp_fg_strtod(const char *s, size_t n);
 
+/* Profiles that fold to at least this many lines are written by
+ * pprof_fold_write() on two threads (fold.c); the unit tests change it. */
+extern size_t pp_fold_par_min;
+
 #endif /* FOLDED_PRIVATE_H */

@@ -212,6 +212,10 @@ static inline uint32_t pp_strlen(const struct pprof_profile *p, uint32_t id)
 }
 /* Interns a frame; *ID receives its id (>= 1). */
 int pp_frame_intern(struct pprof_profile *p, const struct pp_frame *f, uint32_t *id);
+/* Frees the index that finds a frame (12 MB for 350k frames) while no
+ * frame is interned (a big input's samples); pp_frame_intern() rebuilds
+ * it if needed. */
+void pp_drop_frame_index(struct pprof_profile *p);
 /* The child of PARENT for FRAME, created when missing. */
 int pp_node_child(struct pprof_profile *p, uint32_t parent, uint32_t frame,
 		  uint32_t *child);

@@ -476,19 +476,59 @@ static bool frame_eq(const struct pp_frame *a, const struct pp_frame *b)
 	       a->address == b->address && a->at_line == b->at_line;
 }
 
+/* F as a key in K (no padding bytes in the hash) and its hash. */
+static uint64_t frame_key(const struct pprof_profile *p, const struct pp_frame *f,
+			  struct pp_frame *k)
+{
+	memset(k, 0, sizeof(*k));
+	k->name = f->name;
+	k->file = f->file;
+	k->mapping = f->mapping;
+	k->flags = f->flags;
+	k->line = f->line;
+	k->column = f->column;
+	k->address = f->address;
+	k->at_line = f->at_line;
+	return pp_hash_bytes(k, sizeof(*k), 0x27d4eb2f ^ p->hseed);
+}
+
+/* Rebuilds the frame index that pp_drop_frame_index() freed: frames are
+ * never changed once interned, so each is in it once, as before. */
+static int frame_index(struct pprof_profile *p)
+{
+	struct pp_hash *t = hash_new();
+	if (!t)
+		return pp_nomem(p);
+	for (uint32_t id = 1; id < p->nframes; id++) {
+		struct pp_frame k;
+		uint64_t h = frame_key(p, &p->frames[id], &k);
+		uint32_t i = hash_slot(h, t->cap);
+		while (t->vals[i])
+			i = (i + 1) & (t->cap - 1);
+		t->keys[i] = h;
+		t->vals[i] = id + 1;
+		t->n++;
+		if (!hash_reserve(t)) {
+			hash_free(t);
+			return pp_nomem(p);
+		}
+	}
+	p->framehash = t;
+	return PPROF_OK;
+}
+
+void pp_drop_frame_index(struct pprof_profile *p)
+{
+	hash_free(p->framehash);
+	p->framehash = NULL;
+}
+
 int pp_frame_intern(struct pprof_profile *p, const struct pp_frame *f, uint32_t *id)
 {
 	struct pp_frame k;
-	memset(&k, 0, sizeof(k)); /* no padding bytes in the hash */
-	k.name = f->name;
-	k.file = f->file;
-	k.mapping = f->mapping;
-	k.flags = f->flags;
-	k.line = f->line;
-	k.column = f->column;
-	k.address = f->address;
-	k.at_line = f->at_line;
-	uint64_t h = pp_hash_bytes(&k, sizeof(k), 0x27d4eb2f ^ p->hseed);
+	uint64_t h = frame_key(p, f, &k);
+	if (!p->framehash && frame_index(p) != PPROF_OK)
+		return PPROF_ENOMEM;
 	struct pp_hash *t = p->framehash;
 	uint32_t i = hash_slot(h, t->cap);
 	while (t->vals[i]) {
@@ -1426,6 +1466,8 @@ int pp_reserve(struct pprof_profile *p, uint32_t frames, uint32_t nodes, uint32_
 	uint64_t nf = (uint64_t)p->nframes + frames, nn = (uint64_t)p->nnodes + nodes;
 	uint64_t ne = (uint64_t)p->nentries + entries;
 
+	if (frames && !p->framehash && frame_index(p) != PPROF_OK)
+		return PPROF_ENOMEM;
 	if (frames &&
 	    (!room_array((void **)&p->frames, &p->capframes, nf, sizeof(*p->frames), p->nframes) ||
 	     !room_hash(p->framehash, nf)))

@@ -12,6 +12,7 @@
  * the same tree, aggregated samples and label sets. */
 #include "config.h"
 
+#include "folded_private.h"
 #include "harness.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -42,7 +43,8 @@ static char *view_text(struct pprof_profile *p, int t, size_t limit, unsigned th
 	return buf;
 }
 
-static char *fold_text(struct pprof_profile *p, int t)
+/* The folded text, written on two threads when THREADS (fold.c). */
+static char *fold_text(struct pprof_profile *p, int t, bool threads)
 {
 	struct pprof_fold_options o = {t, PPROF_G_FUNCTIONS};
 	char *buf = NULL;
@@ -50,8 +52,11 @@ static char *fold_text(struct pprof_profile *p, int t)
 	FILE *f = open_memstream(&buf, &len);
 	if (!f)
 		return NULL;
+	size_t saved = pp_fold_par_min;
+	pp_fold_par_min = threads ? 0 : SIZE_MAX;
 	if (pprof_fold_write(p, &o, f) != PPROF_OK)
 		fprintf(f, "error: %s\n", pprof_profile_error(p));
+	pp_fold_par_min = saved;
 	fclose(f);
 	return buf;
 }
@@ -96,7 +101,7 @@ static void differential(const uint8_t *data, size_t size)
 			pprof_profile_error(d));
 		fuzz_fail("the deferred read differs", "", 0);
 	}
-	/* the samples walked in two shares on two threads (read_pprof.c):
+	/* the samples walked in two shares on two threads (read_pprof_share.c):
 	 * the same error, or the same model */
 	{
 		struct pprof_profile *h = pprof_profile_new();
@@ -136,7 +141,7 @@ static void differential(const uint8_t *data, size_t size)
 	/* the deferred walk split in two shares (threads), then in one */
 	same("the deferred top table differs", top_text(t, ty, 0, 0), top_text(d, ty, 0, 2));
 	same("the deferred top table differs (2 rows)", top_text(t, ty, 2, 0), top_text(d, ty, 2, 1));
-	same("the settled fold differs", fold_text(t, ty), fold_text(d, ty));
+	same("the settled fold differs", fold_text(t, ty, false), fold_text(d, ty, true));
 	/* pprof -tree, all rows and 3 (the deferred samples settle for it) */
 	same("the tree differs", view_text(t, ty, 0, 0, 1), view_text(d, ty, 0, 0, 1));
 	same("the tree differs (3 rows)", view_text(t, ty, 3, 0, 1), view_text(d, ty, 3, 0, 1));

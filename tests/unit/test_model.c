@@ -4,13 +4,16 @@
 
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <cmocka.h>
 
+#include "folded_private.h"
 #include "pprof_private.h"
 
 /* Folds P at sample index 0 and granularity G into a malloc'd string. */
@@ -96,6 +99,39 @@ static void test_model_frames_and_tree(void **state)
 	assert_int_equal(pp_node_child(p, 0, f1, &n3), PPROF_OK);
 	assert_int_equal(n1, n3);
 	assert_int_equal(p->nodes[n2].parent, n1);
+	pprof_profile_free(p);
+}
+
+/* The frame index, dropped, is rebuilt when a frame is interned again:
+ * the same frames get the same ids, new ones new ids, through growth. */
+static void test_model_frame_index_dropped(void **state)
+{
+	(void)state;
+	struct pprof_profile *p = pprof_profile_new();
+	struct pp_frame f = {0};
+	uint32_t ids[3000], id;
+	pp_intern_cstr(p, "a", &f.name);
+	for (int i = 0; i < 3000; i++) {
+		f.line = i;
+		assert_int_equal(pp_frame_intern(p, &f, &ids[i]), PPROF_OK);
+	}
+	pp_drop_frame_index(p);
+	pp_drop_frame_index(p);
+	for (int i = 2999; i >= 0; i--) {
+		f.line = i;
+		assert_int_equal(pp_frame_intern(p, &f, &id), PPROF_OK);
+		assert_int_equal(id, ids[i]);
+	}
+	pp_drop_frame_index(p);
+	assert_int_equal(pp_reserve(p, 5000, 0, 0), PPROF_OK);
+	for (int i = 3000; i < 8000; i++) {
+		f.line = i;
+		assert_int_equal(pp_frame_intern(p, &f, &id), PPROF_OK);
+		assert_int_equal(id, (uint32_t)i + 1);
+	}
+	f.line = 17;
+	assert_int_equal(pp_frame_intern(p, &f, &id), PPROF_OK);
+	assert_int_equal(id, ids[17]);
 	pprof_profile_free(p);
 }
 
@@ -312,11 +348,98 @@ static void test_fold_deep_stack(void **state)
 	pprof_profile_free(p);
 }
 
+/* Folds P with pprof_fold_write() into a malloc'd string (*LEN bytes):
+ * on one thread, or on two when THREADS. */
+static char *fold_write_str(struct pprof_profile *p, bool threads, size_t *len)
+{
+	struct pprof_fold_options o = {0, PPROF_G_FUNCTIONS};
+	char *s = NULL;
+	FILE *f = open_memstream(&s, len);
+	assert_non_null(f);
+	size_t saved = pp_fold_par_min;
+	pp_fold_par_min = threads ? 0 : SIZE_MAX;
+	int st = pprof_fold_write(p, &o, f);
+	pp_fold_par_min = saved;
+	assert_int_equal(st, PPROF_OK);
+	assert_int_equal(fclose(f), 0);
+	return s;
+}
+
+/* A random tree where names repeat among siblings (they merge) and values
+ * are often 0, one stack's line longer than a thread's buffer, and lines
+ * that fill it: the text written on two threads is that of one. */
+static void test_fold_two_threads(void **state)
+{
+	(void)state;
+	struct pprof_profile *p = pprof_profile_new();
+	struct pp_sample_type t;
+	pp_intern_cstr(p, "samples", &t.type);
+	pp_intern_cstr(p, "count", &t.unit);
+	pp_begin_input(p, &t, 1, -1);
+	uint32_t frames[64];
+	for (int i = 0; i < 64; i++) {
+		char name[64];
+		snprintf(name, sizeof(name), "fn%d%s", i % 40, i % 7 ? "" : "_with_a_longer_name");
+		struct pp_frame f = {0};
+		pp_intern_cstr(p, name, &f.name);
+		f.line = i; /* frames apart, printed alike at -g functions */
+		assert_int_equal(pp_frame_intern(p, &f, &frames[i]), PPROF_OK);
+	}
+	uint64_t x = 88172645463325252ull;
+	for (int s = 0; s < 20000; s++) {
+		uint32_t node = 0;
+		x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+		int depth = 1 + (int)(x % 12);
+		for (int d = 0; d < depth; d++) {
+			x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+			assert_int_equal(pp_node_child(p, node, frames[x % (d < 2 ? 6 : 64)], &node),
+					 PPROF_OK);
+		}
+		int64_t v = (int64_t)(x >> 40) % 5 - 1;
+		assert_int_equal(pp_add_sample(p, node, 0, &v, 0), PPROF_OK);
+	}
+	/* 5 MB of one stack */
+	uint32_t node = 0;
+	for (int d = 0; d < 700000; d++)
+		assert_int_equal(pp_node_child(p, node, frames[d % 64], &node), PPROF_OK);
+	int64_t v = 3;
+	assert_int_equal(pp_add_sample(p, node, 0, &v, 0), PPROF_OK);
+	/* and 40 lines of 0.8 MB: a thread's buffer fills in one task */
+	node = 0;
+	for (int d = 0; d < 100000; d++) {
+		assert_int_equal(pp_node_child(p, node, frames[(d * 7) % 64], &node), PPROF_OK);
+		if (d >= 100000 - 40)
+			assert_int_equal(pp_add_sample(p, node, 0, &v, 0), PPROF_OK);
+	}
+	size_t n1, n2;
+	char *one = fold_write_str(p, false, &n1);
+	char *two = fold_write_str(p, true, &n2);
+	assert_true(n1 > ((size_t)30 << 20));
+	assert_int_equal(n1, n2);
+	assert_memory_equal(one, two, n1);
+	free(one);
+	free(two);
+
+	/* a write that fails says so alike */
+	struct pprof_fold_options o = {0, PPROF_G_FUNCTIONS};
+	FILE *full = fopen("/dev/full", "w");
+	if (full) {
+		size_t saved = pp_fold_par_min;
+		pp_fold_par_min = 0;
+		assert_int_equal(pprof_fold_write(p, &o, full), PPROF_EIO);
+		pp_fold_par_min = saved;
+		assert_non_null(strstr(pprof_profile_error(p), "write error: "));
+		fclose(full);
+	}
+	pprof_profile_free(p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_model_intern_strings),
 		cmocka_unit_test(test_model_frames_and_tree),
+		cmocka_unit_test(test_model_frame_index_dropped),
 		cmocka_unit_test(test_model_sum_overflow),
 		cmocka_unit_test(test_model_sample_type_select),
 		cmocka_unit_test(test_fold_sorted_and_merged),
@@ -330,6 +453,7 @@ int main(void)
 		cmocka_unit_test(test_read_empty_and_unknown),
 		cmocka_unit_test(test_read_merge_inputs),
 		cmocka_unit_test(test_fold_deep_stack),
+		cmocka_unit_test(test_fold_two_threads),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
