@@ -821,6 +821,61 @@ static int add_node(struct cpu *c, struct ticks *t, uint32_t i, const int64_t *v
 	return pp_add_sample(c->p, d->model, 0, vals, d->offset);
 }
 
+/*
+ * pprof_read_options.skip_lines: the node's values on its own frame, as
+ * pp_add_sample_lines() puts them when no line ticked.  That gives the same
+ * sums as the lines' parts, but one entry's sum where the lines had several:
+ * taken only when no sum can leave int64 either way (the values of this
+ * input together fit; all of them are 0 or more), so that the errors are
+ * the same too.
+ */
+static bool values_fit(const struct cpu *c, const struct acc *acc)
+{
+	int64_t count = 0, wall = 0;
+
+	for (uint32_t i = 0; i < c->v.n; i++)
+		if (acc[i].count < 0 || acc[i].wall < 0 ||
+		    __builtin_add_overflow(count, acc[i].count, &count) ||
+		    __builtin_add_overflow(wall, acc[i].wall, &wall))
+			return false;
+	return true;
+}
+
+/* The check pp_add_sample_lines() makes of the lines left out: a node's
+ * ticks, added up, stay in int64 (in node order, where add_node() says so
+ * first). */
+static int ticks_fit(struct cpu *c, const struct acc *acc)
+{
+	const struct pp_v8 *v = &c->v;
+	int64_t *sum;
+	uint32_t i;
+	int s = PPROF_OK;
+
+	if (!v->nticks)
+		return PPROF_OK;
+	if (!(sum = calloc(v->n, sizeof(*sum))))
+		return pp_nomem(c->p);
+	for (size_t k = 0; k < v->nticks; k++) {
+		const struct pp_v8_tick *x = &v->ticks[k];
+
+		/* -1 once past int64 (ticks are 0 or more) */
+		if (sum[x->node] >= 0 &&
+		    __builtin_add_overflow(sum[x->node], x->ticks, &sum[x->node]))
+			sum[x->node] = -1;
+	}
+	for (i = 0; i < v->n; i++) {
+		const struct pp_v8_node *d = &v->nodes[i];
+
+		if (sum[i] < 0 && d->model != 0 && (acc[i].count || acc[i].wall) && d->url) {
+			s = pp_error_at(c->p, PPROF_EINPUT, d->offset,
+					"the positionTicks of a node leave the 64-bit range");
+			break;
+		}
+	}
+	free(sum);
+	return s;
+}
+
 static int cpu_read(struct pprof_profile *p, const unsigned char *buf, size_t len,
 		    const struct pprof_read_options *o)
 {
@@ -830,6 +885,8 @@ static int cpu_read(struct pprof_profile *p, const unsigned char *buf, size_t le
 	struct ticks ticks = { NULL, NULL };
 	int s, default_type = 1;
 	uint32_t i;
+	bool lines;
+	size_t nlines;
 
 	memset(&c, 0, sizeof(c));
 	c.p = p;
@@ -854,10 +911,14 @@ static int cpu_read(struct pprof_profile *p, const unsigned char *buf, size_t le
 		s = pp_error(p, PPROF_EINPUT, "not a cpuprofile: no nodes");
 		goto out;
 	}
+	/* the lines are left out only for the first input: later ones add to
+	 * entries whose sums could leave int64 as a whole and not in parts */
+	lines = !(o && o->skip_lines) || p->nentries != 0;
+	nlines = lines ? c.v.nticks : 0;
 	/* the frames and nodes of the tree and of the lines, at most, sized
 	 * at once rather than for the tree and then again for the lines */
-	if (c.v.n + c.v.nticks < UINT32_MAX / 2 &&
-	    (s = pp_reserve(p, (uint32_t)(c.v.n + c.v.nticks), (uint32_t)(c.v.n + c.v.nticks), 0)) !=
+	if (c.v.n + nlines < UINT32_MAX / 2 &&
+	    (s = pp_reserve(p, (uint32_t)(c.v.n + nlines), (uint32_t)(c.v.n + nlines), 0)) !=
 		    PPROF_OK)
 		goto out;
 	s = pp_v8_build(&c.v);
@@ -900,7 +961,9 @@ static int cpu_read(struct pprof_profile *p, const unsigned char *buf, size_t le
 			goto out;
 		pp_input_times(p, 0, c.duration, pt, c.period);
 	}
-	s = group_ticks(&c, &ticks);
+	if (!lines && !values_fit(&c, acc))
+		lines = true, nlines = c.v.nticks;
+	s = lines ? group_ticks(&c, &ticks) : ticks_fit(&c, acc);
 	if (s != PPROF_OK)
 		goto out;
 	{
@@ -910,9 +973,9 @@ static int cpu_read(struct pprof_profile *p, const unsigned char *buf, size_t le
 
 		for (i = 0; i < c.v.n; i++)
 			used += c.v.nodes[i].model != 0 && (acc[i].count || acc[i].wall);
-		if (used + c.v.nticks < UINT32_MAX / 2 &&
-		    (s = pp_reserve(p, (uint32_t)c.v.nticks, (uint32_t)c.v.nticks,
-				    (uint32_t)(used + c.v.nticks))) != PPROF_OK)
+		if (used + nlines < UINT32_MAX / 2 &&
+		    (s = pp_reserve(p, (uint32_t)nlines, (uint32_t)nlines,
+				    (uint32_t)(used + nlines))) != PPROF_OK)
 			goto out;
 	}
 	/* A sample at the (root) node itself has an empty stack: left out of

@@ -816,6 +816,97 @@ static void test_read_v8_cpu_position_ticks_errors(void **state)
 			   "the positionTicks of a node leave the 64-bit range", "{\"id\":3", 0);
 }
 
+/* IN read with pprof_read_options.skip_lines, and without: the same
+ * folded stacks at the granularities that print no line, for every type;
+ * the same error when one fails.  Returns the profile read with it. */
+static struct pprof_profile *expect_same_without_lines(const char *in)
+{
+	struct pprof_read_options o = { 0 };
+	struct pprof_profile *p = pprof_profile_new(), *q = pprof_profile_new();
+	static const enum pprof_granularity g[] = { PPROF_G_FUNCTIONS, PPROF_G_FILEFUNCTIONS,
+						    PPROF_G_FILES };
+
+	assert_non_null(p);
+	assert_non_null(q);
+	int sp = pprof_read_buffer(p, in, strlen(in), &o);
+	o.skip_lines = 1;
+	int sq = pprof_read_buffer(q, in, strlen(in), &o);
+	assert_int_equal(sp, sq);
+	if (sp != PPROF_OK) {
+		assert_string_equal(pprof_profile_error(p), pprof_profile_error(q));
+		pprof_profile_free(p);
+		pprof_profile_free(q);
+		return NULL;
+	}
+	for (int t = 0; t < 2; t++) {
+		for (size_t k = 0; k < sizeof(g) / sizeof(*g); k++) {
+			struct pprof_fold_options fo = { t, g[k] };
+			struct pprof_folded *a = NULL, *b = NULL;
+			int fa = pprof_fold(p, &fo, &a), fb = pprof_fold(q, &fo, &b);
+
+			assert_int_equal(fa, fb);
+			if (fa != PPROF_OK) {
+				assert_string_equal(pprof_profile_error(p), pprof_profile_error(q));
+				continue;
+			}
+			assert_int_equal(a->n, b->n);
+			for (size_t i = 0; i < a->n; i++) {
+				assert_int_equal(a->lines[i].len, b->lines[i].len);
+				assert_memory_equal(a->lines[i].stack, b->lines[i].stack,
+						    a->lines[i].len);
+				assert_int_equal(a->lines[i].value, b->lines[i].value);
+			}
+			pprof_folded_free(a);
+			pprof_folded_free(b);
+		}
+	}
+	pprof_profile_free(p);
+	return q;
+}
+
+static void test_read_v8_cpu_skip_lines(void **state)
+{
+	(void)state;
+	static const char in[] = TICKS_PROFILE(
+		"[{\"line\":13,\"ticks\":1},{\"line\":11,\"ticks\":2},{\"line\":12,\"ticks\":2},"
+		"{\"line\":14,\"ticks\":0},{\"line\":11,\"ticks\":1}]");
+	struct pprof_profile *q = expect_same_without_lines(in);
+
+	/* the lines are not there: the functions' lines at -g lines */
+	char *l = fold_str(q, pprof_sample_type_select(q, "samples"), PPROF_G_LINES);
+	assert_string_equal(l, "f a.js:1 1\nf a.js:1;g a.js:10 6\n");
+	free(l);
+	pprof_profile_free(q);
+	pprof_profile_free(expect_same_without_lines(TICKS_PROFILE("[]")));
+	pprof_profile_free(expect_same_without_lines(TICKS_PROFILE("[{\"line\":9,\"ticks\":0}]")));
+	/* the errors of the lines left out */
+	expect_same_without_lines(TICKS_PROFILE("[{\"line\":3,\"ticks\":9223372036854775807},"
+						"{\"line\":4,\"ticks\":1}]"));
+	expect_same_without_lines(TICKS_PROFILE("[{\"line\":0,\"ticks\":1}]"));
+	/* values whose sum leaves int64 (5e18 ns twice): read with the lines,
+	 * so that sums fail where they would have */
+	static const char big[] =
+		"{\"nodes\":[{\"id\":1,\"callFrame\":{\"functionName\":\"(root)\",\"url\":\"\","
+		"\"lineNumber\":-1,\"columnNumber\":-1},\"children\":[2,3]},"
+		"{\"id\":2,\"callFrame\":{\"functionName\":\"f\",\"url\":\"a.js\",\"lineNumber\":0,"
+		"\"columnNumber\":0},\"positionTicks\":[{\"line\":2,\"ticks\":1},"
+		"{\"line\":3,\"ticks\":1}]},"
+		"{\"id\":3,\"callFrame\":{\"functionName\":\"f\",\"url\":\"a.js\",\"lineNumber\":0,"
+		"\"columnNumber\":0},\"positionTicks\":[{\"line\":2,\"ticks\":1}]}],"
+		"\"startTime\":0,\"endTime\":10000000000000000,\"samples\":[2,3],"
+		"\"timeDeltas\":[0,5000000000000000]}";
+	pprof_profile_free(expect_same_without_lines(big));
+	struct pprof_read_options o = { 0 };
+	o.skip_lines = 1;
+	q = pprof_profile_new();
+	assert_non_null(q);
+	assert_int_equal(pprof_read_buffer(q, big, strlen(big), &o), PPROF_OK);
+	l = fold_str(q, pprof_sample_type_select(q, "samples"), PPROF_G_LINES);
+	assert_string_equal(l, "f a.js:2 2\n");
+	free(l);
+	pprof_profile_free(q);
+}
+
 static void test_read_v8_heap_errors(void **state)
 {
 	static const char no_id[] =
@@ -1165,6 +1256,7 @@ int main(void)
 		cmocka_unit_test(test_read_v8_heap_without_samples),
 		cmocka_unit_test(test_read_v8_cpu_position_ticks),
 		cmocka_unit_test(test_read_v8_cpu_position_ticks_errors),
+		cmocka_unit_test(test_read_v8_cpu_skip_lines),
 		cmocka_unit_test(test_read_v8_cpu_fast_layout),
 		cmocka_unit_test(test_read_v8_cpu_samples_ahead),
 		cmocka_unit_test(test_read_v8_heap_missing_node),
