@@ -49,7 +49,8 @@ static void same_without_lines(const uint8_t *data, size_t size)
 		for (size_t k = 0; k < sizeof(gs) / sizeof(*gs); k++) {
 			char *a = NULL, *b = NULL;
 			size_t na = 0, nb = 0;
-			int fa = fold_text(p, t, gs[k], &a, &na), fb = fold_text(q, t, gs[k], &b, &nb);
+			int fa = fold_text(p, t, gs[k], &a, &na),
+			    fb = fold_text(q, t, gs[k], &b, &nb);
 			if (fa != fb || (fa == PPROF_OK && (na != nb || memcmp(a, b, na) != 0)) ||
 			    (fa != PPROF_OK && fa != PPROF_ENOMEM &&
 			     strcmp(pprof_profile_error(p), pprof_profile_error(q)) != 0))

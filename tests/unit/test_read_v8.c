@@ -821,10 +821,10 @@ static void test_read_v8_cpu_position_ticks_errors(void **state)
  * the same error when one fails.  Returns the profile read with it. */
 static struct pprof_profile *expect_same_without_lines(const char *in)
 {
-	struct pprof_read_options o = { 0 };
+	struct pprof_read_options o = {0};
 	struct pprof_profile *p = pprof_profile_new(), *q = pprof_profile_new();
-	static const enum pprof_granularity g[] = { PPROF_G_FUNCTIONS, PPROF_G_FILEFUNCTIONS,
-						    PPROF_G_FILES };
+	static const enum pprof_granularity g[] = {PPROF_G_FUNCTIONS, PPROF_G_FILEFUNCTIONS,
+						   PPROF_G_FILES};
 
 	assert_non_null(p);
 	assert_non_null(q);
@@ -840,7 +840,7 @@ static struct pprof_profile *expect_same_without_lines(const char *in)
 	}
 	for (int t = 0; t < 2; t++) {
 		for (size_t k = 0; k < sizeof(g) / sizeof(*g); k++) {
-			struct pprof_fold_options fo = { t, g[k] };
+			struct pprof_fold_options fo = {t, g[k]};
 			struct pprof_folded *a = NULL, *b = NULL;
 			int fa = pprof_fold(p, &fo, &a), fb = pprof_fold(q, &fo, &b);
 
@@ -896,7 +896,7 @@ static void test_read_v8_cpu_skip_lines(void **state)
 		"\"startTime\":0,\"endTime\":10000000000000000,\"samples\":[2,3],"
 		"\"timeDeltas\":[0,5000000000000000]}";
 	pprof_profile_free(expect_same_without_lines(big));
-	struct pprof_read_options o = { 0 };
+	struct pprof_read_options o = {0};
 	o.skip_lines = 1;
 	q = pprof_profile_new();
 	assert_non_null(q);
