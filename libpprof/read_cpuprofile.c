@@ -30,6 +30,151 @@ struct num {
 	double d;
 };
 
+static int cmp_int64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * The gaps between consecutive samples, for their median (the sampling
+ * interval): counted in a histogram up to GAP_HIST microseconds (V8 samples
+ * every 50 µs to a few ms), kept in a list above it, so that finding the
+ * median takes neither a sort of a million gaps nor their memory.
+ */
+#define GAP_HIST 16384
+struct gaps {
+	uint32_t *hist;
+	int64_t *big;
+	size_t n, nbig, capbig;
+};
+
+static inline bool gap_add(struct gaps *g, int64_t d)
+{
+	g->n++;
+	if ((uint64_t)d < GAP_HIST) {
+		g->hist[d]++;
+		return true;
+	}
+	if (g->nbig == g->capbig) {
+		size_t cap = g->capbig ? g->capbig * 2 : 256;
+		int64_t *b = realloc(g->big, cap * sizeof(*b));
+
+		if (!b)
+			return false;
+		g->big = b;
+		g->capbig = cap;
+	}
+	g->big[g->nbig++] = d;
+	return true;
+}
+
+/* The K-th smallest gap (from 0). */
+static int64_t gap_kth(struct gaps *g, size_t k)
+{
+	for (size_t d = 0; d < GAP_HIST; d++) {
+		if (k < g->hist[d])
+			return (int64_t)d;
+		k -= g->hist[d];
+	}
+	qsort(g->big, g->nbig, sizeof(*g->big), cmp_int64);
+	return g->big[k];
+}
+
+struct stamp {
+	int64_t t;
+	uint32_t i; /* position before the sort, for a stable sort */
+};
+
+static int cmp_stamp(const void *a, const void *b)
+{
+	const struct stamp *x = a, *y = b;
+
+	if (x->t != y->t)
+		return x->t < y->t ? -1 : 1;
+	return x->i < y->i ? -1 : x->i > y->i;
+}
+
+/*
+ * Puts the N samples in time order, in place: their timestamps TS and, moved
+ * alike, their nodes NODE.  TS[0 .. FROM) is already in order.  A stable
+ * sort: ties keep their order.  False when out of memory.
+ */
+static bool time_order(int64_t *ts, uint32_t *node, size_t n, size_t from)
+{
+	/* V8 writes a negative delta now and then: the samples are nearly in
+	 * order, which insertion sort puts right in O(n + moves).  Past a
+	 * budget of moves, qsort, stable by position: the part put in order
+	 * so far keeps the file's order among equal times, and so does the
+	 * rest. */
+	size_t moves = 0, budget = 16 * n, i;
+
+	for (i = from; i < n && moves <= budget; i++) {
+		int64_t x = ts[i];
+		uint32_t y = node[i];
+		size_t j = i;
+
+		while (j > 0 && ts[j - 1] > x && moves++ <= budget) {
+			ts[j] = ts[j - 1];
+			node[j] = node[j - 1];
+			j--;
+		}
+		ts[j] = x;
+		node[j] = y;
+	}
+	if (moves <= budget)
+		return true;
+
+	struct stamp *st = malloc(n * sizeof(*st));
+	uint32_t *was = malloc(n * sizeof(*was));
+
+	if (!st || !was) {
+		free(st);
+		free(was);
+		return false;
+	}
+	for (i = 0; i < n; i++) {
+		st[i].t = ts[i];
+		st[i].i = (uint32_t)i;
+	}
+	memcpy(was, node, n * sizeof(*was));
+	qsort(st, n, sizeof(*st), cmp_stamp);
+	for (i = 0; i < n; i++) {
+		ts[i] = st[i].t;
+		node[i] = was[st[i].i];
+	}
+	free(st);
+	free(was);
+	return true;
+}
+
+/*
+ * What samples_to_model() makes of samples 0 .. n-2 of V8's usual input,
+ * made by the thread once it has read both arrays (ahead_sums()): the
+ * count and wall time per node id, the gaps between consecutive samples,
+ * the times relative to startTime.  OK only when the samples are in time
+ * order, every id is small, and no sum or product leaves int64; the main
+ * thread still checks what depends on the rest of the file.
+ */
+struct sums {
+	bool ok;
+	int64_t *count, *wall; /* per id, 0 .. nids - 1 */
+	size_t nids;
+	struct gaps g;
+	int64_t first, last; /* the first and last sample's time from startTime */
+	uint32_t last_id;    /* the last sample's node id */
+};
+
+static void sums_free(struct sums *u)
+{
+	free(u->count);
+	free(u->wall);
+	free(u->g.hist);
+	free(u->g.big);
+	memset(u, 0, sizeof(*u));
+}
+
 struct cpu {
 	struct pprof_profile *p;
 	struct json j;
@@ -46,6 +191,9 @@ struct cpu {
 	size_t nsamples, capsamples, ndeltas, capdeltas, nstamps, capstamps;
 	/* the integer arrays read ahead on another thread (NULL: none) */
 	struct ahead *ahead;
+	/* both arrays came from the thread, and its sums with them */
+	bool took_samples, took_deltas;
+	struct sums sums;
 	/* what samples_to_model() found, in nanoseconds (0: not known) */
 	int64_t period, duration;
 };
@@ -200,6 +348,8 @@ struct ahead {
 	struct ids ids;
 	int64_t *deltav;
 	size_t ndeltas, capdeltas;
+	bool want_sums; /* no time-ordered sequence asked for */
+	struct sums sums;
 };
 
 /* Where "samples":[ and "timeDeltas":[ are among the last AHEAD_QUOTES
@@ -269,6 +419,66 @@ static void *ahead_alloc(size_t n, size_t size, size_t *cap)
 	return a;
 }
 
+/* The sums (struct sums) of the arrays read, when they can stand for the
+ * samples: on copies put in time order, the arrays being the main
+ * thread's to read as they are when the sums cannot be used. */
+static void ahead_sums(struct ahead *a)
+{
+	struct sums *u = &a->sums;
+	const uint32_t *sid = a->ids.sid;
+	const int64_t *dv = a->deltav;
+	size_t n = a->ids.nsamples, i, from = n;
+	uint32_t maxid = 0, *id = NULL;
+	int64_t *r = NULL;
+
+	if (!a->samples.ok || !a->deltas.ok || a->ids.samples || !sid || a->ndeltas != n || n < 2)
+		return;
+	for (i = 0; i < n; i++)
+		if (sid[i] > maxid)
+			maxid = sid[i];
+	/* a table per id, as long as the ids are not spread thinner than
+	 * the samples */
+	if (maxid > n / 2 + 65536)
+		return;
+	u->nids = (size_t)maxid + 1;
+	u->count = calloc(u->nids, sizeof(*u->count));
+	u->wall = calloc(u->nids, sizeof(*u->wall));
+	u->g.hist = calloc(GAP_HIST, sizeof(*u->g.hist));
+	if ((r = malloc(n * sizeof(*r))) != NULL)
+		pp_advise_huge(r, n * sizeof(*r));
+	if ((id = malloc(n * sizeof(*id))) != NULL)
+		pp_advise_huge(id, n * sizeof(*id));
+	if (!u->count || !u->wall || !u->g.hist || !r || !id)
+		goto out;
+	/* the time of sample i from startTime: the sum of deltas 0 .. i */
+	r[0] = dv[0];
+	for (i = 1; i < n; i++) {
+		if (__builtin_add_overflow(r[i - 1], dv[i], &r[i]))
+			goto out;
+		if (dv[i] < 0 && from == n)
+			from = i;
+	}
+	memcpy(id, sid, n * sizeof(*id));
+	if (from < n && !time_order(r, id, n, from))
+		goto out;
+	for (i = 0; i + 1 < n; i++) {
+		int64_t gap, wall;
+
+		if (__builtin_sub_overflow(r[i + 1], r[i], &gap) ||
+		    __builtin_mul_overflow(gap, 1000, &wall) ||
+		    __builtin_add_overflow(u->wall[id[i]], wall, &u->wall[id[i]]) || !gap_add(&u->g, gap))
+			goto out;
+		u->count[id[i]]++;
+	}
+	u->first = r[0];
+	u->last = r[n - 1];
+	u->last_id = id[n - 1];
+	u->ok = true;
+out:
+	free(r);
+	free(id);
+}
+
 static void *ahead_thread(void *arg)
 {
 	struct ahead *a = arg;
@@ -286,18 +496,21 @@ static void *ahead_thread(void *arg)
 	if (p) {
 		ahead_read(a, &a->samples, p, true);
 		ahead_read(a, &a->deltas, p, false);
+		if (a->want_sums)
+			ahead_sums(a);
 	}
 	pprof_profile_free(p);
 	return NULL;
 }
 
 /* Starts the thread when the input is big and the arrays are found. */
-static void ahead_start(struct cpu *c)
+static void ahead_start(struct cpu *c, bool want_sums)
 {
 	struct ahead *a;
 
 	if (c->len < ahead_min || !(a = calloc(1, sizeof(*a))))
 		return;
+	a->want_sums = want_sums;
 	a->buf = c->buf;
 	a->len = c->len;
 	a->max_depth = c->max_depth;
@@ -327,6 +540,7 @@ static void ahead_free(struct ahead *a)
 	free(a->ids.sid);
 	free(a->ids.samples);
 	free(a->deltav);
+	sums_free(&a->sums);
 	free(a);
 }
 
@@ -441,6 +655,7 @@ static int top_level(struct cpu *c)
 
 			t = json_next(j);
 			if (ahead_take(c, t, false)) {
+				c->took_samples = true;
 				ids = c->ahead->ids;
 				memset(&c->ahead->ids, 0, sizeof(c->ahead->ids));
 			} else {
@@ -453,6 +668,7 @@ static int top_level(struct cpu *c)
 		} else if (seen == &c->have_deltas) {
 			t = json_next(j);
 			if (ahead_take(c, t, true)) {
+				c->took_deltas = true;
 				c->deltas = c->ahead->deltav;
 				c->ndeltas = c->ahead->ndeltas;
 				c->capdeltas = c->ahead->capdeltas;
@@ -472,20 +688,6 @@ static int top_level(struct cpu *c)
 	if (t != JSON_END)
 		return pp_v8_json_error(c->p, j);
 	return PPROF_OK;
-}
-
-struct stamp {
-	int64_t t;
-	uint32_t i; /* position before the sort, for a stable sort */
-};
-
-static int cmp_stamp(const void *a, const void *b)
-{
-	const struct stamp *x = a, *y = b;
-
-	if (x->t != y->t)
-		return x->t < y->t ? -1 : 1;
-	return x->i < y->i ? -1 : x->i > y->i;
 }
 
 static int range_error(struct cpu *c)
@@ -516,109 +718,71 @@ static int reserve_seq(struct pprof_profile *p, size_t n)
 	return PPROF_OK;
 }
 
-/*
- * Puts the N samples in time order, in place: their timestamps TS and, moved
- * alike, their nodes NODE.  TS[0 .. FROM) is already in order.  A stable
- * sort: ties keep their order.
- */
-static int sort_samples(struct cpu *c, int64_t *ts, uint32_t *node, size_t n, size_t from)
+/* samples_to_model() from the thread's sums (struct sums), with the same
+ * results and errors, when they stand for the samples: *DONE false when
+ * not (samples_to_model() then reads the samples one by one, and says what
+ * is wrong with them in its order). */
+static int samples_from_sums(struct cpu *c, struct acc *acc, bool *done)
 {
-	/* V8 writes a negative delta now and then: the samples are nearly in
-	 * order, which insertion sort puts right in O(n + moves).  Past a
-	 * budget of moves, qsort, stable by position: the part put in order
-	 * so far keeps the file's order among equal times, and so does the
-	 * rest. */
-	size_t moves = 0, budget = 16 * n, i;
+	const struct sums *u = &c->sums;
+	size_t n = c->nsamples, id;
+	int64_t base = 0, endt = 0, x, d;
+	bool have_end = false;
+	uint32_t k;
 
-	for (i = from; i < n && moves <= budget; i++) {
-		int64_t x = ts[i];
-		uint32_t y = node[i];
-		size_t j = i;
-
-		while (j > 0 && ts[j - 1] > x && moves++ <= budget) {
-			ts[j] = ts[j - 1];
-			node[j] = node[j - 1];
-			j--;
-		}
-		ts[j] = x;
-		node[j] = y;
-	}
-	if (moves <= budget)
+	*done = false;
+	if (!u->ok || c->samples || !c->have_nodes || !c->have_deltas || c->ndeltas != n ||
+	    n < 2 || n > UINT32_MAX)
 		return PPROF_OK;
+	/* every sample names a node */
+	for (id = 0; id < u->nids; id++)
+		if (u->count[id] && pp_v8_find(&c->v, (int64_t)id) == PP_V8_NONE)
+			return PPROF_OK;
+	if ((k = pp_v8_find(&c->v, u->last_id)) == PP_V8_NONE)
+		return PPROF_OK;
+	if (c->start.set && !num_us(&c->start, 1, &base))
+		return PPROF_OK;
+	if (c->end.set) {
+		if (!num_us(&c->end, 1, &endt))
+			return PPROF_OK;
+		have_end = true;
+	}
+	/* the timestamps (startTime plus the sums of the deltas, in order:
+	 * the first is the least, the last the largest) stay in int64, and
+	 * their times from startTime in nanoseconds too */
+	if (__builtin_add_overflow(base, u->first, &x) || __builtin_add_overflow(base, u->last, &x) ||
+	    __builtin_mul_overflow(u->first, 1000, &x) || __builtin_mul_overflow(u->last, 1000, &x))
+		return PPROF_OK;
+	*done = true;
+	for (id = 0; id < u->nids; id++) {
+		if (!u->count[id])
+			continue;
+		uint32_t i = pp_v8_find(&c->v, (int64_t)id);
+		acc[i].count = u->count[id];
+		acc[i].wall = u->wall[id];
+	}
+	{
+		/* the last sample, as samples_to_model() takes it */
+		int64_t t = base + u->last, gap = 0, wall, time;
 
-	struct stamp *st = malloc(n * sizeof(*st));
-	uint32_t *was = malloc(n * sizeof(*was));
-
-	if (!st || !was) {
-		free(st);
-		free(was);
-		return pp_nomem(c->p);
+		if (have_end && endt > t && __builtin_sub_overflow(endt, t, &gap))
+			return range_error(c);
+		if (__builtin_mul_overflow(gap, 1000, &wall) ||
+		    __builtin_sub_overflow(t, base, &time) ||
+		    __builtin_mul_overflow(time, 1000, &time))
+			return range_error(c);
+		if (__builtin_add_overflow(acc[k].wall, wall, &acc[k].wall))
+			return pp_error(c->p, PPROF_EINPUT,
+					"sum of wall values leaves the 64-bit range");
+		acc[k].count++;
 	}
-	for (i = 0; i < n; i++) {
-		st[i].t = ts[i];
-		st[i].i = (uint32_t)i;
-	}
-	memcpy(was, node, n * sizeof(*was));
-	qsort(st, n, sizeof(*st), cmp_stamp);
-	for (i = 0; i < n; i++) {
-		ts[i] = st[i].t;
-		node[i] = was[st[i].i];
-	}
-	free(st);
-	free(was);
+	d = gap_kth((struct gaps *)&u->g, (n - 2) / 2);
+	if (d > 0 && !__builtin_mul_overflow(d, 1000, &d))
+		c->period = d;
+	if (!__builtin_sub_overflow(have_end ? endt : base + u->last, base, &d) && d > 0 &&
+	    !__builtin_mul_overflow(d, 1000, &d))
+		c->duration = d;
 	return PPROF_OK;
-}
-
-static int cmp_int64(const void *a, const void *b)
-{
-	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-/*
- * The gaps between consecutive samples, for their median (the sampling
- * interval): counted in a histogram up to GAP_HIST microseconds (V8 samples
- * every 50 µs to a few ms), kept in a list above it, so that finding the
- * median takes neither a sort of a million gaps nor their memory.
- */
-#define GAP_HIST 16384
-struct gaps {
-	uint32_t *hist;
-	int64_t *big;
-	size_t n, nbig, capbig;
-};
-
-static inline bool gap_add(struct gaps *g, int64_t d)
-{
-	g->n++;
-	if ((uint64_t)d < GAP_HIST) {
-		g->hist[d]++;
-		return true;
-	}
-	if (g->nbig == g->capbig) {
-		size_t cap = g->capbig ? g->capbig * 2 : 256;
-		int64_t *b = realloc(g->big, cap * sizeof(*b));
-
-		if (!b)
-			return false;
-		g->big = b;
-		g->capbig = cap;
-	}
-	g->big[g->nbig++] = d;
-	return true;
-}
-
-/* The K-th smallest gap (from 0). */
-static int64_t gap_kth(struct gaps *g, size_t k)
-{
-	for (size_t d = 0; d < GAP_HIST; d++) {
-		if (k < g->hist[d])
-			return (int64_t)d;
-		k -= g->hist[d];
-	}
-	qsort(g->big, g->nbig, sizeof(*g->big), cmp_int64);
-	return g->big[k];
 }
 
 /*
@@ -643,6 +807,12 @@ static int samples_to_model(struct cpu *c, struct acc *acc, bool want_seq)
 
 	if (n > UINT32_MAX)
 		return pp_error(c->p, PPROF_ENOMEM, "more than 2^32 samples");
+	if (!want_seq) {
+		bool done;
+
+		if ((s = samples_from_sums(c, acc, &done)) != PPROF_OK || done)
+			return s;
+	}
 	if (c->samples && !(node = c->sid = malloc((n ? n : 1) * sizeof(*node))))
 		return pp_nomem(c->p);
 	/* From here on sid[] holds node indexes. */
@@ -712,8 +882,8 @@ static int samples_to_model(struct cpu *c, struct acc *acc, bool want_seq)
 	for (i = 1; ts && i < n; i++)
 		if (ts[i] < ts[i - 1])
 			break;
-	if (ts && i < n && (s = sort_samples(c, ts, node, n, i)) != PPROF_OK)
-		return s;
+	if (ts && i < n && !time_order(ts, node, n, i))
+		return pp_nomem(c->p);
 
 	if (want_seq && (s = reserve_seq(c->p, n)) != PPROF_OK)
 		return s;
@@ -896,9 +1066,13 @@ static int cpu_read(struct pprof_profile *p, const unsigned char *buf, size_t le
 	json_init(&c.j, buf, len, c.max_depth);
 	pp_v8_init(&c.v, p, &c.j);
 	pp_v8_size_hint(&c.v, len);
-	ahead_start(&c);
+	ahead_start(&c, o && o->skip_sequence);
 
 	s = top_level(&c);
+	if (c.ahead && c.took_samples && c.took_deltas) {
+		c.sums = c.ahead->sums;
+		memset(&c.ahead->sums, 0, sizeof(c.ahead->sums));
+	}
 	ahead_free(c.ahead);
 	c.ahead = NULL;
 	if (s != PPROF_OK)
@@ -992,6 +1166,7 @@ static int cpu_read(struct pprof_profile *p, const unsigned char *buf, size_t le
 	s = PPROF_OK;
 out:
 	ahead_free(c.ahead);
+	sums_free(&c.sums);
 	free(ticks.first);
 	free(ticks.lt);
 	free(acc);
