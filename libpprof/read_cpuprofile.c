@@ -466,7 +466,8 @@ static void ahead_sums(struct ahead *a)
 
 		if (__builtin_sub_overflow(r[i + 1], r[i], &gap) ||
 		    __builtin_mul_overflow(gap, 1000, &wall) ||
-		    __builtin_add_overflow(u->wall[id[i]], wall, &u->wall[id[i]]) || !gap_add(&u->g, gap))
+		    __builtin_add_overflow(u->wall[id[i]], wall, &u->wall[id[i]]) ||
+		    !gap_add(&u->g, gap))
 			goto out;
 		u->count[id[i]]++;
 	}
@@ -731,8 +732,8 @@ static int samples_from_sums(struct cpu *c, struct acc *acc, bool *done)
 	uint32_t k;
 
 	*done = false;
-	if (!u->ok || c->samples || !c->have_nodes || !c->have_deltas || c->ndeltas != n ||
-	    n < 2 || n > UINT32_MAX)
+	if (!u->ok || c->samples || !c->have_nodes || !c->have_deltas || c->ndeltas != n || n < 2 ||
+	    n > UINT32_MAX)
 		return PPROF_OK;
 	/* every sample names a node */
 	for (id = 0; id < u->nids; id++)
@@ -750,7 +751,8 @@ static int samples_from_sums(struct cpu *c, struct acc *acc, bool *done)
 	/* the timestamps (startTime plus the sums of the deltas, in order:
 	 * the first is the least, the last the largest) stay in int64, and
 	 * their times from startTime in nanoseconds too */
-	if (__builtin_add_overflow(base, u->first, &x) || __builtin_add_overflow(base, u->last, &x) ||
+	if (__builtin_add_overflow(base, u->first, &x) ||
+	    __builtin_add_overflow(base, u->last, &x) ||
 	    __builtin_mul_overflow(u->first, 1000, &x) || __builtin_mul_overflow(u->last, 1000, &x))
 		return PPROF_OK;
 	*done = true;

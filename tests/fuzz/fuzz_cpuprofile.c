@@ -62,7 +62,8 @@ static void same_as_plain(const uint8_t *data, size_t size, struct pprof_profile
 	int sq = pp_reader_cpuprofile.read(q, data, size, &o);
 	const char *what = skip_lines ? "skip_lines" : "skip_sequence";
 	if (sp != sq)
-		fuzz_fail(what, pprof_profile_error(sp ? p : q), strlen(pprof_profile_error(sp ? p : q)));
+		fuzz_fail(what, pprof_profile_error(sp ? p : q),
+			  strlen(pprof_profile_error(sp ? p : q)));
 	if (sp != PPROF_OK) {
 		if (strcmp(pprof_profile_error(p), pprof_profile_error(q)) != 0)
 			fuzz_fail(what, pprof_profile_error(q), strlen(pprof_profile_error(q)));

@@ -1219,8 +1219,11 @@ static char *big_profile(size_t n, int64_t (*delta)(size_t), const char *start, 
 		    "{\"nodes\":["
 		    "{\"id\":1,\"callFrame\":{\"functionName\":\"(root)\",\"scriptId\":\"0\","
 		    "\"url\":\"\",\"lineNumber\":-1,\"columnNumber\":-1},\"children\":[2,3]}," FAST_NODE(
-			    2, "f", 0, ",\"children\":[4]") "," FAST_NODE(3, "g", 5, "") "," FAST_NODE(4, "h", 9, ",\"positionTicks\":[{\"line\":12,\"ticks\":3},{\"line\":11,\"ticks\":1}]") "],"
-		    "\"startTime\":%s,\"endTime\":%s,\"samples\":[",
+			    2, "f", 0,
+			    ",\"children\":[4]") "," FAST_NODE(3, "g", 5,
+							       "") "," FAST_NODE(4, "h", 9,
+										 ",\"positionTicks\":[{\"line\":12,\"ticks\":3},{\"line\":11,\"ticks\":1}]") "],"
+																			     "\"startTime\":%s,\"endTime\":%s,\"samples\":[",
 		    start, end);
 	for (size_t i = 0; i < n; i++)
 		pp_buf_addf(&b, "%s%d", i ? "," : "", (int)(2 + i % 3));
