@@ -18,6 +18,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "lines.h"
 #include "v8.h"
@@ -96,6 +97,33 @@ static int cmp_stamp(const void *a, const void *b)
 	return x->i < y->i ? -1 : x->i > y->i;
 }
 
+/* TS and NODE in time order, a stable sort by position; false when out of
+ * memory. */
+static bool stamp_sort(int64_t *ts, uint32_t *node, size_t n)
+{
+	struct stamp *st = malloc(n * sizeof(*st));
+	uint32_t *was = malloc(n * sizeof(*was));
+
+	if (!st || !was) {
+		free(st);
+		free(was);
+		return false;
+	}
+	for (size_t i = 0; i < n; i++) {
+		st[i].t = ts[i];
+		st[i].i = (uint32_t)i;
+	}
+	memcpy(was, node, n * sizeof(*was));
+	qsort(st, n, sizeof(*st), cmp_stamp);
+	for (size_t i = 0; i < n; i++) {
+		ts[i] = st[i].t;
+		node[i] = was[st[i].i];
+	}
+	free(st);
+	free(was);
+	return true;
+}
+
 /*
  * Puts the N samples in time order, in place: their timestamps TS and, moved
  * alike, their nodes NODE.  TS[0 .. FROM) is already in order.  A stable
@@ -123,30 +151,7 @@ static bool time_order(int64_t *ts, uint32_t *node, size_t n, size_t from)
 		ts[j] = x;
 		node[j] = y;
 	}
-	if (moves <= budget)
-		return true;
-
-	struct stamp *st = malloc(n * sizeof(*st));
-	uint32_t *was = malloc(n * sizeof(*was));
-
-	if (!st || !was) {
-		free(st);
-		free(was);
-		return false;
-	}
-	for (i = 0; i < n; i++) {
-		st[i].t = ts[i];
-		st[i].i = (uint32_t)i;
-	}
-	memcpy(was, node, n * sizeof(*was));
-	qsort(st, n, sizeof(*st), cmp_stamp);
-	for (i = 0; i < n; i++) {
-		ts[i] = st[i].t;
-		node[i] = was[st[i].i];
-	}
-	free(st);
-	free(was);
-	return true;
+	return moves <= budget || stamp_sort(ts, node, n);
 }
 
 /*
@@ -194,6 +199,12 @@ struct cpu {
 	/* both arrays came from the thread, and its sums with them */
 	bool took_samples, took_deltas;
 	struct sums sums;
+	/* the lines of positionTicks are made (pprof_read_options.skip_lines) */
+	bool lines;
+	/* the tree was built while the thread read on, with this outcome,
+	 * which stands after any error of the rest of the text */
+	bool built;
+	int build_status;
 	/* what samples_to_model() found, in nanoseconds (0: not known) */
 	int64_t period, duration;
 };
@@ -419,6 +430,24 @@ static void *ahead_alloc(size_t n, size_t size, size_t *cap)
 	return a;
 }
 
+/* BYTES for a temporary array, freed with free(); from 1 MiB on, whole
+ * 2 MiB pages, aligned, with huge pages asked for. */
+static void *huge_alloc(size_t bytes)
+{
+	const size_t huge = (size_t)2 << 20;
+	void *a;
+
+	if (bytes < huge / 2 || bytes > SIZE_MAX - huge)
+		return malloc(bytes ? bytes : 1);
+	bytes = (bytes + huge - 1) / huge * huge;
+	if (posix_memalign(&a, huge, bytes) != 0)
+		return NULL;
+#ifdef MADV_HUGEPAGE
+	(void)madvise(a, bytes, MADV_HUGEPAGE);
+#endif
+	return a;
+}
+
 /* The sums (struct sums) of the arrays read, when they can stand for the
  * samples: on copies put in time order, the arrays being the main
  * thread's to read as they are when the sums cannot be used. */
@@ -427,9 +456,9 @@ static void ahead_sums(struct ahead *a)
 	struct sums *u = &a->sums;
 	const uint32_t *sid = a->ids.sid;
 	const int64_t *dv = a->deltav;
-	size_t n = a->ids.nsamples, i, from = n;
+	size_t n = a->ids.nsamples, i, moves = 0, budget = 16 * n;
 	uint32_t maxid = 0, *id = NULL;
-	int64_t *r = NULL;
+	int64_t *r = NULL, cum;
 
 	if (!a->samples.ok || !a->deltas.ok || a->ids.samples || !sid || a->ndeltas != n || n < 2)
 		return;
@@ -444,23 +473,43 @@ static void ahead_sums(struct ahead *a)
 	u->count = calloc(u->nids, sizeof(*u->count));
 	u->wall = calloc(u->nids, sizeof(*u->wall));
 	u->g.hist = calloc(GAP_HIST, sizeof(*u->g.hist));
-	if ((r = malloc(n * sizeof(*r))) != NULL)
-		pp_advise_huge(r, n * sizeof(*r));
-	if ((id = malloc(n * sizeof(*id))) != NULL)
-		pp_advise_huge(id, n * sizeof(*id));
-	if (!u->count || !u->wall || !u->g.hist || !r || !id)
+	/* both copies in one block: whole huge pages from 1 MiB on, a fault
+	 * per 2 MiB rather than per 4 KiB */
+	if ((r = huge_alloc(n * (sizeof(*r) + sizeof(*id)))) != NULL)
+		id = (uint32_t *)(r + n);
+	if (!u->count || !u->wall || !u->g.hist || !r)
 		goto out;
-	/* the time of sample i from startTime: the sum of deltas 0 .. i */
-	r[0] = dv[0];
+	/* the time of sample i from startTime, the sum of deltas 0 .. i, put
+	 * in time order as it comes (time_order()'s insertion sort, in the
+	 * same pass) */
+	r[0] = cum = dv[0];
+	id[0] = sid[0];
 	for (i = 1; i < n; i++) {
-		if (__builtin_add_overflow(r[i - 1], dv[i], &r[i]))
+		size_t j = i;
+
+		if (__builtin_add_overflow(cum, dv[i], &cum))
 			goto out;
-		if (dv[i] < 0 && from == n)
-			from = i;
+		while (j > 0 && r[j - 1] > cum && moves++ <= budget) {
+			r[j] = r[j - 1];
+			id[j] = id[j - 1];
+			j--;
+		}
+		r[j] = cum;
+		id[j] = sid[i];
+		if (moves > budget)
+			break;
 	}
-	memcpy(id, sid, n * sizeof(*id));
-	if (from < n && !time_order(r, id, n, from))
-		goto out;
+	if (i < n) {
+		/* far out of order: the rest as it comes, then sorted */
+		for (i++; i < n; i++) {
+			if (__builtin_add_overflow(cum, dv[i], &cum))
+				goto out;
+			r[i] = cum;
+			id[i] = sid[i];
+		}
+		if (!stamp_sort(r, id, n))
+			goto out;
+	}
 	for (i = 0; i + 1 < n; i++) {
 		int64_t gap, wall;
 
@@ -477,7 +526,6 @@ static void ahead_sums(struct ahead *a)
 	u->ok = true;
 out:
 	free(r);
-	free(id);
 }
 
 static void *ahead_thread(void *arg)
@@ -562,6 +610,21 @@ static bool ahead_take(struct cpu *c, int t, bool deltas)
 	return true;
 }
 
+/* The call tree of the nodes read. */
+static int build(struct cpu *c)
+{
+	size_t nlines = c->lines ? c->v.nticks : 0;
+	int s;
+
+	/* the frames and nodes of the tree and of the lines, at most, sized
+	 * at once rather than for the tree and then again for the lines */
+	if (c->v.n + nlines < UINT32_MAX / 2 &&
+	    (s = pp_reserve(c->p, (uint32_t)(c->v.n + nlines), (uint32_t)(c->v.n + nlines), 0)) !=
+		    PPROF_OK)
+		return s;
+	return pp_v8_build(&c->v);
+}
+
 static int top_level(struct cpu *c)
 {
 	struct json *j = &c->j;
@@ -642,6 +705,13 @@ static int top_level(struct cpu *c)
 				s = pp_v8_read_node(&c->v);
 				if (s != PPROF_OK)
 					return s;
+			}
+			/* V8 writes the nodes first: the tree is built while
+			 * the thread still reads the samples (nothing else
+			 * interns strings before the tree would be built) */
+			if (c->ahead) {
+				c->built = true;
+				c->build_status = build(c);
 			}
 		} else if (seen == &c->have_head) {
 			t = json_next(j);
@@ -1057,10 +1127,12 @@ static int cpu_read(struct pprof_profile *p, const unsigned char *buf, size_t le
 	struct ticks ticks = { NULL, NULL };
 	int s, default_type = 1;
 	uint32_t i;
-	bool lines;
 	size_t nlines;
 
 	memset(&c, 0, sizeof(c));
+	/* the lines are left out only for the first input: later ones add to
+	 * entries whose sums could leave int64 as a whole and not in parts */
+	c.lines = !(o && o->skip_lines) || p->nentries != 0;
 	c.p = p;
 	c.buf = buf;
 	c.len = len;
@@ -1089,15 +1161,8 @@ static int cpu_read(struct pprof_profile *p, const unsigned char *buf, size_t le
 	}
 	/* the lines are left out only for the first input: later ones add to
 	 * entries whose sums could leave int64 as a whole and not in parts */
-	lines = !(o && o->skip_lines) || p->nentries != 0;
-	nlines = lines ? c.v.nticks : 0;
-	/* the frames and nodes of the tree and of the lines, at most, sized
-	 * at once rather than for the tree and then again for the lines */
-	if (c.v.n + nlines < UINT32_MAX / 2 &&
-	    (s = pp_reserve(p, (uint32_t)(c.v.n + nlines), (uint32_t)(c.v.n + nlines), 0)) !=
-		    PPROF_OK)
-		goto out;
-	s = pp_v8_build(&c.v);
+	nlines = c.lines ? c.v.nticks : 0;
+	s = c.built ? c.build_status : build(&c);
 	if (s != PPROF_OK)
 		goto out;
 
@@ -1137,9 +1202,9 @@ static int cpu_read(struct pprof_profile *p, const unsigned char *buf, size_t le
 			goto out;
 		pp_input_times(p, 0, c.duration, pt, c.period);
 	}
-	if (!lines && !values_fit(&c, acc))
-		lines = true, nlines = c.v.nticks;
-	s = lines ? group_ticks(&c, &ticks) : ticks_fit(&c, acc);
+	if (!c.lines && !values_fit(&c, acc))
+		c.lines = true, nlines = c.v.nticks;
+	s = c.lines ? group_ticks(&c, &ticks) : ticks_fit(&c, acc);
 	if (s != PPROF_OK)
 		goto out;
 	{

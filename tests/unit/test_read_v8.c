@@ -1313,6 +1313,22 @@ static void test_read_v8_cpu_sums_ahead(void **state)
 		expect_same_sums(in);
 		free(in);
 	}
+
+	/* the tree is built while the thread reads: its errors, after those
+	 * of the rest of the text */
+	char *in = big_profile(n, d_sorted, "0", "1"), *w;
+	char *x = strstr(in, "{\"id\":4,");
+	x[6] = '3';
+	w = at("duplicate node id 3", in, "{\"id\":3,", 2);
+	expect_cpu_error(in, w);
+	expect_same_sums(in);
+	free(w);
+	in[strlen(in) - 1] = '\0';
+	assert_true(asprintf(&w, "unexpected end of input (at byte %zu)", strlen(in)) > 0);
+	expect_cpu_error(in, w);
+	expect_same_sums(in);
+	free(w);
+	free(in);
 }
 
 /* More than a MiB of samples: read on the second thread when written as V8
