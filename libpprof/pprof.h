@@ -120,6 +120,13 @@ struct pprof_read_options {
 	 * only a flame chart reads (pprof_flame_has_timeline() is then 0); the
 	 * call tree and its values are the same. */
 	int skip_sequence;
+	/* V8 .cpuprofile: leave each node's samples on its function's frame
+	 * rather than split over the lines of its positionTicks (which are
+	 * still read and checked).  For a program that prints frames at
+	 * functions, filefunctions or files granularity, and neither maps,
+	 * renames nor filters them: the at-line frames print as their
+	 * function's and merge with it, so its output is the same. */
+	int skip_lines;
 };
 
 /* Reads the whole of FILE (a path, or NULL or "-" for standard input),

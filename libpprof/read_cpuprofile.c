@@ -18,6 +18,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "lines.h"
 #include "v8.h"
@@ -29,6 +30,155 @@ struct num {
 	int64_t i;
 	double d;
 };
+
+static int cmp_int64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * The gaps between consecutive samples, for their median (the sampling
+ * interval): counted in a histogram up to GAP_HIST microseconds (V8 samples
+ * every 50 µs to a few ms), kept in a list above it, so that finding the
+ * median takes neither a sort of a million gaps nor their memory.
+ */
+#define GAP_HIST 16384
+struct gaps {
+	uint32_t *hist;
+	int64_t *big;
+	size_t n, nbig, capbig;
+};
+
+static inline bool gap_add(struct gaps *g, int64_t d)
+{
+	g->n++;
+	if ((uint64_t)d < GAP_HIST) {
+		g->hist[d]++;
+		return true;
+	}
+	if (g->nbig == g->capbig) {
+		size_t cap = g->capbig ? g->capbig * 2 : 256;
+		int64_t *b = realloc(g->big, cap * sizeof(*b));
+
+		if (!b)
+			return false;
+		g->big = b;
+		g->capbig = cap;
+	}
+	g->big[g->nbig++] = d;
+	return true;
+}
+
+/* The K-th smallest gap (from 0). */
+static int64_t gap_kth(struct gaps *g, size_t k)
+{
+	for (size_t d = 0; d < GAP_HIST; d++) {
+		if (k < g->hist[d])
+			return (int64_t)d;
+		k -= g->hist[d];
+	}
+	qsort(g->big, g->nbig, sizeof(*g->big), cmp_int64);
+	return g->big[k];
+}
+
+struct stamp {
+	int64_t t;
+	uint32_t i; /* position before the sort, for a stable sort */
+};
+
+static int cmp_stamp(const void *a, const void *b)
+{
+	const struct stamp *x = a, *y = b;
+
+	if (x->t != y->t)
+		return x->t < y->t ? -1 : 1;
+	return x->i < y->i ? -1 : x->i > y->i;
+}
+
+/* TS and NODE in time order, a stable sort by position; false when out of
+ * memory. */
+static bool stamp_sort(int64_t *ts, uint32_t *node, size_t n)
+{
+	struct stamp *st = malloc(n * sizeof(*st));
+	uint32_t *was = malloc(n * sizeof(*was));
+
+	if (!st || !was) {
+		free(st);
+		free(was);
+		return false;
+	}
+	for (size_t i = 0; i < n; i++) {
+		st[i].t = ts[i];
+		st[i].i = (uint32_t)i;
+	}
+	memcpy(was, node, n * sizeof(*was));
+	qsort(st, n, sizeof(*st), cmp_stamp);
+	for (size_t i = 0; i < n; i++) {
+		ts[i] = st[i].t;
+		node[i] = was[st[i].i];
+	}
+	free(st);
+	free(was);
+	return true;
+}
+
+/*
+ * Puts the N samples in time order, in place: their timestamps TS and, moved
+ * alike, their nodes NODE.  TS[0 .. FROM) is already in order.  A stable
+ * sort: ties keep their order.  False when out of memory.
+ */
+static bool time_order(int64_t *ts, uint32_t *node, size_t n, size_t from)
+{
+	/* V8 writes a negative delta now and then: the samples are nearly in
+	 * order, which insertion sort puts right in O(n + moves).  Past a
+	 * budget of moves, qsort, stable by position: the part put in order
+	 * so far keeps the file's order among equal times, and so does the
+	 * rest. */
+	size_t moves = 0, budget = 16 * n, i;
+
+	for (i = from; i < n && moves <= budget; i++) {
+		int64_t x = ts[i];
+		uint32_t y = node[i];
+		size_t j = i;
+
+		while (j > 0 && ts[j - 1] > x && moves++ <= budget) {
+			ts[j] = ts[j - 1];
+			node[j] = node[j - 1];
+			j--;
+		}
+		ts[j] = x;
+		node[j] = y;
+	}
+	return moves <= budget || stamp_sort(ts, node, n);
+}
+
+/*
+ * What samples_to_model() makes of samples 0 .. n-2 of V8's usual input,
+ * made by the thread once it has read both arrays (ahead_sums()): the
+ * count and wall time per node id, the gaps between consecutive samples,
+ * the times relative to startTime.  OK only when the samples are in time
+ * order, every id is small, and no sum or product leaves int64; the main
+ * thread still checks what depends on the rest of the file.
+ */
+struct sums {
+	bool ok;
+	int64_t *count, *wall; /* per id, 0 .. nids - 1 */
+	size_t nids;
+	struct gaps g;
+	int64_t first, last; /* the first and last sample's time from startTime */
+	uint32_t last_id;    /* the last sample's node id */
+};
+
+static void sums_free(struct sums *u)
+{
+	free(u->count);
+	free(u->wall);
+	free(u->g.hist);
+	free(u->g.big);
+	memset(u, 0, sizeof(*u));
+}
 
 struct cpu {
 	struct pprof_profile *p;
@@ -46,6 +196,15 @@ struct cpu {
 	size_t nsamples, capsamples, ndeltas, capdeltas, nstamps, capstamps;
 	/* the integer arrays read ahead on another thread (NULL: none) */
 	struct ahead *ahead;
+	/* both arrays came from the thread, and its sums with them */
+	bool took_samples, took_deltas;
+	struct sums sums;
+	/* the lines of positionTicks are made (pprof_read_options.skip_lines) */
+	bool lines;
+	/* the tree was built while the thread read on, with this outcome,
+	 * which stands after any error of the rest of the text */
+	bool built;
+	int build_status;
 	/* what samples_to_model() found, in nanoseconds (0: not known) */
 	int64_t period, duration;
 };
@@ -200,6 +359,8 @@ struct ahead {
 	struct ids ids;
 	int64_t *deltav;
 	size_t ndeltas, capdeltas;
+	bool want_sums; /* no time-ordered sequence asked for */
+	struct sums sums;
 };
 
 /* Where "samples":[ and "timeDeltas":[ are among the last AHEAD_QUOTES
@@ -269,6 +430,104 @@ static void *ahead_alloc(size_t n, size_t size, size_t *cap)
 	return a;
 }
 
+/* BYTES for a temporary array, freed with free(); from 1 MiB on, whole
+ * 2 MiB pages, aligned, with huge pages asked for. */
+static void *huge_alloc(size_t bytes)
+{
+	const size_t huge = (size_t)2 << 20;
+	void *a;
+
+	if (bytes < huge / 2 || bytes > SIZE_MAX - huge)
+		return malloc(bytes ? bytes : 1);
+	bytes = (bytes + huge - 1) / huge * huge;
+	if (posix_memalign(&a, huge, bytes) != 0)
+		return NULL;
+#ifdef MADV_HUGEPAGE
+	(void)madvise(a, bytes, MADV_HUGEPAGE);
+#endif
+	return a;
+}
+
+/* The sums (struct sums) of the arrays read, when they can stand for the
+ * samples: on copies put in time order, the arrays being the main
+ * thread's to read as they are when the sums cannot be used. */
+static void ahead_sums(struct ahead *a)
+{
+	struct sums *u = &a->sums;
+	const uint32_t *sid = a->ids.sid;
+	const int64_t *dv = a->deltav;
+	size_t n = a->ids.nsamples, i, moves = 0, budget = 16 * n;
+	uint32_t maxid = 0, *id = NULL;
+	int64_t *r = NULL, cum;
+
+	if (!a->samples.ok || !a->deltas.ok || a->ids.samples || !sid || a->ndeltas != n || n < 2)
+		return;
+	for (i = 0; i < n; i++)
+		if (sid[i] > maxid)
+			maxid = sid[i];
+	/* a table per id, as long as the ids are not spread thinner than
+	 * the samples */
+	if (maxid > n / 2 + 65536)
+		return;
+	u->nids = (size_t)maxid + 1;
+	u->count = calloc(u->nids, sizeof(*u->count));
+	u->wall = calloc(u->nids, sizeof(*u->wall));
+	u->g.hist = calloc(GAP_HIST, sizeof(*u->g.hist));
+	/* both copies in one block: whole huge pages from 1 MiB on, a fault
+	 * per 2 MiB rather than per 4 KiB */
+	if ((r = huge_alloc(n * (sizeof(*r) + sizeof(*id)))) != NULL)
+		id = (uint32_t *)(r + n);
+	if (!u->count || !u->wall || !u->g.hist || !r)
+		goto out;
+	/* the time of sample i from startTime, the sum of deltas 0 .. i, put
+	 * in time order as it comes (time_order()'s insertion sort, in the
+	 * same pass) */
+	r[0] = cum = dv[0];
+	id[0] = sid[0];
+	for (i = 1; i < n; i++) {
+		size_t j = i;
+
+		if (__builtin_add_overflow(cum, dv[i], &cum))
+			goto out;
+		while (j > 0 && r[j - 1] > cum && moves++ <= budget) {
+			r[j] = r[j - 1];
+			id[j] = id[j - 1];
+			j--;
+		}
+		r[j] = cum;
+		id[j] = sid[i];
+		if (moves > budget)
+			break;
+	}
+	if (i < n) {
+		/* far out of order: the rest as it comes, then sorted */
+		for (i++; i < n; i++) {
+			if (__builtin_add_overflow(cum, dv[i], &cum))
+				goto out;
+			r[i] = cum;
+			id[i] = sid[i];
+		}
+		if (!stamp_sort(r, id, n))
+			goto out;
+	}
+	for (i = 0; i + 1 < n; i++) {
+		int64_t gap, wall;
+
+		if (__builtin_sub_overflow(r[i + 1], r[i], &gap) ||
+		    __builtin_mul_overflow(gap, 1000, &wall) ||
+		    __builtin_add_overflow(u->wall[id[i]], wall, &u->wall[id[i]]) ||
+		    !gap_add(&u->g, gap))
+			goto out;
+		u->count[id[i]]++;
+	}
+	u->first = r[0];
+	u->last = r[n - 1];
+	u->last_id = id[n - 1];
+	u->ok = true;
+out:
+	free(r);
+}
+
 static void *ahead_thread(void *arg)
 {
 	struct ahead *a = arg;
@@ -286,18 +545,21 @@ static void *ahead_thread(void *arg)
 	if (p) {
 		ahead_read(a, &a->samples, p, true);
 		ahead_read(a, &a->deltas, p, false);
+		if (a->want_sums)
+			ahead_sums(a);
 	}
 	pprof_profile_free(p);
 	return NULL;
 }
 
 /* Starts the thread when the input is big and the arrays are found. */
-static void ahead_start(struct cpu *c)
+static void ahead_start(struct cpu *c, bool want_sums)
 {
 	struct ahead *a;
 
 	if (c->len < ahead_min || !(a = calloc(1, sizeof(*a))))
 		return;
+	a->want_sums = want_sums;
 	a->buf = c->buf;
 	a->len = c->len;
 	a->max_depth = c->max_depth;
@@ -327,6 +589,7 @@ static void ahead_free(struct ahead *a)
 	free(a->ids.sid);
 	free(a->ids.samples);
 	free(a->deltav);
+	sums_free(&a->sums);
 	free(a);
 }
 
@@ -345,6 +608,21 @@ static bool ahead_take(struct cpu *c, int t, bool deltas)
 		return false;
 	json_value_done(&c->j, c->buf + r->end);
 	return true;
+}
+
+/* The call tree of the nodes read. */
+static int build(struct cpu *c)
+{
+	size_t nlines = c->lines ? c->v.nticks : 0;
+	int s;
+
+	/* the frames and nodes of the tree and of the lines, at most, sized
+	 * at once rather than for the tree and then again for the lines */
+	if (c->v.n + nlines < UINT32_MAX / 2 &&
+	    (s = pp_reserve(c->p, (uint32_t)(c->v.n + nlines), (uint32_t)(c->v.n + nlines), 0)) !=
+		    PPROF_OK)
+		return s;
+	return pp_v8_build(&c->v);
 }
 
 static int top_level(struct cpu *c)
@@ -428,6 +706,13 @@ static int top_level(struct cpu *c)
 				if (s != PPROF_OK)
 					return s;
 			}
+			/* V8 writes the nodes first: the tree is built while
+			 * the thread still reads the samples (nothing else
+			 * interns strings before the tree would be built) */
+			if (c->ahead) {
+				c->built = true;
+				c->build_status = build(c);
+			}
 		} else if (seen == &c->have_head) {
 			t = json_next(j);
 			if (t == JSON_ERROR)
@@ -441,6 +726,7 @@ static int top_level(struct cpu *c)
 
 			t = json_next(j);
 			if (ahead_take(c, t, false)) {
+				c->took_samples = true;
 				ids = c->ahead->ids;
 				memset(&c->ahead->ids, 0, sizeof(c->ahead->ids));
 			} else {
@@ -453,6 +739,7 @@ static int top_level(struct cpu *c)
 		} else if (seen == &c->have_deltas) {
 			t = json_next(j);
 			if (ahead_take(c, t, true)) {
+				c->took_deltas = true;
 				c->deltas = c->ahead->deltav;
 				c->ndeltas = c->ahead->ndeltas;
 				c->capdeltas = c->ahead->capdeltas;
@@ -472,20 +759,6 @@ static int top_level(struct cpu *c)
 	if (t != JSON_END)
 		return pp_v8_json_error(c->p, j);
 	return PPROF_OK;
-}
-
-struct stamp {
-	int64_t t;
-	uint32_t i; /* position before the sort, for a stable sort */
-};
-
-static int cmp_stamp(const void *a, const void *b)
-{
-	const struct stamp *x = a, *y = b;
-
-	if (x->t != y->t)
-		return x->t < y->t ? -1 : 1;
-	return x->i < y->i ? -1 : x->i > y->i;
 }
 
 static int range_error(struct cpu *c)
@@ -516,109 +789,72 @@ static int reserve_seq(struct pprof_profile *p, size_t n)
 	return PPROF_OK;
 }
 
-/*
- * Puts the N samples in time order, in place: their timestamps TS and, moved
- * alike, their nodes NODE.  TS[0 .. FROM) is already in order.  A stable
- * sort: ties keep their order.
- */
-static int sort_samples(struct cpu *c, int64_t *ts, uint32_t *node, size_t n, size_t from)
+/* samples_to_model() from the thread's sums (struct sums), with the same
+ * results and errors, when they stand for the samples: *DONE false when
+ * not (samples_to_model() then reads the samples one by one, and says what
+ * is wrong with them in its order). */
+static int samples_from_sums(struct cpu *c, struct acc *acc, bool *done)
 {
-	/* V8 writes a negative delta now and then: the samples are nearly in
-	 * order, which insertion sort puts right in O(n + moves).  Past a
-	 * budget of moves, qsort, stable by position: the part put in order
-	 * so far keeps the file's order among equal times, and so does the
-	 * rest. */
-	size_t moves = 0, budget = 16 * n, i;
+	const struct sums *u = &c->sums;
+	size_t n = c->nsamples, id;
+	int64_t base = 0, endt = 0, x, d;
+	bool have_end = false;
+	uint32_t k;
 
-	for (i = from; i < n && moves <= budget; i++) {
-		int64_t x = ts[i];
-		uint32_t y = node[i];
-		size_t j = i;
-
-		while (j > 0 && ts[j - 1] > x && moves++ <= budget) {
-			ts[j] = ts[j - 1];
-			node[j] = node[j - 1];
-			j--;
-		}
-		ts[j] = x;
-		node[j] = y;
-	}
-	if (moves <= budget)
+	*done = false;
+	if (!u->ok || c->samples || !c->have_nodes || !c->have_deltas || c->ndeltas != n || n < 2 ||
+	    n > UINT32_MAX)
 		return PPROF_OK;
+	/* every sample names a node */
+	for (id = 0; id < u->nids; id++)
+		if (u->count[id] && pp_v8_find(&c->v, (int64_t)id) == PP_V8_NONE)
+			return PPROF_OK;
+	if ((k = pp_v8_find(&c->v, u->last_id)) == PP_V8_NONE)
+		return PPROF_OK;
+	if (c->start.set && !num_us(&c->start, 1, &base))
+		return PPROF_OK;
+	if (c->end.set) {
+		if (!num_us(&c->end, 1, &endt))
+			return PPROF_OK;
+		have_end = true;
+	}
+	/* the timestamps (startTime plus the sums of the deltas, in order:
+	 * the first is the least, the last the largest) stay in int64, and
+	 * their times from startTime in nanoseconds too */
+	if (__builtin_add_overflow(base, u->first, &x) ||
+	    __builtin_add_overflow(base, u->last, &x) ||
+	    __builtin_mul_overflow(u->first, 1000, &x) || __builtin_mul_overflow(u->last, 1000, &x))
+		return PPROF_OK;
+	*done = true;
+	for (id = 0; id < u->nids; id++) {
+		if (!u->count[id])
+			continue;
+		uint32_t i = pp_v8_find(&c->v, (int64_t)id);
+		acc[i].count = u->count[id];
+		acc[i].wall = u->wall[id];
+	}
+	{
+		/* the last sample, as samples_to_model() takes it */
+		int64_t t = base + u->last, gap = 0, wall, time;
 
-	struct stamp *st = malloc(n * sizeof(*st));
-	uint32_t *was = malloc(n * sizeof(*was));
-
-	if (!st || !was) {
-		free(st);
-		free(was);
-		return pp_nomem(c->p);
+		if (have_end && endt > t && __builtin_sub_overflow(endt, t, &gap))
+			return range_error(c);
+		if (__builtin_mul_overflow(gap, 1000, &wall) ||
+		    __builtin_sub_overflow(t, base, &time) ||
+		    __builtin_mul_overflow(time, 1000, &time))
+			return range_error(c);
+		if (__builtin_add_overflow(acc[k].wall, wall, &acc[k].wall))
+			return pp_error(c->p, PPROF_EINPUT,
+					"sum of wall values leaves the 64-bit range");
+		acc[k].count++;
 	}
-	for (i = 0; i < n; i++) {
-		st[i].t = ts[i];
-		st[i].i = (uint32_t)i;
-	}
-	memcpy(was, node, n * sizeof(*was));
-	qsort(st, n, sizeof(*st), cmp_stamp);
-	for (i = 0; i < n; i++) {
-		ts[i] = st[i].t;
-		node[i] = was[st[i].i];
-	}
-	free(st);
-	free(was);
+	d = gap_kth((struct gaps *)&u->g, (n - 2) / 2);
+	if (d > 0 && !__builtin_mul_overflow(d, 1000, &d))
+		c->period = d;
+	if (!__builtin_sub_overflow(have_end ? endt : base + u->last, base, &d) && d > 0 &&
+	    !__builtin_mul_overflow(d, 1000, &d))
+		c->duration = d;
 	return PPROF_OK;
-}
-
-static int cmp_int64(const void *a, const void *b)
-{
-	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-/*
- * The gaps between consecutive samples, for their median (the sampling
- * interval): counted in a histogram up to GAP_HIST microseconds (V8 samples
- * every 50 µs to a few ms), kept in a list above it, so that finding the
- * median takes neither a sort of a million gaps nor their memory.
- */
-#define GAP_HIST 16384
-struct gaps {
-	uint32_t *hist;
-	int64_t *big;
-	size_t n, nbig, capbig;
-};
-
-static inline bool gap_add(struct gaps *g, int64_t d)
-{
-	g->n++;
-	if ((uint64_t)d < GAP_HIST) {
-		g->hist[d]++;
-		return true;
-	}
-	if (g->nbig == g->capbig) {
-		size_t cap = g->capbig ? g->capbig * 2 : 256;
-		int64_t *b = realloc(g->big, cap * sizeof(*b));
-
-		if (!b)
-			return false;
-		g->big = b;
-		g->capbig = cap;
-	}
-	g->big[g->nbig++] = d;
-	return true;
-}
-
-/* The K-th smallest gap (from 0). */
-static int64_t gap_kth(struct gaps *g, size_t k)
-{
-	for (size_t d = 0; d < GAP_HIST; d++) {
-		if (k < g->hist[d])
-			return (int64_t)d;
-		k -= g->hist[d];
-	}
-	qsort(g->big, g->nbig, sizeof(*g->big), cmp_int64);
-	return g->big[k];
 }
 
 /*
@@ -643,6 +879,12 @@ static int samples_to_model(struct cpu *c, struct acc *acc, bool want_seq)
 
 	if (n > UINT32_MAX)
 		return pp_error(c->p, PPROF_ENOMEM, "more than 2^32 samples");
+	if (!want_seq) {
+		bool done;
+
+		if ((s = samples_from_sums(c, acc, &done)) != PPROF_OK || done)
+			return s;
+	}
 	if (c->samples && !(node = c->sid = malloc((n ? n : 1) * sizeof(*node))))
 		return pp_nomem(c->p);
 	/* From here on sid[] holds node indexes. */
@@ -712,8 +954,8 @@ static int samples_to_model(struct cpu *c, struct acc *acc, bool want_seq)
 	for (i = 1; ts && i < n; i++)
 		if (ts[i] < ts[i - 1])
 			break;
-	if (ts && i < n && (s = sort_samples(c, ts, node, n, i)) != PPROF_OK)
-		return s;
+	if (ts && i < n && !time_order(ts, node, n, i))
+		return pp_nomem(c->p);
 
 	if (want_seq && (s = reserve_seq(c->p, n)) != PPROF_OK)
 		return s;
@@ -821,6 +1063,61 @@ static int add_node(struct cpu *c, struct ticks *t, uint32_t i, const int64_t *v
 	return pp_add_sample(c->p, d->model, 0, vals, d->offset);
 }
 
+/*
+ * pprof_read_options.skip_lines: the node's values on its own frame, as
+ * pp_add_sample_lines() puts them when no line ticked.  That gives the same
+ * sums as the lines' parts, but one entry's sum where the lines had several:
+ * taken only when no sum can leave int64 either way (the values of this
+ * input together fit; all of them are 0 or more), so that the errors are
+ * the same too.
+ */
+static bool values_fit(const struct cpu *c, const struct acc *acc)
+{
+	int64_t count = 0, wall = 0;
+
+	for (uint32_t i = 0; i < c->v.n; i++)
+		if (acc[i].count < 0 || acc[i].wall < 0 ||
+		    __builtin_add_overflow(count, acc[i].count, &count) ||
+		    __builtin_add_overflow(wall, acc[i].wall, &wall))
+			return false;
+	return true;
+}
+
+/* The check pp_add_sample_lines() makes of the lines left out: a node's
+ * ticks, added up, stay in int64 (in node order, where add_node() says so
+ * first). */
+static int ticks_fit(struct cpu *c, const struct acc *acc)
+{
+	const struct pp_v8 *v = &c->v;
+	int64_t *sum;
+	uint32_t i;
+	int s = PPROF_OK;
+
+	if (!v->nticks)
+		return PPROF_OK;
+	if (!(sum = calloc(v->n, sizeof(*sum))))
+		return pp_nomem(c->p);
+	for (size_t k = 0; k < v->nticks; k++) {
+		const struct pp_v8_tick *x = &v->ticks[k];
+
+		/* -1 once past int64 (ticks are 0 or more) */
+		if (sum[x->node] >= 0 &&
+		    __builtin_add_overflow(sum[x->node], x->ticks, &sum[x->node]))
+			sum[x->node] = -1;
+	}
+	for (i = 0; i < v->n; i++) {
+		const struct pp_v8_node *d = &v->nodes[i];
+
+		if (sum[i] < 0 && d->model != 0 && (acc[i].count || acc[i].wall) && d->url) {
+			s = pp_error_at(c->p, PPROF_EINPUT, d->offset,
+					"the positionTicks of a node leave the 64-bit range");
+			break;
+		}
+	}
+	free(sum);
+	return s;
+}
+
 static int cpu_read(struct pprof_profile *p, const unsigned char *buf, size_t len,
 		    const struct pprof_read_options *o)
 {
@@ -830,8 +1127,12 @@ static int cpu_read(struct pprof_profile *p, const unsigned char *buf, size_t le
 	struct ticks ticks = { NULL, NULL };
 	int s, default_type = 1;
 	uint32_t i;
+	size_t nlines;
 
 	memset(&c, 0, sizeof(c));
+	/* the lines are left out only for the first input: later ones add to
+	 * entries whose sums could leave int64 as a whole and not in parts */
+	c.lines = !(o && o->skip_lines) || p->nentries != 0;
 	c.p = p;
 	c.buf = buf;
 	c.len = len;
@@ -839,9 +1140,13 @@ static int cpu_read(struct pprof_profile *p, const unsigned char *buf, size_t le
 	json_init(&c.j, buf, len, c.max_depth);
 	pp_v8_init(&c.v, p, &c.j);
 	pp_v8_size_hint(&c.v, len);
-	ahead_start(&c);
+	ahead_start(&c, o && o->skip_sequence);
 
 	s = top_level(&c);
+	if (c.ahead && c.took_samples && c.took_deltas) {
+		c.sums = c.ahead->sums;
+		memset(&c.ahead->sums, 0, sizeof(c.ahead->sums));
+	}
 	ahead_free(c.ahead);
 	c.ahead = NULL;
 	if (s != PPROF_OK)
@@ -854,13 +1159,10 @@ static int cpu_read(struct pprof_profile *p, const unsigned char *buf, size_t le
 		s = pp_error(p, PPROF_EINPUT, "not a cpuprofile: no nodes");
 		goto out;
 	}
-	/* the frames and nodes of the tree and of the lines, at most, sized
-	 * at once rather than for the tree and then again for the lines */
-	if (c.v.n + c.v.nticks < UINT32_MAX / 2 &&
-	    (s = pp_reserve(p, (uint32_t)(c.v.n + c.v.nticks), (uint32_t)(c.v.n + c.v.nticks), 0)) !=
-		    PPROF_OK)
-		goto out;
-	s = pp_v8_build(&c.v);
+	/* the lines are left out only for the first input: later ones add to
+	 * entries whose sums could leave int64 as a whole and not in parts */
+	nlines = c.lines ? c.v.nticks : 0;
+	s = c.built ? c.build_status : build(&c);
 	if (s != PPROF_OK)
 		goto out;
 
@@ -900,7 +1202,9 @@ static int cpu_read(struct pprof_profile *p, const unsigned char *buf, size_t le
 			goto out;
 		pp_input_times(p, 0, c.duration, pt, c.period);
 	}
-	s = group_ticks(&c, &ticks);
+	if (!c.lines && !values_fit(&c, acc))
+		c.lines = true, nlines = c.v.nticks;
+	s = c.lines ? group_ticks(&c, &ticks) : ticks_fit(&c, acc);
 	if (s != PPROF_OK)
 		goto out;
 	{
@@ -910,9 +1214,9 @@ static int cpu_read(struct pprof_profile *p, const unsigned char *buf, size_t le
 
 		for (i = 0; i < c.v.n; i++)
 			used += c.v.nodes[i].model != 0 && (acc[i].count || acc[i].wall);
-		if (used + c.v.nticks < UINT32_MAX / 2 &&
-		    (s = pp_reserve(p, (uint32_t)c.v.nticks, (uint32_t)c.v.nticks,
-				    (uint32_t)(used + c.v.nticks))) != PPROF_OK)
+		if (used + nlines < UINT32_MAX / 2 &&
+		    (s = pp_reserve(p, (uint32_t)nlines, (uint32_t)nlines,
+				    (uint32_t)(used + nlines))) != PPROF_OK)
 			goto out;
 	}
 	/* A sample at the (root) node itself has an empty stack: left out of
@@ -929,6 +1233,7 @@ static int cpu_read(struct pprof_profile *p, const unsigned char *buf, size_t le
 	s = PPROF_OK;
 out:
 	ahead_free(c.ahead);
+	sums_free(&c.sums);
 	free(ticks.first);
 	free(ticks.lt);
 	free(acc);

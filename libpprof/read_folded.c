@@ -128,6 +128,18 @@ static int bid_folded(const unsigned char *buf, size_t len)
 	 * invalid lines may come before it, as in real files.  A deep stack
 	 * makes a long line, so lines are read whole. */
 	int lines;
+	{
+		/* JSON told apart first, before the end of its first line is
+		 * looked for: a JSON profile is often one line of megabytes.
+		 * The loop's test, for the yes it gives whatever the line. */
+		const unsigned char *t = buf + pos, *e = buf + len;
+		while (t < e && *t != '\n' && is_space(*t))
+			t++;
+		size_t jn = (size_t)(e - t);
+		if (t < e && (*t == '{' || *t == '[') &&
+		    json_is_prefix(t, jn < FOLDED_JSON_LOOK ? jn : FOLDED_JSON_LOOK, NULL))
+			return 0;
+	}
 	for (lines = 0; pos < len && lines < 64; lines++) {
 		const unsigned char *nl = memchr(buf + pos, '\n', len - pos);
 		size_t end = nl ? (size_t)(nl - buf) : len;

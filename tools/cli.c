@@ -420,6 +420,14 @@ struct pprof_profile *cli_load(struct cli *c, char **files, int n)
 		files = stdin_name;
 		n = 1;
 	}
+	/* Lines no one prints: one input (none brings source maps of its
+	 * own), names not mapped, renamed or filtered, a granularity that
+	 * prints no line. */
+	c->read.skip_lines = c->folded_out && n == 1 && !c->nmaps && !c->hide_ignored &&
+			     !c->rules && !c->filter && !c->lines_out &&
+			     (c->granularity == PPROF_G_FUNCTIONS ||
+			      c->granularity == PPROF_G_FILEFUNCTIONS ||
+			      c->granularity == PPROF_G_FILES);
 	for (int i = 0; i < n; i++) {
 		const char *path = files[i];
 		const char *shown = strcmp(path, "-") == 0 ? "<stdin>" : path;

@@ -131,6 +131,10 @@ struct cli {
 	bool hide_ignored; /* --hide-ignored */
 	const char *source_path; /* --source-path */
 	bool lines_out;    /* the output has lines whatever -g says (pprof-convert) */
+	/* the output is folded stacks and nothing else of the frames
+	 * (pprof-fold, pprof-diff): cli_load() may read without the lines
+	 * nothing prints (pprof_read_options.skip_lines) */
+	bool folded_out;
 	const char *rules_path;      /* --rules */
 	struct pprof_rules *rules;   /* loaded by the first cli_load() */
 	struct pprof_filter *filter; /* the filter options, compiled as given */

@@ -106,6 +106,7 @@ int main(int argc, char **argv)
 {
 	struct cli c;
 	cli_init(&c, "pprof-diff", usage);
+	c.folded_out = true;
 	static const struct option longopts[] = {
 		CLI_LONGOPTS,
 		{"normalize", no_argument, NULL, 'n'},

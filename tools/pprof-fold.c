@@ -37,6 +37,7 @@ int main(int argc, char **argv)
 {
 	struct cli c;
 	cli_init(&c, "pprof-fold", usage);
+	c.folded_out = true;
 	enum { OPT_HEADER = CLI_OPT_FIRST_TOOL };
 	static const struct option longopts[] = {
 		CLI_LONGOPTS,

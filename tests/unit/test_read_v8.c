@@ -816,6 +816,97 @@ static void test_read_v8_cpu_position_ticks_errors(void **state)
 			   "the positionTicks of a node leave the 64-bit range", "{\"id\":3", 0);
 }
 
+/* IN read with pprof_read_options.skip_lines, and without: the same
+ * folded stacks at the granularities that print no line, for every type;
+ * the same error when one fails.  Returns the profile read with it. */
+static struct pprof_profile *expect_same_without_lines(const char *in)
+{
+	struct pprof_read_options o = {0};
+	struct pprof_profile *p = pprof_profile_new(), *q = pprof_profile_new();
+	static const enum pprof_granularity g[] = {PPROF_G_FUNCTIONS, PPROF_G_FILEFUNCTIONS,
+						   PPROF_G_FILES};
+
+	assert_non_null(p);
+	assert_non_null(q);
+	int sp = pprof_read_buffer(p, in, strlen(in), &o);
+	o.skip_lines = 1;
+	int sq = pprof_read_buffer(q, in, strlen(in), &o);
+	assert_int_equal(sp, sq);
+	if (sp != PPROF_OK) {
+		assert_string_equal(pprof_profile_error(p), pprof_profile_error(q));
+		pprof_profile_free(p);
+		pprof_profile_free(q);
+		return NULL;
+	}
+	for (int t = 0; t < 2; t++) {
+		for (size_t k = 0; k < sizeof(g) / sizeof(*g); k++) {
+			struct pprof_fold_options fo = {t, g[k]};
+			struct pprof_folded *a = NULL, *b = NULL;
+			int fa = pprof_fold(p, &fo, &a), fb = pprof_fold(q, &fo, &b);
+
+			assert_int_equal(fa, fb);
+			if (fa != PPROF_OK) {
+				assert_string_equal(pprof_profile_error(p), pprof_profile_error(q));
+				continue;
+			}
+			assert_int_equal(a->n, b->n);
+			for (size_t i = 0; i < a->n; i++) {
+				assert_int_equal(a->lines[i].len, b->lines[i].len);
+				assert_memory_equal(a->lines[i].stack, b->lines[i].stack,
+						    a->lines[i].len);
+				assert_int_equal(a->lines[i].value, b->lines[i].value);
+			}
+			pprof_folded_free(a);
+			pprof_folded_free(b);
+		}
+	}
+	pprof_profile_free(p);
+	return q;
+}
+
+static void test_read_v8_cpu_skip_lines(void **state)
+{
+	(void)state;
+	static const char in[] = TICKS_PROFILE(
+		"[{\"line\":13,\"ticks\":1},{\"line\":11,\"ticks\":2},{\"line\":12,\"ticks\":2},"
+		"{\"line\":14,\"ticks\":0},{\"line\":11,\"ticks\":1}]");
+	struct pprof_profile *q = expect_same_without_lines(in);
+
+	/* the lines are not there: the functions' lines at -g lines */
+	char *l = fold_str(q, pprof_sample_type_select(q, "samples"), PPROF_G_LINES);
+	assert_string_equal(l, "f a.js:1 1\nf a.js:1;g a.js:10 6\n");
+	free(l);
+	pprof_profile_free(q);
+	pprof_profile_free(expect_same_without_lines(TICKS_PROFILE("[]")));
+	pprof_profile_free(expect_same_without_lines(TICKS_PROFILE("[{\"line\":9,\"ticks\":0}]")));
+	/* the errors of the lines left out */
+	expect_same_without_lines(TICKS_PROFILE("[{\"line\":3,\"ticks\":9223372036854775807},"
+						"{\"line\":4,\"ticks\":1}]"));
+	expect_same_without_lines(TICKS_PROFILE("[{\"line\":0,\"ticks\":1}]"));
+	/* values whose sum leaves int64 (5e18 ns twice): read with the lines,
+	 * so that sums fail where they would have */
+	static const char big[] =
+		"{\"nodes\":[{\"id\":1,\"callFrame\":{\"functionName\":\"(root)\",\"url\":\"\","
+		"\"lineNumber\":-1,\"columnNumber\":-1},\"children\":[2,3]},"
+		"{\"id\":2,\"callFrame\":{\"functionName\":\"f\",\"url\":\"a.js\",\"lineNumber\":0,"
+		"\"columnNumber\":0},\"positionTicks\":[{\"line\":2,\"ticks\":1},"
+		"{\"line\":3,\"ticks\":1}]},"
+		"{\"id\":3,\"callFrame\":{\"functionName\":\"f\",\"url\":\"a.js\",\"lineNumber\":0,"
+		"\"columnNumber\":0},\"positionTicks\":[{\"line\":2,\"ticks\":1}]}],"
+		"\"startTime\":0,\"endTime\":10000000000000000,\"samples\":[2,3],"
+		"\"timeDeltas\":[0,5000000000000000]}";
+	pprof_profile_free(expect_same_without_lines(big));
+	struct pprof_read_options o = {0};
+	o.skip_lines = 1;
+	q = pprof_profile_new();
+	assert_non_null(q);
+	assert_int_equal(pprof_read_buffer(q, big, strlen(big), &o), PPROF_OK);
+	l = fold_str(q, pprof_sample_type_select(q, "samples"), PPROF_G_LINES);
+	assert_string_equal(l, "f a.js:2 2\n");
+	free(l);
+	pprof_profile_free(q);
+}
+
 static void test_read_v8_heap_errors(void **state)
 {
 	static const char no_id[] =
@@ -1082,6 +1173,164 @@ static void test_read_v8_cpu_fast_layout(void **state)
 	free(sp);
 }
 
+/* IN read for a flame chart (the samples one by one) and without the time
+ * order (the second thread's sums of a big input): the same values, times
+ * and errors. */
+static void expect_same_sums(const char *in)
+{
+	struct pprof_read_options o = {0};
+	struct pprof_profile *p = pprof_profile_new(), *q = pprof_profile_new();
+
+	assert_non_null(p);
+	assert_non_null(q);
+	p->format = q->format = PPROF_FMT_CPUPROFILE;
+	int sp = pp_reader_cpuprofile.read(p, (const unsigned char *)in, strlen(in), &o);
+	o.skip_sequence = 1;
+	int sq = pp_reader_cpuprofile.read(q, (const unsigned char *)in, strlen(in), &o);
+	assert_int_equal(sp, sq);
+	if (sp != PPROF_OK) {
+		assert_string_equal(pprof_profile_error(p), pprof_profile_error(q));
+	} else {
+		assert_int_equal(p->period, q->period);
+		assert_int_equal(p->duration_nanos, q->duration_nanos);
+		for (int g = PPROF_G_FUNCTIONS; g <= PPROF_G_LINES; g++) {
+			for (int sel = 0; sel < 2; sel++) {
+				char *x = fold_str(p, sel, (enum pprof_granularity)g);
+				char *y = fold_str(q, sel, (enum pprof_granularity)g);
+				assert_string_equal(x, y);
+				free(x);
+				free(y);
+			}
+		}
+	}
+	pprof_profile_free(p);
+	pprof_profile_free(q);
+}
+
+/* A profile of N samples over nodes 2, 3 and 4 (4 with positionTicks),
+ * more than a MiB; the delta of sample i is DELTA(i), START and END the
+ * times. */
+static char *big_profile(size_t n, int64_t (*delta)(size_t), const char *start, const char *end)
+{
+	struct pp_buf b;
+
+	pp_buf_init(&b);
+	pp_buf_addf(&b,
+		    "{\"nodes\":["
+		    "{\"id\":1,\"callFrame\":{\"functionName\":\"(root)\",\"scriptId\":\"0\","
+		    "\"url\":\"\",\"lineNumber\":-1,\"columnNumber\":-1},\"children\":[2,3]}," FAST_NODE(
+			    2, "f", 0,
+			    ",\"children\":[4]") "," FAST_NODE(3, "g", 5,
+							       "") "," FAST_NODE(4, "h", 9,
+										 ",\"positionTicks\":[{\"line\":12,\"ticks\":3},{\"line\":11,\"ticks\":1}]") "],"
+																			     "\"startTime\":%s,\"endTime\":%s,\"samples\":[",
+		    start, end);
+	for (size_t i = 0; i < n; i++)
+		pp_buf_addf(&b, "%s%d", i ? "," : "", (int)(2 + i % 3));
+	pp_buf_addf(&b, "],\"timeDeltas\":[");
+	for (size_t i = 0; i < n; i++)
+		pp_buf_addf(&b, "%s%lld", i ? "," : "", (long long)delta(i));
+	pp_buf_add(&b, "]}", 2);
+	assert_true(b.len > ((size_t)1 << 20));
+	char *s = strdup(b.s);
+	assert_non_null(s);
+	pp_buf_release(&b);
+	return s;
+}
+
+static int64_t d_few_back(size_t i)
+{
+	return i % 7 == 6 ? -1 : (int64_t)(i % 5 + 1);
+}
+
+static int64_t d_sorted(size_t i)
+{
+	return (int64_t)(i % 5 + 1);
+}
+
+static int64_t d_shuffled(size_t i)
+{
+	/* far out of order: past the insertion sort's budget */
+	return i % 2 ? 100000 : -99990;
+}
+
+static int64_t d_equal(size_t i)
+{
+	return i % 3 ? 0 : 2;
+}
+
+static int64_t d_huge(size_t i)
+{
+	return i == 1000 ? INT64_MAX / 2 : i == 2000 ? INT64_MAX / 2 + 10 : 1;
+}
+
+static int64_t d_wall_sum(size_t i)
+{
+	/* the gaps after samples 999 and 1002 (node 2) fit in ns, their sum
+	 * does not */
+	return i == 1000 || i == 1003 ? 4650000000000000 : 1;
+}
+
+static int64_t d_negative_time(size_t i)
+{
+	return i == 0 ? -5 : 1;
+}
+
+static void test_read_v8_cpu_sums_ahead(void **state)
+{
+	(void)state;
+	const size_t n = 300000;
+	struct {
+		int64_t (*delta)(size_t);
+		const char *start, *end;
+	} cases[] = {
+		{d_few_back, "10", "2000000"},
+		{d_sorted, "0", "600000"},
+		{d_sorted, "0", "10"},
+		{d_sorted, "9223372036854775000", "9223372036854775807"},
+		{d_sorted, "-9223372036854775000", "0"},
+		{d_sorted, "0", "9223372036854775807"},
+		{d_sorted, "1.5", "1e300"},
+		{d_shuffled, "0", "100000000"},
+		{d_equal, "0", "1"},
+		{d_huge, "0", "1"},
+		{d_wall_sum, "0", "1"},
+		{d_negative_time, "100", "900000"},
+	};
+
+	for (size_t k = 0; k < sizeof(cases) / sizeof(*cases); k++) {
+		char *in = big_profile(n, cases[k].delta, cases[k].start, cases[k].end);
+
+		expect_same_sums(in);
+		/* a sample naming a missing node, a bad delta */
+		char *x = strstr(in, "\"samples\":[") + 11 + 6;
+		char save = *x;
+		*x = '9';
+		expect_same_sums(in);
+		*x = save;
+		x = strstr(in, "\"timeDeltas\":[") + 14;
+		*x = '"';
+		expect_same_sums(in);
+		free(in);
+	}
+
+	/* the tree is built while the thread reads: its errors, after those
+	 * of the rest of the text */
+	char *in = big_profile(n, d_sorted, "0", "1"), *w;
+	char *x = strstr(in, "{\"id\":4,");
+	x[6] = '3';
+	w = at("duplicate node id 3", in, "{\"id\":3,", 2);
+	expect_cpu_error(in, w);
+	expect_same_sums(in);
+	free(w);
+	in[strlen(in) - 1] = '\0';
+	assert_true(asprintf(&w, "unexpected end of input (at byte %zu)", strlen(in)) > 0);
+	expect_cpu_error(in, w);
+	expect_same_sums(in);
+	free(w);
+	free(in);
+}
+
 /* More than a MiB of samples: read on the second thread when written as V8
  * writes them, by the main parse otherwise; the same either way, errors
  * included (their offsets follow the bytes). */
@@ -1165,8 +1414,10 @@ int main(void)
 		cmocka_unit_test(test_read_v8_heap_without_samples),
 		cmocka_unit_test(test_read_v8_cpu_position_ticks),
 		cmocka_unit_test(test_read_v8_cpu_position_ticks_errors),
+		cmocka_unit_test(test_read_v8_cpu_skip_lines),
 		cmocka_unit_test(test_read_v8_cpu_fast_layout),
 		cmocka_unit_test(test_read_v8_cpu_samples_ahead),
+		cmocka_unit_test(test_read_v8_cpu_sums_ahead),
 		cmocka_unit_test(test_read_v8_heap_missing_node),
 		cmocka_unit_test(test_read_v8_heap_errors),
 		cmocka_unit_test(test_read_v8_heap_deep_chain),
