@@ -72,6 +72,9 @@ struct pp_smap_names {
 	/* the arrays of the texts smap_map_prepare_functions() had tokenized
 	 * on its second thread */
 	struct pp_js_heap heap2;
+	/* the generated script's arrays: smap_map_prepare_script() fills
+	 * them on one thread while another prepares the sources */
+	struct pp_js_heap heapg;
 	/* smap_function_at()'s answers by position: a profile asks of each
 	 * of its functions twice (whether the map fits, then the name) */
 	struct memo *memo;
@@ -187,6 +190,7 @@ void pp_smap_names_free(struct pp_smap_names *n)
 	script_release(n);
 	memo_clear(n);
 	pp_js_heap_release(&n->heap2);
+	pp_js_heap_release(&n->heapg);
 	free(n);
 }
 
@@ -1180,10 +1184,15 @@ int smap_map_prepare(struct smap_map *m)
 	 * only where asked) */
 	if (!m->index && m->nsec == 1 && pp_smap_pass_clean(m, &m->sec[0]) == SMAP_ENOMEM)
 		return SMAP_ENOMEM;
+	return SMAP_OK;
+}
+
+int smap_map_prepare_script(struct smap_map *m)
+{
 	struct pp_smap_names *n = m->names;
 	/* a script not understood is not understood later either */
 	if (n && n->script)
-		(void)text_ready(m, &n->gen, n->script, n->slen);
+		(void)text_ready_in(&n->heapg, &n->gen, n->script, n->slen);
 	return SMAP_OK;
 }
 
@@ -1228,7 +1237,8 @@ static int function_at(struct smap_map *m, uint32_t line, uint32_t column,
 		out->from = SMAP_FROM_SCOPES;
 	}
 
-	struct text *g = n->script && text_ready(m, &n->gen, n->script, n->slen) ? &n->gen : NULL;
+	struct text *g =
+		n->script && text_ready_in(&n->heapg, &n->gen, n->script, n->slen) ? &n->gen : NULL;
 	const struct pp_js_func *gf = NULL;
 	if (g) {
 		size_t ti;

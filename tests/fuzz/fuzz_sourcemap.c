@@ -2,12 +2,15 @@
  * parsed leniently and strictly, look-ups over a grid of positions, the
  * sources listed; the map loaded from a file (sourcesContent and mappings
  * left in the file's mapping) and prepared ahead (smap_map_prepare(),
- * smap_map_prepare_functions()) answering as the parsed one; and the same
+ * smap_map_prepare_functions() beside smap_map_prepare_script() on a
+ * thread) answering as the parsed one; and the same
  * bytes taken as a script (its sourceMappingURL comment) and as a data:
  * URL.
  * Seeds: the fixtures' maps and the ECMA-426 conformance suite. */
 #include "config.h"
 
+#include <pthread.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -137,6 +140,12 @@ static bool same_str(const char *a, const char *b)
 	return (!a && !b) || (a && b && strcmp(a, b) == 0);
 }
 
+static void *prepare_script(void *m)
+{
+	(void)smap_map_prepare_script(m);
+	return NULL;
+}
+
 /* The map from a file, prepared ahead, against the map parsed from the
  * buffer: the same sources, names, look-ups and warnings. */
 static void compare_loaded(const uint8_t *data, size_t size)
@@ -165,7 +174,18 @@ static void compare_loaded(const uint8_t *data, size_t size)
 		pl[i] = pos[i][0];
 		pc[i] = pos[i][1];
 	}
-	if (smap_map_prepare(b) != SMAP_OK || smap_map_prepare_functions(b, pl, pc, 5) != SMAP_OK)
+	/* as pprof_symbolicate() does: the script tokenized on a thread while
+	 * the sources of the positions are */
+	if (smap_map_prepare(b) != SMAP_OK)
+		goto out;
+	pthread_t th;
+	bool threaded = pthread_create(&th, NULL, prepare_script, b) == 0;
+	int rp = smap_map_prepare_functions(b, pl, pc, 5);
+	if (threaded)
+		pthread_join(th, NULL);
+	else
+		(void)smap_map_prepare_script(b);
+	if (rp != SMAP_OK)
 		goto out;
 	for (int i = 0; i < 5; i++) {
 		struct smap_function fa, fb;
