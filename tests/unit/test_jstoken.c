@@ -122,6 +122,40 @@ static void test_jstoken_lexing(void **state)
 	pp_js_toks_release(&v);
 }
 
+/* A token keeps its length, kind and partner in 12 bytes: a string of 3
+ * MB, a template of as much, a regex after it. */
+static void test_jstoken_long_tokens(void **state)
+{
+	(void)state;
+	size_t n = (size_t)3 << 20, len = 2 * n + 32;
+	char *s = malloc(len + 1);
+	assert_non_null(s);
+	size_t at = 0;
+	memcpy(s + at, "f(\"", 3);
+	at += 3;
+	memset(s + at, 'x', n);
+	at += n;
+	memcpy(s + at, "\", `", 4);
+	at += 4;
+	memset(s + at, '(', n);
+	at += n;
+	memcpy(s + at, "`, /a(/g)", 9);
+	at += 9;
+	struct pp_js_toks v;
+	assert_int_equal(pp_js_tokenize(s, at, &v), 0);
+	assert_int_equal(sizeof(struct pp_js_tok), 12);
+	assert_int_equal(v.n, 8);
+	assert_int_equal(v.t[2].kind, PP_JS_STRING);
+	assert_int_equal(v.t[2].len, n + 2);
+	assert_int_equal(v.t[4].kind, PP_JS_TEMPLATE);
+	assert_int_equal(v.t[4].len, n + 2);
+	assert_int_equal(v.t[5].kind, PP_JS_PUNCT);
+	assert_int_equal(v.t[6].kind, PP_JS_REGEX);
+	assert_int_equal(v.t[1].match, 7);
+	pp_js_toks_release(&v);
+	free(s);
+}
+
 /* Looking back over brackets for "(a): T =>" or a binding's type used to
  * step before the text's first token when the bracket was that token. */
 static void test_jstoken_first_bracket(void **state)
@@ -232,6 +266,7 @@ int main(void)
 		cmocka_unit_test(test_jstoken_objects),
 		cmocka_unit_test(test_jstoken_classes),
 		cmocka_unit_test(test_jstoken_lexing),
+		cmocka_unit_test(test_jstoken_long_tokens),
 		cmocka_unit_test(test_jstoken_first_bracket),
 		cmocka_unit_test(test_jstoken_function_at),
 		cmocka_unit_test(test_jstoken_function_at_prepared),
