@@ -28,6 +28,11 @@ struct early {
 	int load, srcdir, script; /* smap_map_load_file(), ..._set_source_dir(),
 				   * smap_map_load_script() (SMAP_OK when not done) */
 	bool taken;
+	/* the map of the thread's second round: M's script is tokenized
+	 * (smap_map_prepare_script()) after every map is loaded, while the
+	 * profile's positions are being prepared; NULL when nothing to do */
+	struct smap_map *work;
+	bool ready, script_done; /* under the mutex */
 };
 
 struct pprof_sourcemaps {
@@ -36,6 +41,9 @@ struct pprof_sourcemaps {
 	char *source_path;
 	pthread_t th;
 	bool running; /* the thread is to be joined */
+	bool sync;    /* MU and CV were made */
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
 };
 
 struct script {
@@ -56,6 +64,9 @@ struct script {
 	int64_t fn_line;
 	bool fn_lines;
 	bool checked, unfit; /* the map was checked against the profile */
+	/* the map was loaded early and its script may still be tokenized
+	 * there: settle() before asking functions of it or freeing it */
+	struct early *early;
 };
 
 /* A frame's position in a script, for the fit check. */
@@ -327,19 +338,40 @@ static void *load_early(void *arg)
 		struct early *e = &ps->e[i];
 		struct smap_map *m = smap_map_new();
 		e->m = m;
-		if (!m)
-			continue;
-		if ((e->load = smap_map_load_file(m, e->map_path, 0)) != SMAP_OK)
-			continue;
-		if (ps->source_path &&
-		    (e->srcdir = smap_map_set_source_dir(m, ps->source_path)) != SMAP_OK)
-			continue;
-		if (e->script_path &&
-		    (e->script = smap_map_load_script(m, e->script_path)) == SMAP_ENOMEM)
-			continue;
-		(void)smap_map_prepare(m);
+		if (m && (e->load = smap_map_load_file(m, e->map_path, 0)) == SMAP_OK &&
+		    (!ps->source_path ||
+		     (e->srcdir = smap_map_set_source_dir(m, ps->source_path)) == SMAP_OK) &&
+		    (!e->script_path ||
+		     (e->script = smap_map_load_script(m, e->script_path)) != SMAP_ENOMEM)) {
+			(void)smap_map_prepare(m);
+			if (e->script_path && e->script == SMAP_OK)
+				e->work = m;
+		}
+		pthread_mutex_lock(&ps->mu);
+		e->ready = true;
+		pthread_cond_broadcast(&ps->cv);
+		pthread_mutex_unlock(&ps->mu);
+	}
+	/* the scripts, while the first map taken is asked its positions */
+	for (size_t i = 0; i < ps->n; i++) {
+		struct early *e = &ps->e[i];
+		if (e->work)
+			(void)smap_map_prepare_script(e->work);
+		pthread_mutex_lock(&ps->mu);
+		e->script_done = true;
+		pthread_cond_broadcast(&ps->cv);
+		pthread_mutex_unlock(&ps->mu);
 	}
 	return NULL;
+}
+
+/* Waits until E is loaded (SCRIPT: and its script tokenized). */
+static void early_wait(struct pprof_sourcemaps *ps, struct early *e, bool script)
+{
+	pthread_mutex_lock(&ps->mu);
+	while (!(script ? e->script_done : e->ready))
+		pthread_cond_wait(&ps->cv, &ps->mu);
+	pthread_mutex_unlock(&ps->mu);
 }
 
 static void free_early(struct pprof_sourcemaps *ps)
@@ -351,6 +383,10 @@ static void free_early(struct pprof_sourcemaps *ps)
 	}
 	free(ps->e);
 	free(ps->source_path);
+	if (ps->sync) {
+		pthread_cond_destroy(&ps->cv);
+		pthread_mutex_destroy(&ps->mu);
+	}
 	free(ps);
 }
 
@@ -387,6 +423,13 @@ struct pprof_sourcemaps *pprof_sourcemaps_start(const struct pprof_symbolicate_o
 	struct json j;
 	json_init(&j, "", 0, 0);
 	json_release(&j);
+	if (pthread_mutex_init(&ps->mu, NULL) != 0)
+		goto none;
+	if (pthread_cond_init(&ps->cv, NULL) != 0) {
+		pthread_mutex_destroy(&ps->mu);
+		goto none;
+	}
+	ps->sync = true;
 	if (pthread_create(&ps->th, NULL, load_early, ps) != 0)
 		goto none;
 	ps->running = true;
@@ -421,18 +464,27 @@ static struct early *early_for(struct symb *y, struct script *s)
 		    !e->script_path != !s->script_path ||
 		    (e->script_path && strcmp(e->script_path, s->script_path) != 0))
 			continue;
-		if (ps->running) {
-			pthread_join(ps->th, NULL);
-			ps->running = false;
-		}
+		if (ps->running)
+			early_wait(ps, e, false);
 		e->taken = true;
 		return e;
 	}
 	return NULL;
 }
 
+/* Waits for the early thread to be done with S's map. */
+static void settle(struct symb *y, struct script *s)
+{
+	if (s->early) {
+		early_wait(y->o->prefetch, s->early, true);
+		s->early = NULL;
+	}
+}
+
 /* The map of script S, taken from those loaded early when it is there
- * (each step's outcome as if it were taken here), else loaded. */
+ * (each step's outcome as if it were taken here), else loaded.  Until
+ * settle(), only what smap_map_prepare_script() allows may be asked of
+ * it. */
 static struct smap_map *script_map(struct symb *y, struct script *s)
 {
 	if (s->tried)
@@ -457,8 +509,10 @@ static struct smap_map *script_map(struct symb *y, struct script *s)
 	const char *at = s->map_path ? s->map_path : s->script_path;
 	if (e) {
 		s->text_tried = true;
+		s->early = e;
 		if (e->srcdir != SMAP_OK || e->script == SMAP_ENOMEM ||
 		    (at && smap_map_set_location(m, at) != SMAP_OK)) {
+			settle(y, s);
 			s->map = NULL;
 			smap_map_free(m);
 			return NULL;
@@ -491,6 +545,7 @@ static struct smap_map *script_map(struct symb *y, struct script *s)
  * one warning for the map, naming the first. */
 static void stale_sources(struct symb *y, struct script *s)
 {
+	settle(y, s);
 	struct smap_map *m = s->unfit ? NULL : s->map;
 	const char *first = NULL;
 	unsigned fbad = 0, fchecked = 0;
@@ -699,6 +754,7 @@ static int check_fit(struct symb *y, struct fpos *a, size_t n)
 			}
 			int pr = pl ? smap_map_prepare_functions(m, pl, pl + (j - i), np) : SMAP_OK;
 			free(pl);
+			settle(y, s);
 			if (pr == SMAP_ENOMEM)
 				return pp_nomem(p);
 		}
@@ -832,6 +888,7 @@ static int symbolicate_frame(struct symb *y, uint32_t fid, uint32_t *out, bool *
 	struct smap_map *m = script_map(y, s);
 	if (!m)
 		return PPROF_OK;
+	settle(y, s);
 	uint32_t line = (uint32_t)(f->line - 1);
 	struct smap_mapping mp;
 	int r;
@@ -1039,6 +1096,7 @@ int pprof_symbolicate(struct pprof_profile *p, const struct pprof_symbolicate_op
 out:
 	free(map);
 	for (size_t i = 0; i < y.n; i++) {
+		settle(&y, &y.s[i]);
 		smap_map_free(y.s[i].map);
 		free(y.s[i].key);
 		free(y.s[i].script_path);

@@ -219,14 +219,14 @@ static int grow(struct pp_js_toks *v)
 	return 0;
 }
 
-/* OFF and LEN fit 32 bits: the text's length was checked */
+/* OFF and LEN fit: the text's length was checked (PP_JS_MAX_TEXT) */
 static inline int push(struct pp_js_toks *v, enum pp_js_kind k, size_t off, size_t len)
 {
 	if (v->n == v->cap && grow(v))
 		return -1;
 	struct pp_js_tok *t = &v->t[v->n++];
 	t->off = (uint32_t)off;
-	t->len = (uint32_t)len;
+	t->len = (unsigned int)len;
 	t->kind = k;
 	t->match = UINT32_MAX;
 	return 0;
@@ -384,7 +384,7 @@ int pp_js_tokenize_in(const char *s, size_t len, struct pp_js_toks *v, struct pp
 	int rc = -1;
 
 	memset(v, 0, sizeof(*v));
-	if (len > UINT32_MAX)
+	if (len > PP_JS_MAX_TEXT)
 		return -1;
 	if (h) {
 		/* a token takes a byte at least: never more than LEN */

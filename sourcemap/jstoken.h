@@ -20,11 +20,18 @@ enum pp_js_kind {
 	PP_JS_PUNCT,
 };
 
+/* 12 bytes: a 5 MB bundle has 1.6 million tokens, and each page of the
+ * array costs a fault.  A token is shorter than 2^29 bytes since the
+ * tokenizer takes no text that long (V8 takes no string that long either). */
 struct pp_js_tok {
-	uint32_t off, len; /* bytes */
-	uint32_t match;    /* a bracket's partner, else UINT32_MAX */
-	uint8_t kind;
+	uint32_t off;          /* bytes */
+	unsigned int len : 29; /* bytes */
+	unsigned int kind : 3; /* enum pp_js_kind */
+	uint32_t match;        /* a bracket's partner, else UINT32_MAX */
 };
+
+/* The longest text pp_js_tokenize() takes. */
+#define PP_JS_MAX_TEXT (((size_t)1 << 29) - 1)
 
 struct pp_js_toks {
 	struct pp_js_tok *t;
@@ -59,8 +66,8 @@ void pp_js_heap_shrink(struct pp_js_heap *h, void *p, size_t n);
 void pp_js_heap_release(struct pp_js_heap *h);
 
 /* Tokenizes TEXT into V (pp_js_big_alloc()'d; release with pp_js_toks_release()).
- * Returns 0, or -1 when the text is not understood (V is then empty) or
- * memory ran out. */
+ * Returns 0, or -1 when the text is not understood (V is then empty), is
+ * longer than PP_JS_MAX_TEXT, or memory ran out. */
 int pp_js_tokenize(const char *text, size_t len, struct pp_js_toks *v);
 /* The same with the array in H (NULL: pp_js_tokenize()), sized once for the
  * most tokens TEXT can have and shrunk to those it has. */

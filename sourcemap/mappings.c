@@ -65,13 +65,18 @@ int pp_smap_index_lines(struct smap_map *m, struct pp_smap_section *s)
 	init_tabs();
 	if (len > UINT32_MAX - 1)
 		return pp_smap_fail(m, SMAP_ENOMEM, "mappings past 4 GiB");
-	/* one pass to count, one to fill: only non-empty lines get a record */
-	for (i = 0; i < len; i++) {
-		if (p[i] == ';') {
-			lines++;
-		} else if (i == 0 || p[i - 1] == ';') {
+	/* one pass to count, one to fill: only non-empty lines get a record
+	 * (memchr: a bundle's lines are 100 KB long) */
+	for (i = 0;;) {
+		const char *q = memchr(p + i, ';', len - i);
+		size_t e = q ? (size_t)(q - p) : len;
+
+		if (e > i)
 			nrec++;
-		}
+		if (!q)
+			break;
+		lines++;
+		i = e + 1;
 	}
 	if (lines >= UINT32_MAX)
 		return pp_smap_fail(m, SMAP_ENOMEM, "too many generated lines");
@@ -106,6 +111,8 @@ int pp_smap_index_lines(struct smap_map *m, struct pp_smap_section *s)
 			r->first = PP_SMAP_NIL;
 			r->count = 0;
 			r->coarse = PP_SMAP_NIL;
+			r->ck = PP_SMAP_NIL;
+			r->nseg = 0;
 			i = r->end;
 		}
 	}
@@ -123,6 +130,7 @@ void pp_smap_lines_release(struct pp_smap_section *s)
 	free(s->lz->line);
 	pp_js_big_free(s->lz->segs, s->lz->segcap * sizeof(*s->lz->segs));
 	free(s->lz->coarse);
+	free(s->lz->ck);
 	free(s->lz);
 	s->lz = NULL;
 }
@@ -445,20 +453,63 @@ static const int64_t one_digit[32] = {
 	8, -8, 9, -9, 10, -10, 11, -11, 12, -12, 13, -13, 14, -14, 15, -15,
 };
 
-static int fast_line(struct smap_map *m, struct pp_smap_section *s,
-		     uint32_t l, struct pp_smap_state *st, bool store)
+/* Room for N more segments in S's array. */
+static int seg_reserve(struct smap_map *m, struct pp_smap_section *s, size_t n)
+{
+	struct pp_smap_lines *z = s->lz;
+
+	while (z->segcap - z->nsegs < n) {
+		size_t keep = z->nsegs;
+		int rc;
+
+		z->nsegs = z->segcap; /* seg_room() grows a full array */
+		rc = seg_room(m, s);
+		z->nsegs = keep;
+		if (rc)
+			return rc;
+	}
+	return SMAP_OK;
+}
+
+/* Appends a block to S's blocks; false when out of memory. */
+static bool block_push(struct pp_smap_lines *z, const struct pp_smap_block *b)
+{
+	if (z->nck == z->ckcap) {
+		size_t cap = z->ckcap ? z->ckcap * 2 : 256;
+		struct pp_smap_block *v;
+
+		if (cap > UINT32_MAX || !(v = realloc(z->ck, cap * sizeof(*v))))
+			return false;
+		z->ck = v;
+		z->ckcap = cap;
+	}
+	z->ck[z->nck++] = *b;
+	return true;
+}
+
+/*
+ * The segments from P to END (a line, or the rest of it from a block),
+ * the column before them GCOL: as fast_line(), and at most MAX of them.
+ * *NSEG gets how many were read.  BLOCKS: record a block every
+ * PP_SMAP_BLOCK segments in s->lz->ck; *SORTED tells whether the columns
+ * only grew.
+ */
+static int fast_segs(struct smap_map *m, struct pp_smap_section *s, const unsigned char *p,
+		     const unsigned char *end, int64_t gcol, struct pp_smap_state *st, bool store,
+		     uint32_t max, uint32_t *nseg, bool blocks, bool *sorted)
 {
 	const unsigned char *base = (const unsigned char *)s->mappings;
-	const unsigned char *p = base + s->lz->line[l].start;
-	const unsigned char *end = base + s->lz->line[l].end;
 	const uint8_t *ct = s->minplace ? clsq : cls;
 	int64_t src = st->src, ol = st->oline, oc = st->ocol, nm = st->name;
-	int64_t gcol = 0;
 	size_t first = s->lz->nsegs;
+	uint32_t n = 0;
+	int64_t last = -1;
 
+	*nseg = 0;
 	if (p >= end)
 		return 1;
 	for (;;) {
+		const unsigned char *seg = p;
 		int64_t v[5];
 		int nf = 0;
 		unsigned c;
@@ -491,6 +542,15 @@ static int fast_line(struct smap_map *m, struct pp_smap_section *s,
 				break;
 			}
 		}
+		if (blocks && n % PP_SMAP_BLOCK == 0) {
+			struct pp_smap_block b = {
+				(uint32_t)(seg - base), 0, (uint32_t)gcol, PP_SMAP_NIL,
+				{src, ol, oc, nm},
+			};
+
+			if (!block_push(s->lz, &b))
+				return -1;
+		}
 		gcol += v[0];
 		if (nf >= 4) {
 			src += v[1];
@@ -509,6 +569,12 @@ static int fast_line(struct smap_map *m, struct pp_smap_section *s,
 		}
 		if ((uint64_t)gcol > UINT32_MAX)
 			goto slow;
+		if (blocks && n % PP_SMAP_BLOCK == 0)
+			s->lz->ck[s->lz->nck - 1].gcol = (uint32_t)gcol;
+		if (gcol < last)
+			*sorted = false;
+		last = gcol;
+		n++;
 		if (store) {
 			struct pp_smap_seg *g;
 
@@ -531,6 +597,8 @@ static int fast_line(struct smap_map *m, struct pp_smap_section *s,
 			p++;
 			if (p >= end)
 				goto slow; /* a trailing ',' */
+			if (n == max)
+				break;
 			continue;
 		}
 		if (c == C_END && p == end)
@@ -541,10 +609,65 @@ static int fast_line(struct smap_map *m, struct pp_smap_section *s,
 	st->oline = ol;
 	st->ocol = oc;
 	st->name = nm;
+	*nseg = n;
 	return 1;
 slow:
 	s->lz->nsegs = first;
 	return 0;
+}
+
+uint32_t pp_smap_block_min = 4 * PP_SMAP_BLOCK;
+#define BLOCK_MIN pp_smap_block_min
+
+static int fast_line(struct smap_map *m, struct pp_smap_section *s, uint32_t l,
+		     struct pp_smap_state *st, bool store)
+{
+	const unsigned char *base = (const unsigned char *)s->mappings;
+	struct pp_smap_line *r = &s->lz->line[l];
+	/* a segment takes two bytes at least */
+	bool blocks = !store && r->ck == PP_SMAP_NIL && r->end - r->start >= 2 * BLOCK_MIN;
+	size_t ck0 = s->lz->nck;
+	bool sorted = true;
+	uint32_t n;
+	int rc = fast_segs(m, s, base + r->start, base + r->end, 0, st, store, UINT32_MAX, &n,
+			   blocks, &sorted);
+
+	if (blocks && rc == 1 && sorted && n >= BLOCK_MIN) {
+		r->ck = (uint32_t)ck0;
+		r->nseg = n;
+	} else {
+		s->lz->nck = ck0;
+	}
+	return rc;
+}
+
+/* Decodes block B of record L (a line with blocks), unless done. */
+static int decode_block(struct smap_map *m, struct pp_smap_section *s, uint32_t l, uint32_t b)
+{
+	const unsigned char *base = (const unsigned char *)s->mappings;
+	struct pp_smap_line *r = &s->lz->line[l];
+	struct pp_smap_block *k = &s->lz->ck[r->ck + b];
+	uint32_t want = r->nseg - b * PP_SMAP_BLOCK, n;
+	size_t first = s->lz->nsegs;
+	struct pp_smap_state st = k->st;
+	bool sorted = true;
+	int rc;
+
+	if (k->segs != PP_SMAP_NIL)
+		return SMAP_OK;
+	if (want > PP_SMAP_BLOCK)
+		want = PP_SMAP_BLOCK;
+	if ((rc = seg_reserve(m, s, want)))
+		return rc;
+	rc = fast_segs(m, s, base + k->at, base + r->end, k->prev, &st, true, want, &n, false,
+		       &sorted);
+	if (rc < 0)
+		return SMAP_ENOMEM;
+	if (rc == 0 || n != want || s->lz->segs[first].gcol != k->gcol)
+		return pp_smap_fail(m, SMAP_EINPUT,
+				    "mappings: a block read otherwise"); /* cannot be */
+	k->segs = (uint32_t)first;
+	return SMAP_OK;
 }
 
 /* Passes the records before L (state only), so that the state at L's
@@ -764,6 +887,66 @@ int pp_smap_check_mappings(struct smap_map *m, struct pp_smap_section *s)
 	return SMAP_OK;
 }
 
+/* pp_smap_find_seg() on record K, a line with blocks: the blocks' first
+ * columns find the one block the answer is in, and only that block is
+ * decoded (and the ones before it that end on column C, for the first of
+ * C's segments). */
+static const struct pp_smap_seg *find_in_blocks(struct smap_map *m, struct pp_smap_section *s,
+						uint32_t k, uint32_t c, bool below, int *rc)
+{
+	const struct pp_smap_line *r = &s->lz->line[k];
+	const struct pp_smap_block *ck = s->lz->ck + r->ck;
+	uint32_t nb = (r->nseg + PP_SMAP_BLOCK - 1) / PP_SMAP_BLOCK, lo = 0, hi = nb, b, n, i;
+	const struct pp_smap_seg *v;
+
+	/* the first block starting past C (at or past C: BELOW) */
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+
+		if (ck[mid].gcol < c || (!below && ck[mid].gcol == c))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == 0)
+		return NULL;
+	b = lo - 1;
+	if ((*rc = decode_block(m, s, k, b)))
+		return NULL;
+	n = r->nseg - b * PP_SMAP_BLOCK < PP_SMAP_BLOCK ? r->nseg - b * PP_SMAP_BLOCK
+							: PP_SMAP_BLOCK;
+	v = s->lz->segs + ck[b].segs;
+	/* the first segment past C; the block's first is not */
+	lo = 1;
+	hi = n;
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+
+		if (v[mid].gcol < c || (!below && v[mid].gcol == c))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	i = lo - 1;
+	if (v[i].gcol != c)
+		return &v[i];
+	/* An exact column gives the first of its segments, which may be in
+	 * a block before */
+	for (;;) {
+		while (i > 0 && v[i - 1].gcol == c)
+			i--;
+		/* the block before ends on column C when it is C before B */
+		if (i > 0 || b == 0 || ck[b].prev != c)
+			break;
+		if ((*rc = decode_block(m, s, k, b - 1)))
+			return NULL;
+		b--;
+		v = s->lz->segs + ck[b].segs;
+		i = PP_SMAP_BLOCK - 1;
+	}
+	return &v[i];
+}
+
 const struct pp_smap_seg *pp_smap_find_seg(struct smap_map *m,
 					   struct pp_smap_section *s,
 					   uint32_t l, uint32_t c, bool below,
@@ -780,8 +963,16 @@ const struct pp_smap_seg *pp_smap_find_seg(struct smap_map *m,
 		return NULL;
 	if ((k = rec_of(s, l)) == PP_SMAP_NIL)
 		return NULL;
-	if (s->lz->line[k].first == PP_SMAP_NIL && (*rc = decode_rec(m, s, k)))
-		return NULL;
+	if (s->lz->line[k].first == PP_SMAP_NIL) {
+		/* passed, a long line may have blocks */
+		if (s->lz->line[k].end - s->lz->line[k].start >= 2 * BLOCK_MIN &&
+		    (*rc = reach(m, s, k + 1)))
+			return NULL;
+		if (s->lz->line[k].ck != PP_SMAP_NIL)
+			return find_in_blocks(m, s, k, c, below, rc);
+		if ((*rc = decode_rec(m, s, k)))
+			return NULL;
+	}
 	n = s->lz->line[k].count;
 	if (n == 0) /* segs may be NULL: no pointer arithmetic on it */
 		return NULL;

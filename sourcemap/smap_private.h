@@ -63,7 +63,27 @@ struct pp_smap_line {
 	uint32_t first;  /* into segs; PP_SMAP_NIL while not decoded */
 	uint32_t count;
 	uint32_t coarse; /* into coarse, or PP_SMAP_NIL for a short line */
+	uint32_t ck;     /* into ck: its blocks, or PP_SMAP_NIL */
+	uint32_t nseg;   /* its segments, when it has blocks */
 	struct pp_smap_state st; /* the state at its start, once passed */
+};
+
+/* A long line whose columns only grow, passed without a problem, is cut
+ * into blocks of PP_SMAP_BLOCK segments when it is passed (state only): a
+ * look-up decodes the one block it lands in, not the whole line (a
+ * bundle's line has 100,000 segments, and a profile asks of a few of
+ * them).  The VLQ fields are relative across the string, so a block keeps
+ * the state before it. */
+#define PP_SMAP_BLOCK 64
+/* Lines of fewer segments (or fewer than twice as many bytes) are decoded
+ * whole; the tests lower it, so that short lines get blocks too. */
+extern uint32_t pp_smap_block_min;
+struct pp_smap_block {
+	uint32_t at;             /* offset of its first segment in mappings */
+	uint32_t gcol;           /* the column of its first segment */
+	uint32_t prev;           /* the column before it (0 for the first block) */
+	uint32_t segs;           /* into segs once decoded, else PP_SMAP_NIL */
+	struct pp_smap_state st; /* the state before it */
 };
 
 /* A long line (a one-line bundle has millions of segments) also gets the
@@ -136,6 +156,8 @@ struct pp_smap_lines {
 	size_t nsegs, segcap;
 	uint32_t *coarse;
 	size_t ncoarse, coarsecap;
+	struct pp_smap_block *ck; /* the blocks of long lines, line by line */
+	size_t nck, ckcap;
 };
 
 /* A regular map, or one section of an index map: kept small, since an

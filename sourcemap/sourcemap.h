@@ -254,12 +254,22 @@ struct smap_function {
 	const char *token;
 };
 
-/* Does now what the first look-ups would do first (tokenizing the script
- * given, indexing the lines of the mappings and passing those before any
- * problem), so that it can be done ahead
- * of them (on another thread, before the map is handed over).  Nothing it
- * does changes what the map answers or says.  SMAP_OK, or SMAP_ENOMEM. */
+/* Does now what the first look-ups would do first (indexing the lines of
+ * the mappings and passing those before any problem), so that it can be
+ * done ahead of them (on another thread, before the map is handed over).
+ * Nothing it does changes what the map answers or says.  SMAP_OK, or
+ * SMAP_ENOMEM. */
 int smap_map_prepare(struct smap_map *m);
+
+/* Tokenizes the generated script given (smap_map_load_script(),
+ * smap_map_set_script()), as the first smap_function_at() would.  It
+ * touches nothing else of M: while it runs on one thread, another may
+ * call smap_map_prepare_functions(), smap_lookup(), smap_map_file(),
+ * smap_map_generated_lines(), smap_map_set_location() and the questions
+ * about sources on M (nothing else, smap_function_at() above all), once
+ * M has a script.  Nothing it does changes what the map answers or says.
+ * SMAP_OK. */
+int smap_map_prepare_script(struct smap_map *m);
 
 /* Before smap_function_at() is asked of the NPOS positions LINES:COLS (in
  * the order it will be asked of them): the original sources they map

@@ -2,12 +2,16 @@
  * parsed leniently and strictly, look-ups over a grid of positions, the
  * sources listed; the map loaded from a file (sourcesContent and mappings
  * left in the file's mapping) and prepared ahead (smap_map_prepare(),
- * smap_map_prepare_functions()) answering as the parsed one; and the same
+ * smap_map_prepare_functions() beside smap_map_prepare_script() on a
+ * thread) answering as the parsed one; the look-ups on lines cut into
+ * blocks against the lines decoded whole; and the same
  * bytes taken as a script (its sourceMappingURL comment) and as a data:
  * URL.
  * Seeds: the fixtures' maps and the ECMA-426 conformance suite. */
 #include "config.h"
 
+#include <pthread.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,6 +19,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "smap_private.h"
 #include "sourcemap.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -137,6 +142,80 @@ static bool same_str(const char *a, const char *b)
 	return (!a && !b) || (a && b && strcmp(a, b) == 0);
 }
 
+static void *prepare_script(void *m)
+{
+	(void)smap_map_prepare_script(m);
+	return NULL;
+}
+
+/* What pp_smap_find_seg() must answer, from a whole line's sorted
+ * segments V[N]. */
+static const struct pp_smap_seg *find_in(const struct pp_smap_seg *v, size_t n, uint32_t c,
+					 bool below)
+{
+	size_t lo = 0, hi = n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (v[mid].gcol < c || (!below && v[mid].gcol == c))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == 0)
+		return NULL;
+	lo--;
+	if (v[lo].gcol == c)
+		while (lo > 0 && v[lo - 1].gcol == c)
+			lo--;
+	return &v[lo];
+}
+
+/* The look-ups on lines cut into blocks (every line of two bytes or more
+ * here), prepared ahead, against each line decoded whole. */
+static void compare_blocks(const uint8_t *data, size_t size)
+{
+	struct smap_map *a = smap_map_new(), *b = smap_map_new();
+	struct pp_smap_seg *w = NULL;
+	if (!a || !b || smap_map_parse(a, data, size, 0) != SMAP_OK ||
+	    smap_map_parse(b, data, size, 0) != SMAP_OK || a->nsec != 1 ||
+	    smap_map_prepare(b) != SMAP_OK)
+		goto out;
+	struct pp_smap_section *sa = &a->sec[0], *sb = &b->sec[0];
+	for (uint32_t l = 0; l < 16; l++) {
+		uint32_t n;
+		int rc;
+		const struct pp_smap_seg *v = pp_smap_line_segs(a, sa, l, &n, &rc);
+		if (rc != SMAP_OK)
+			goto out;
+		if (!v)
+			continue;
+		struct pp_smap_seg *nw = realloc(w, n * sizeof(*w));
+		if (!nw)
+			goto out;
+		w = nw;
+		memcpy(w, v, n * sizeof(*w)); /* the next decoding may move V */
+		for (uint32_t j = 0; j < n && j < 512; j++) {
+			for (int d = -1; d <= 1; d++) {
+				uint32_t c = w[j].gcol + (uint32_t)d;
+				for (int below = 0; below <= 1; below++) {
+					const struct pp_smap_seg *x = find_in(w, n, c, below);
+					const struct pp_smap_seg *y =
+						pp_smap_find_seg(b, sb, l, c, below, &rc);
+					if (rc != SMAP_OK)
+						fail("blocks: a look-up failed", smap_map_error(b));
+					if (!x != !y || (x && memcmp(x, y, sizeof(*x)) != 0))
+						fail("blocks: another segment than the whole line's",
+						     "");
+				}
+			}
+		}
+	}
+out:
+	free(w);
+	smap_map_free(a);
+	smap_map_free(b);
+}
+
 /* The map from a file, prepared ahead, against the map parsed from the
  * buffer: the same sources, names, look-ups and warnings. */
 static void compare_loaded(const uint8_t *data, size_t size)
@@ -165,7 +244,18 @@ static void compare_loaded(const uint8_t *data, size_t size)
 		pl[i] = pos[i][0];
 		pc[i] = pos[i][1];
 	}
-	if (smap_map_prepare(b) != SMAP_OK || smap_map_prepare_functions(b, pl, pc, 5) != SMAP_OK)
+	/* as pprof_symbolicate() does: the script tokenized on a thread while
+	 * the sources of the positions are */
+	if (smap_map_prepare(b) != SMAP_OK)
+		goto out;
+	pthread_t th;
+	bool threaded = pthread_create(&th, NULL, prepare_script, b) == 0;
+	int rp = smap_map_prepare_functions(b, pl, pc, 5);
+	if (threaded)
+		pthread_join(th, NULL);
+	else
+		(void)smap_map_prepare_script(b);
+	if (rp != SMAP_OK)
 		goto out;
 	for (int i = 0; i < 5; i++) {
 		struct smap_function fa, fb;
@@ -212,6 +302,8 @@ out:
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
+	/* every line of two bytes or more cut into blocks, in every check */
+	pp_smap_block_min = 1;
 	struct smap_map *m = smap_map_new();
 	if (!m)
 		return 0;
@@ -228,6 +320,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	smap_map_free(m);
 	compare_loaded(data, size);
+	compare_blocks(data, size);
 
 	m = smap_map_new();
 	if (!m)

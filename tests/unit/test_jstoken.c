@@ -4,7 +4,9 @@
  * puts it, what the tokenizer refuses; and smap_function_at() on a small
  * minified script and its map.
  */
+#include <pthread.h>
 #include <setjmp.h>
+#include <stdbool.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -120,6 +122,40 @@ static void test_jstoken_lexing(void **state)
 	pp_js_toks_release(&v);
 }
 
+/* A token keeps its length, kind and partner in 12 bytes: a string of 3
+ * MB, a template of as much, a regex after it. */
+static void test_jstoken_long_tokens(void **state)
+{
+	(void)state;
+	size_t n = (size_t)3 << 20, len = 2 * n + 32;
+	char *s = malloc(len + 1);
+	assert_non_null(s);
+	size_t at = 0;
+	memcpy(s + at, "f(\"", 3);
+	at += 3;
+	memset(s + at, 'x', n);
+	at += n;
+	memcpy(s + at, "\", `", 4);
+	at += 4;
+	memset(s + at, '(', n);
+	at += n;
+	memcpy(s + at, "`, /a(/g)", 9);
+	at += 9;
+	struct pp_js_toks v;
+	assert_int_equal(pp_js_tokenize(s, at, &v), 0);
+	assert_int_equal(sizeof(struct pp_js_tok), 12);
+	assert_int_equal(v.n, 8);
+	assert_int_equal(v.t[2].kind, PP_JS_STRING);
+	assert_int_equal(v.t[2].len, n + 2);
+	assert_int_equal(v.t[4].kind, PP_JS_TEMPLATE);
+	assert_int_equal(v.t[4].len, n + 2);
+	assert_int_equal(v.t[5].kind, PP_JS_PUNCT);
+	assert_int_equal(v.t[6].kind, PP_JS_REGEX);
+	assert_int_equal(v.t[1].match, 7);
+	pp_js_toks_release(&v);
+	free(s);
+}
+
 /* Looking back over brackets for "(a): T =>" or a binding's type used to
  * step before the text's first token when the bracket was that token. */
 static void test_jstoken_first_bracket(void **state)
@@ -147,11 +183,18 @@ static char *slurp(const char *path, size_t *len)
 	return b;
 }
 
-/* The names fixture's esbuild bundle (one line) and its map: V8's
- * positions of its functions, as node --cpu-prof recorded them. */
-static void test_jstoken_function_at(void **state)
+static void *prepare_script(void *m)
 {
-	(void)state;
+	assert_int_equal(smap_map_prepare_script(m), SMAP_OK);
+	return NULL;
+}
+
+/* The names fixture's esbuild bundle (one line) and its map: V8's
+ * positions of its functions, as node --cpu-prof recorded them.
+ * PREPARED: the map prepared as pprof_symbolicate() does, the script
+ * tokenized on a thread while the positions' sources are. */
+static void function_at(bool prepared)
+{
 	size_t len;
 	struct smap_map *m = smap_map_new();
 	assert_non_null(m);
@@ -174,6 +217,18 @@ static void test_jstoken_function_at(void **state)
 		{820, "", "scaled"},              /* return function scaled, made anonymous */
 		{2404, "S", "norm"},              /* the second file's norm */
 	};
+	if (prepared) {
+		enum { NW = sizeof(want) / sizeof(want[0]) };
+		uint32_t lines[NW] = {0}, cols[NW];
+		for (size_t i = 0; i < NW; i++)
+			cols[i] = want[i].col;
+		assert_int_equal(smap_map_prepare(m), SMAP_OK);
+		pthread_t th;
+		assert_int_equal(pthread_create(&th, NULL, prepare_script, m), 0);
+		assert_int_equal(smap_map_prepare_functions(m, lines, cols, NW), SMAP_OK);
+		assert_int_equal(smap_map_generated_lines(m), 1);
+		pthread_join(th, NULL);
+	}
 	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
 		struct smap_function f;
 		assert_int_equal(smap_function_at(m, 0, want[i].col, &f), SMAP_OK);
@@ -191,6 +246,18 @@ static void test_jstoken_function_at(void **state)
 	smap_map_free(m);
 }
 
+static void test_jstoken_function_at(void **state)
+{
+	(void)state;
+	function_at(false);
+}
+
+static void test_jstoken_function_at_prepared(void **state)
+{
+	(void)state;
+	function_at(true);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -199,8 +266,10 @@ int main(void)
 		cmocka_unit_test(test_jstoken_objects),
 		cmocka_unit_test(test_jstoken_classes),
 		cmocka_unit_test(test_jstoken_lexing),
+		cmocka_unit_test(test_jstoken_long_tokens),
 		cmocka_unit_test(test_jstoken_first_bracket),
 		cmocka_unit_test(test_jstoken_function_at),
+		cmocka_unit_test(test_jstoken_function_at_prepared),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

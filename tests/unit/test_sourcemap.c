@@ -4,6 +4,7 @@
  * finding, and the ECMA-426 conformance suite (when ../shared is there).
  */
 #include <setjmp.h>
+#include <stdbool.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -777,6 +778,69 @@ static void test_sourcemap_strict(void **state)
 		     "(at character 1 of mappings)");
 }
 
+/* A long line cut into blocks answers as the line decoded whole: columns
+ * shared across a block's edge give the first of their segments, a column
+ * before the first segment none. */
+static void test_sourcemap_blocks(void **state)
+{
+	(void)state;
+	char json[4096];
+	size_t at = (size_t)snprintf(json, sizeof(json),
+				     "{\"version\":3,\"sources\":[\"a.js\"],\"names\":[],"
+				     "\"mappings\":\"AAAA;E");
+	for (int i = 1; i < 300; i++) {
+		/* the same column as the one before at 64, 128, 129 and 192 */
+		bool same = i == 64 || i == 128 || i == 129 || i == 192;
+		at += (size_t)snprintf(json + at, sizeof(json) - at, ",%sAAC", same ? "A" : "C");
+	}
+	at += (size_t)snprintf(json + at, sizeof(json) - at, "\"}");
+	assert_true(at < sizeof(json));
+	struct smap_map *a = smap_map_new(), *b = smap_map_new();
+	assert_int_equal(smap_map_parse(a, json, at, 0), SMAP_OK);
+	assert_int_equal(smap_map_parse(b, json, at, 0), SMAP_OK);
+	assert_int_equal(smap_map_prepare(b), SMAP_OK);
+	struct pp_smap_section *sa = &a->sec[0], *sb = &b->sec[0];
+	assert_int_equal(sb->lz->line[1].nseg, 300);
+	assert_int_not_equal(sb->lz->line[1].ck, PP_SMAP_NIL);
+	uint32_t n;
+	int rc;
+	const struct pp_smap_seg *v = pp_smap_line_segs(a, sa, 1, &n, &rc);
+	assert_int_equal(rc, SMAP_OK);
+	assert_int_equal(n, 300);
+	assert_int_equal(sa->lz->line[1].ck, PP_SMAP_NIL); /* decoded whole */
+	for (uint32_t c = 0; c < 300; c++)
+		for (int below = 0; below <= 1; below++) {
+			/* the rule over the whole line */
+			const struct pp_smap_seg *x = NULL;
+			for (uint32_t j = 0; j < n; j++)
+				if (v[j].gcol < c || (!below && v[j].gcol == c))
+					x = &v[j];
+			while (x && x->gcol == c && x > v && x[-1].gcol == c)
+				x--; /* an exact column: the first of its segments */
+			const struct pp_smap_seg *y = pp_smap_find_seg(b, sb, 1, c, below, &rc);
+			assert_int_equal(rc, SMAP_OK);
+			if (!x) {
+				assert_null(y);
+				continue;
+			}
+			assert_non_null(y);
+			assert_memory_equal(x, y, sizeof(*x));
+		}
+	/* 128 and 129 share column 128 with 127 (across the edge): 127 is the first */
+	const struct pp_smap_seg *y = pp_smap_find_seg(b, sb, 1, 128, false, &rc);
+	assert_non_null(y);
+	assert_int_equal(y->ocol, 127);
+	assert_int_equal(sb->lz->line[1].first, PP_SMAP_NIL); /* never decoded whole */
+	struct smap_mapping ma, mb;
+	for (uint32_t c = 0; c < 300; c += 7) {
+		assert_int_equal(smap_lookup(a, 1, c, &ma), smap_lookup(b, 1, c, &mb));
+		assert_int_equal(ma.column, mb.column);
+		assert_int_equal(ma.generated_column, mb.generated_column);
+	}
+	smap_map_free(a);
+	smap_map_free(b);
+}
+
 static void test_sourcemap_lookup_line(void **state)
 {
 	struct smap_map *m = load(
@@ -1298,6 +1362,7 @@ int main(void)
 		cmocka_unit_test(test_sourcemap_not_a_map),
 		cmocka_unit_test(test_sourcemap_strict),
 		cmocka_unit_test(test_sourcemap_lookup_line),
+		cmocka_unit_test(test_sourcemap_blocks),
 		cmocka_unit_test(test_sourcemap_scopes_goldens),
 		cmocka_unit_test(test_sourcemap_function_names),
 		cmocka_unit_test(test_sourcemap_ctor_parameter_properties),
