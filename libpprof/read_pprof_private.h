@@ -137,8 +137,8 @@ struct rd {
 	 * locations from index LOCBASE there */
 	bool defer;
 	size_t locbase, firstsample;
-	uint32_t part;     /* this input's in p->deferred->parts */
-	size_t npacked;    /* its samples kept as packed ids */
+	uint32_t part;  /* this input's in p->deferred->parts */
+	size_t npacked; /* its samples kept as packed ids */
 	/* location steps of the deferred samples, and the most frames a
 	 * location has: the bound is checked on their product first */
 	uint64_t locsteps;
