@@ -229,6 +229,11 @@ int pp_remap_frames(struct pprof_profile *p, const uint32_t *map);
  * when fresh and a TLB miss each after (transparent huge pages are often
  * "madvise" only).  Advice only: nothing changes when it is not taken. */
 void pp_advise_huge(void *ptr, size_t bytes);
+/* Gives back to the system the whole pages of [BASE, BASE + UPTO) past
+ * *GIVEN (an address, 0 at first; moved to where they end): bytes of a
+ * block the caller reads no more.  The block stays allocated and is freed
+ * as usual; a page given back reads as zeros if touched. */
+void pp_give_back(const void *base, size_t upto, uintptr_t *given);
 /* N zeroed elements of SIZE bytes for a big temporary array: a mapping of
  * its own (huge pages advised) when large, so that freeing it gives the
  * memory back at once, else calloc().  NULL when out of memory.  Freed

@@ -69,6 +69,20 @@ void pp_advise_huge(void *ptr, size_t bytes)
 #endif
 }
 
+void pp_give_back(const void *base, size_t upto, uintptr_t *given)
+{
+	long ps = sysconf(_SC_PAGESIZE);
+	uintptr_t page = ps > 0 ? (uintptr_t)ps : 4096;
+	uintptr_t b = ((uintptr_t)base + page - 1) & ~(page - 1);
+	uintptr_t e = ((uintptr_t)base + upto) & ~(page - 1);
+	if (*given < b)
+		*given = b;
+	if (e > *given) {
+		(void)madvise((void *)*given, e - *given, MADV_DONTNEED);
+		*given = e;
+	}
+}
+
 /* Blocks of at least this many bytes are mappings of their own. */
 #define BIG_MIN ((size_t)1 << 20)
 
@@ -749,30 +763,6 @@ void pp_share_free(struct pprof_profile *s)
 	free(s);
 }
 
-/* Gives back the whole pages of [BASE, BASE + UPTO) not given back yet
- * (*GIVEN, an address, 0 at first), when at least 4 MiB have gathered: the
- * caller reads that part of the block no more.  The block stays allocated
- * and is freed as usual; a page given back reads as zeros if touched. */
-static void give_back_below(const void *base, size_t upto, uintptr_t *given)
-{
-#ifdef MADV_DONTNEED
-	long ps = sysconf(_SC_PAGESIZE);
-	uintptr_t page = ps > 0 ? (uintptr_t)ps : 4096;
-	uintptr_t b = ((uintptr_t)base + page - 1) & ~(page - 1);
-	uintptr_t e = ((uintptr_t)base + upto) & ~(page - 1);
-	if (*given < b)
-		*given = b;
-	if (e > *given && e - *given >= ((uintptr_t)4 << 20)) {
-		(void)madvise((void *)*given, e - *given, MADV_DONTNEED);
-		*given = e;
-	}
-#else
-	(void)base;
-	(void)upto;
-	(void)given;
-#endif
-}
-
 /* Walks the runs of kind K (struct pp_run) of two shares in the order of
  * their samples: *SH the share of the next item, *ITEM its index there;
  * false when both are done.  CUR[] and RUN[] (zeroed, CUR[] set to the
@@ -857,9 +847,10 @@ int pp_share_merge(struct pprof_profile *p, struct pp_share sh[2])
 		while (share_next(sh, 0, cur, run, &k, &it)) {
 			const struct pp_node *x = &sh[k].s->nodes[it];
 			/* the shares' nodes are read once, in order: the pages
-			 * behind are given back as the merged tree grows */
-			if ((it & 0xffff) == 0)
-				give_back_below(sh[k].s->nodes, (size_t)it * sizeof(*x), &given[k]);
+			 * behind are given back, 4 MiB at a time, as the merged
+			 * tree grows */
+			if ((it & 0x7ffff) == 0)
+				pp_give_back(sh[k].s->nodes, (size_t)it * sizeof(*x), &given[k]);
 			if (x->parent == 0 && depth1[x->frame]) {
 				nmap[k][it] = depth1[x->frame];
 				continue;

@@ -291,9 +291,7 @@ static void *verdict_run(void *arg)
 		v->status = pp_nomem(&v->sink);
 		return NULL;
 	}
-	long ps = sysconf(_SC_PAGESIZE);
-	uintptr_t page = ps > 0 ? (uintptr_t)ps : 4096;
-	uintptr_t given = ((uintptr_t)v->z.in + page - 1) & ~(page - 1);
+	uintptr_t given = 0;
 	size_t next = v->z.pos + VERDICT_RELEASE;
 	v->status = PPROF_OK;
 	do {
@@ -306,11 +304,7 @@ static void *verdict_run(void *arg)
 		if (r == Z_DONE)
 			break;
 		if (v->hold.mapped && v->z.pos >= next) {
-			uintptr_t upto = ((uintptr_t)v->z.in + v->z.pos) & ~(page - 1);
-			if (upto > given) {
-				(void)madvise((void *)given, upto - given, MADV_DONTNEED);
-				given = upto;
-			}
+			pp_give_back(v->z.in, v->z.pos, &given);
 			next = v->z.pos + VERDICT_RELEASE;
 		}
 	} while (v->z.open);

@@ -1214,13 +1214,7 @@ static int scan_samples(struct rd *r)
 	 * again; the buffer is freed as usual afterwards. */
 	const struct pp_hold *h = r->p->hold;
 	bool give_back = !r->defer && h && h->ptr == r->b && r->len >= RELEASE_MIN;
-	uintptr_t page = 4096;
-	{
-		long ps = sysconf(_SC_PAGESIZE);
-		if (ps > 0)
-			page = (uintptr_t)ps;
-	}
-	uintptr_t given = ((uintptr_t)r->b + page - 1) & ~(page - 1);
+	uintptr_t given = 0;
 	size_t next_give = RELEASE_STEP;
 	/* the samples intern no frame: the frame index goes while the tree
 	 * grows, as the input's pages do */
@@ -1238,11 +1232,7 @@ static int scan_samples(struct rd *r)
 		if (f.num == F_SAMPLE && (s = decode_sample(r, &f, ntypes)))
 			return s;
 		if (give_back && pos >= next_give) {
-			uintptr_t upto = ((uintptr_t)r->b + pos) & ~(page - 1);
-			if (upto > given) {
-				(void)madvise((void *)given, upto - given, MADV_DONTNEED);
-				given = upto;
-			}
+			pp_give_back(r->b, pos, &given);
 			next_give = pos + RELEASE_STEP;
 		}
 	}

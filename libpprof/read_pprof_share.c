@@ -171,9 +171,7 @@ static void share_walk(struct share *w)
 	uint32_t ntypes = (uint32_t)(r->ntypes2 / 2);
 	uint32_t idx = 0, made[3] = {1, 0, 1};
 	size_t pos = 0;
-	long ps = sysconf(_SC_PAGESIZE);
-	uintptr_t page = ps > 0 ? (uintptr_t)ps : 4096;
-	uintptr_t given = ((uintptr_t)r->b + page - 1) & ~(page - 1);
+	uintptr_t given = 0;
 	size_t next_give = SHARE_RELEASE_STEP;
 	while (pos < r->len) {
 		size_t at = pos;
@@ -208,11 +206,7 @@ static void share_walk(struct share *w)
 		atomic_store_explicit(&w->pos, pos, memory_order_release);
 		if (w->give_back && pos >= next_give) {
 			size_t o = atomic_load_explicit(&w->other->pos, memory_order_acquire);
-			uintptr_t upto = ((uintptr_t)r->b + (o < pos ? o : pos)) & ~(page - 1);
-			if (upto > given) {
-				(void)madvise((void *)given, upto - given, MADV_DONTNEED);
-				given = upto;
-			}
+			pp_give_back(r->b, o < pos ? o : pos, &given);
 			next_give = pos + SHARE_RELEASE_STEP;
 		}
 	}
