@@ -129,16 +129,23 @@ static int bid_folded(const unsigned char *buf, size_t len)
 	 * makes a long line, so lines are read whole. */
 	int lines;
 	{
-		/* JSON told apart first, before the end of its first line is
-		 * looked for: a JSON profile is often one line of megabytes.
-		 * The loop's test, for the yes it gives whatever the line. */
+		/* JSON is told apart by parsing, before the end of its first
+		 * line is looked for (a JSON profile is often one line of
+		 * megabytes): a JSON text (or its start, or one that breaks
+		 * after its first line) is a JSON reader's; "[unknown];foo 1"
+		 * and "[kernel.kallsyms];..." are not JSON and are read on. */
 		const unsigned char *t = buf + pos, *e = buf + len;
 		while (t < e && *t != '\n' && is_space(*t))
 			t++;
-		size_t jn = (size_t)(e - t);
-		if (t < e && (*t == '{' || *t == '[') &&
-		    json_is_prefix(t, jn < FOLDED_JSON_LOOK ? jn : FOLDED_JSON_LOOK, NULL))
-			return 0;
+		size_t erroff = 0, jn = (size_t)(e - t);
+		if (t < e && (*t == '{' || *t == '[')) {
+			if (json_is_prefix(t, jn < FOLDED_JSON_LOOK ? jn : FOLDED_JSON_LOOK,
+					   &erroff))
+				return 0;
+			const unsigned char *nl = memchr(t, '\n', jn);
+			if (erroff >= (size_t)((nl ? nl : e) - t))
+				return 0;
+		}
 	}
 	for (lines = 0; pos < len && lines < 64; lines++) {
 		const unsigned char *nl = memchr(buf + pos, '\n', len - pos);
@@ -147,15 +154,6 @@ static int bid_folded(const unsigned char *buf, size_t len)
 		const char *t = s;
 		while (t < e && is_space((unsigned char)*t))
 			t++;
-		/* JSON is told apart by parsing, before the long scan of its
-		 * one line: a JSON text (or its start, or one that breaks after
-		 * its first line) is a JSON reader's; "[unknown];foo 1" and
-		 * "[kernel.kallsyms];..." are not JSON and are read on. */
-		size_t erroff = 0, jn = len - (size_t)((const unsigned char *)t - buf);
-		if (lines == 0 && t < e && (*t == '{' || *t == '[') &&
-		    (json_is_prefix(t, jn < FOLDED_JSON_LOOK ? jn : FOLDED_JSON_LOOK, &erroff) ||
-		     t + erroff >= e))
-			return 0;
 		for (const char *c = s; c < e; c++)
 			if ((unsigned char)*c < 0x20 && !is_space((unsigned char)*c))
 				return 0;
