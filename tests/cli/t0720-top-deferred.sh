@@ -48,7 +48,7 @@ fi
 
 test_expect_success 'a pprof whose stacks explode is refused by pprof-top too' '
 	$GEN inline-bomb.pb 10000 >bomb.pb &&
-	test_fails 1 timeout 60 pprof-top bomb.pb &&
+	test_fails 1 timeout $((60 * TSCALE)) pprof-top bomb.pb &&
 	grep -q "^pprof-top: bomb.pb: stacks expand to more than [0-9]* frames (inlined lines times repeated locations), too many for [0-9]* bytes (at byte [0-9]*)$" err
 '
 

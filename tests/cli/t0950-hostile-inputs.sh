@@ -9,11 +9,11 @@ H=$SRC/tests/hostile
 
 # ASan reserves terabytes of address space: no memory bound under it.
 limit_mem=1
-grep -q '^SAN_CFLAGS = .*-fsanitize=address' "$BUILD/Makefile" 2>/dev/null && limit_mem=
+[ -n "$SANITIZED" ] && limit_mem=
 run_bounded() {
 	(
 		[ -n "$limit_mem" ] && ulimit -v 1048576
-		exec timeout 20 "$@"
+		exec timeout $((20 * TSCALE)) "$@"
 	)
 }
 

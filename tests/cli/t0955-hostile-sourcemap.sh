@@ -7,11 +7,11 @@
 . "$(dirname "$0")/../lib.sh"
 
 limit_mem=1
-grep -q '^SAN_CFLAGS = .*-fsanitize=address' "$BUILD/Makefile" 2>/dev/null && limit_mem=
+[ -n "$SANITIZED" ] && limit_mem=
 run_bounded() {
 	(
 		[ -n "$limit_mem" ] && ulimit -v 1048576
-		exec timeout 20 "$@"
+		exec timeout $((20 * TSCALE)) "$@"
 	)
 }
 
@@ -84,7 +84,7 @@ semis_map() {
 run_small() {
 	(
 		[ -n "$limit_mem" ] && ulimit -v 524288
-		exec timeout 20 "$@"
+		exec timeout $((20 * TSCALE)) "$@"
 	)
 }
 

@@ -7,11 +7,11 @@
 GEN="perl $SRC/tests/hostile/gen.pl"
 
 limit_mem=1
-grep -q '^SAN_CFLAGS = .*-fsanitize=address' "$BUILD/Makefile" 2>/dev/null && limit_mem=
+[ -n "$SANITIZED" ] && limit_mem=
 run_bounded() {
 	(
 		[ -n "$limit_mem" ] && ulimit -v 1048576
-		exec timeout 60 "$@"
+		exec timeout $((60 * TSCALE)) "$@"
 	)
 }
 
@@ -113,21 +113,21 @@ test_expect_success 'a drop_frames that backtracks exponentially is stopped' '
 # were seeded took 20 s or more (quadratic); now well under a second.
 test_expect_success 'pprof location ids crafted to collide (400,000) read fast' '
 	$GEN flood.pb 400000 >flood.pb &&
-	( [ -n "$limit_mem" ] && ulimit -v 1048576; exec timeout 10 pprof-fold flood.pb ) >actual &&
+	( [ -n "$limit_mem" ] && ulimit -v 1048576; exec timeout $((10 * TSCALE)) pprof-fold flood.pb ) >actual &&
 	deep_line 100 f 1 >expect &&
 	test_cmp expect actual
 '
 
 test_expect_success '.cpuprofile node ids crafted to collide (200,000) read fast' '
 	$GEN flood.cpuprofile 200000 >flood.cpuprofile &&
-	( [ -n "$limit_mem" ] && ulimit -v 1048576; exec timeout 10 pprof-fold flood.cpuprofile ) >actual &&
+	( [ -n "$limit_mem" ] && ulimit -v 1048576; exec timeout $((10 * TSCALE)) pprof-fold flood.cpuprofile ) >actual &&
 	echo "f 99000" >expect &&
 	test_cmp expect actual
 '
 
 test_expect_success 'folded names crafted to collide in the string table (200,000) read fast' '
 	$GEN flood.folded 200000 >flood.folded &&
-	( [ -n "$limit_mem" ] && ulimit -v 1048576; exec timeout 10 pprof-fold flood.folded ) >actual &&
+	( [ -n "$limit_mem" ] && ulimit -v 1048576; exec timeout $((10 * TSCALE)) pprof-fold flood.folded ) >actual &&
 	sort flood.folded >expect &&
 	test_cmp expect actual
 '
@@ -136,7 +136,7 @@ test_expect_success 'pprof-diff --top on function names crafted to collide (100,
 	[ ! -x "$BUILD/pprof-diff" ] || {
 		$GEN flood-top.folded 100000 >flood.folded &&
 		( [ -n "$limit_mem" ] && ulimit -v 1048576
-		  exec timeout 10 pprof-diff --top flood.folded flood.folded ) >actual &&
+		  exec timeout $((10 * TSCALE)) pprof-diff --top flood.folded flood.folded ) >actual &&
 		test -s actual
 	}
 '
@@ -171,7 +171,7 @@ test_expect_success 'a warning per script URL (50,000 URLs without maps) stops a
 		print q(],\"startTime\":0,\"endTime\":10,\"samples\":[2],\"timeDeltas\":[1]});
 	" >urls.cpuprofile &&
 	mkdir maps &&
-	( [ -n "$limit_mem" ] && ulimit -v 1048576; exec timeout 10 pprof-fold -m maps urls.cpuprofile ) >actual 2>err &&
+	( [ -n "$limit_mem" ] && ulimit -v 1048576; exec timeout $((10 * TSCALE)) pprof-fold -m maps urls.cpuprofile ) >actual 2>err &&
 	echo "f 9000" >expect && test_cmp expect actual &&
 	test "$(wc -l <err)" = 101 &&
 	tail -1 err | grep -q "^pprof-fold: warning: more warnings left out$"
@@ -188,7 +188,7 @@ test_expect_success 'pprof-flame on 131,072 names crafted to collide in the old 
 	[ ! -x "$BUILD/pprof-flame" ] || {
 		$GEN flood-fnv.cpuprofile 17 >fnv.cpuprofile &&
 		( [ -n "$limit_mem" ] && ulimit -v 1048576
-		  exec timeout 10 pprof-flame fnv.cpuprofile ) >out.svg &&
+		  exec timeout $((10 * TSCALE)) pprof-flame fnv.cpuprofile ) >out.svg &&
 		if command -v xmllint >/dev/null; then xmllint --noout out.svg; fi
 	}
 '

@@ -45,7 +45,7 @@ UNRECOGNIZED="unrecognized profile format (not pprof, V8 JSON or folded stacks) 
 
 test_expect_success '1 GiB of 0xff bytes on a pipe is refused after a small prefix' '
 	{ head -c 1073741824 /dev/zero | tr "\000" "\377" | relay count |
-		timeout 60 pprof-fold >out 2>err; echo $? >status; } &&
+		timeout $((60 * TSCALE)) pprof-fold >out 2>err; echo $? >status; } &&
 	echo 1 >expect && test_cmp expect status &&
 	test_cmp /dev/null out &&
 	echo "pprof-fold: <stdin>: $UNRECOGNIZED" >expect && test_cmp expect err &&
@@ -53,7 +53,7 @@ test_expect_success '1 GiB of 0xff bytes on a pipe is refused after a small pref
 '
 
 test_expect_success 'an endless stream of zero bytes is refused the same way' '
-	{ relay count </dev/zero | timeout 60 pprof-fold >out 2>err; echo $? >status; } &&
+	{ relay count </dev/zero | timeout $((60 * TSCALE)) pprof-fold >out 2>err; echo $? >status; } &&
 	echo 1 >expect && test_cmp expect status &&
 	echo "pprof-fold: <stdin>: $UNRECOGNIZED" >expect && test_cmp expect err &&
 	took_little
@@ -61,7 +61,7 @@ test_expect_success 'an endless stream of zero bytes is refused the same way' '
 
 test_expect_success 'gzipped garbage on a pipe is refused from its first inflated bytes' '
 	{ head -c 1073741824 /dev/zero | tr "\000" "\377" | gzip -1 | relay count |
-		timeout 60 pprof-fold >out 2>err; echo $? >status; } &&
+		timeout $((60 * TSCALE)) pprof-fold >out 2>err; echo $? >status; } &&
 	echo 1 >expect && test_cmp expect status &&
 	echo "pprof-fold: <stdin>: $UNRECOGNIZED" >expect && test_cmp expect err &&
 	took_little
@@ -72,7 +72,7 @@ test_expect_success 'pprof-diff and pprof-flame refuse garbage on a pipe as earl
 	for p in pprof-diff pprof-flame; do
 		[ -x "$BUILD/$p" ] || continue
 		if [ $p = pprof-diff ]; then set -- a.folded -; else set --; fi
-		{ relay count </dev/zero | timeout 60 $p "$@" >out 2>err; echo $? >status; } &&
+		{ relay count </dev/zero | timeout $((60 * TSCALE)) $p "$@" >out 2>err; echo $? >status; } &&
 		echo 1 >expect && test_cmp expect status &&
 		echo "$p: <stdin>: $UNRECOGNIZED" >expect && test_cmp expect err &&
 		took_little || return 1
@@ -102,7 +102,7 @@ test_expect_success 'a long first line of text without a count is refused when i
 '
 
 test_expect_success 'an endless line of text stops at --max-input' '
-	{ yes f | tr -d "\n" | timeout 60 pprof-fold --max-input=1m >out 2>err; echo $? >status; } &&
+	{ yes f | tr -d "\n" | timeout $((60 * TSCALE)) pprof-fold --max-input=1m >out 2>err; echo $? >status; } &&
 	echo 1 >expect && test_cmp expect status &&
 	echo "pprof-fold: <stdin>: input larger than the limit (1 MiB; raise it with --max-input)" >expect &&
 	test_cmp expect err

@@ -8,13 +8,13 @@
 . "$(dirname "$0")/../lib.sh"
 
 limit_mem=1
-grep -q '^SAN_CFLAGS = .*-fsanitize=address' "$BUILD/Makefile" 2>/dev/null && limit_mem=
+[ -n "$SANITIZED" ] && limit_mem=
 
 # At most 512 MiB of address space (outside ASan) and 60 s.
 run_bounded() {
 	(
 		[ -n "$limit_mem" ] && ulimit -v 524288
-		exec timeout 60 "$@"
+		exec timeout $((60 * TSCALE)) "$@"
 	)
 }
 

@@ -9,11 +9,11 @@
 GEN="perl $SRC/tests/hostile/gen-heapsnapshot.pl"
 
 limit_mem=1
-grep -q '^SAN_CFLAGS = .*-fsanitize=address' "$BUILD/Makefile" 2>/dev/null && limit_mem=
+[ -n "$SANITIZED" ] && limit_mem=
 run_bounded() {
 	(
 		[ -n "$limit_mem" ] && ulimit -v 1048576
-		exec timeout 60 "$@"
+		exec timeout $((60 * TSCALE)) "$@"
 	)
 }
 

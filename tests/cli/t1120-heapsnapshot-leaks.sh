@@ -141,10 +141,10 @@ GEN="perl $SRC/tests/hostile/gen-heapsnapshot.pl"
 test_expect_success 'a 10^6-long chain: one frame by dominators, retainer paths refused' '
 	$GEN chain 10 >small.heapsnapshot &&
 	$GEN chain 1000000 >chain.heapsnapshot &&
-	timeout 60 pprof-fold --since=small.heapsnapshot chain.heapsnapshot >actual &&
+	timeout $((60 * TSCALE)) pprof-fold --since=small.heapsnapshot chain.heapsnapshot >actual &&
 	echo "Node 15999840" >expect &&
 	test_cmp expect actual &&
-	timeout 60 pprof-fold --paths=retainers chain.heapsnapshot >out 2>err;
+	timeout $((60 * TSCALE)) pprof-fold --paths=retainers chain.heapsnapshot >out 2>err;
 	test $? = 1 && test ! -s out && test "$(wc -l <err)" = 1 &&
 	grep -q "stacks expand to more than" err
 '
