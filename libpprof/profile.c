@@ -782,6 +782,7 @@ static bool share_next(struct pp_share sh[2], int k, uint32_t cur[2], size_t run
 	return true;
 }
 
+#define MERGE_AHEAD 16
 int pp_share_merge(struct pprof_profile *p, struct pp_share sh[2])
 {
 	/* P is fresh (the tree is the root, no aggregated samples): the
@@ -846,6 +847,13 @@ int pp_share_merge(struct pprof_profile *p, struct pp_share sh[2])
 		int k;
 		while (share_next(sh, 0, cur, run, &k, &it)) {
 			const struct pp_node *x = &sh[k].s->nodes[it];
+			/* nmap[k][x->parent] is read at random (a cache miss
+			 * each on a big profile, half of the merge's time):
+			 * fetched for the node MERGE_AHEAD further on in the
+			 * same share, a hint (that entry may not be written
+			 * yet) */
+			if (it + MERGE_AHEAD < sh[k].s->nnodes)
+				__builtin_prefetch(&nmap[k][x[MERGE_AHEAD].parent]);
 			/* the shares' nodes are read once, in order: the pages
 			 * behind are given back, 4 MiB at a time, as the merged
 			 * tree grows */
