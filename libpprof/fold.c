@@ -137,23 +137,9 @@ static int build(struct folder *f, const struct pprof_fold_options *o)
 	}
 
 	/* 1. Printed names of the frames, interned in the profile's strings. */
-	struct pp_buf b;
-	pp_buf_init(&b);
-	fname[0] = 0;
-	for (uint32_t i = 1; i < p->nframes; i++) {
-		pp_buf_reset(&b);
-		if (!pp_frame_name(p, i, o->granularity, &b)) {
-			pp_buf_release(&b);
-			status = pp_nomem(p);
-			goto out;
-		}
-		status = pp_intern(p, b.s, b.len, &fname[i]);
-		if (status != PPROF_OK) {
-			pp_buf_release(&b);
-			goto out;
-		}
-	}
-	pp_buf_release(&b);
+	status = pp_frame_names(p, o->granularity, fname);
+	if (status != PPROF_OK)
+		goto out;
 
 	/* 2. The entries in node order (entry order among a node's): a node's
 	 * value is then summed as step 3 reaches it, from a list of the

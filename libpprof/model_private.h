@@ -311,6 +311,9 @@ void pp_ascii_lower(char *d, const char *s, size_t size);
  * ':' and CR/LF into spaces. */
 bool pp_frame_name(const struct pprof_profile *p, uint32_t frame,
 		   enum pprof_granularity g, struct pp_buf *b);
+/* The string id of every frame's name at granularity G, interned in P's
+ * strings, into OUT[0 .. p->nframes) (OUT[0] = 0 for the root). */
+int pp_frame_names(struct pprof_profile *p, enum pprof_granularity g, uint32_t *out);
 
 /* Room for FRAMES more frames, NODES more nodes of the tree and ENTRIES more
  * aggregated samples, their indexes included, so that a reader that knows

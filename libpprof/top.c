@@ -336,25 +336,13 @@ static int top_functions(struct top_work *t, enum pprof_granularity g, bool *any
 	t->ffun = malloc((size_t)(p->nframes ? p->nframes : 1) * sizeof(*t->ffun));
 	if (!t->ffun)
 		return pp_nomem(p);
-	struct pp_buf b;
-	pp_buf_init(&b);
 	*any_inline = false;
-	t->ffun[0] = 0;
-	for (uint32_t i = 1; i < p->nframes; i++) {
-		b.len = 0;
-		if (!pp_frame_name(p, i, g, &b)) {
-			pp_buf_release(&b);
-			return pp_nomem(p);
-		}
-		int s = pp_intern(p, b.s, b.len, &t->ffun[i]);
-		if (s != PPROF_OK) {
-			pp_buf_release(&b);
-			return s;
-		}
+	int st = pp_frame_names(p, g, t->ffun);
+	if (st != PPROF_OK)
+		return st;
+	for (uint32_t i = 1; i < p->nframes; i++)
 		if (p->frames[i].flags & PP_FRAME_INLINED)
 			*any_inline = true;
-	}
-	pp_buf_release(&b);
 	uint32_t *strfun = malloc((size_t)p->nstrs * sizeof(*strfun));
 	t->fn = calloc(p->nframes ? p->nframes : 1, sizeof(*t->fn));
 	if (!strfun || !t->fn) {

@@ -434,11 +434,74 @@ static void test_fold_two_threads(void **state)
 	pprof_profile_free(p);
 }
 
+/* pp_frame_names() names each frame as pp_frame_name() does, at every
+ * granularity: frames of one function at several lines (named once by
+ * name at function granularity), a name with a separator, frames without
+ * a symbol (named by mapping or <unknown>, never by name). */
+static void test_model_frame_names(void **state)
+{
+	(void)state;
+	struct pprof_profile *p = pprof_profile_new();
+	struct pp_frame f = {0};
+	uint32_t id;
+	pp_intern_cstr(p, "main", &f.name);
+	pp_intern_cstr(p, "app/main.c", &f.file);
+	for (int line = 1; line <= 3; line++) {
+		f.line = line;
+		assert_int_equal(pp_frame_intern(p, &f, &id), PPROF_OK);
+	}
+	pp_intern_cstr(p, "a;b\nc", &f.name);
+	assert_int_equal(pp_frame_intern(p, &f, &id), PPROF_OK);
+	f.line = 9;
+	assert_int_equal(pp_frame_intern(p, &f, &id), PPROF_OK);
+	struct pp_frame g = {0};
+	g.flags = PP_FRAME_NO_SYMBOL | PP_FRAME_HAS_ADDRESS;
+	pp_intern_cstr(p, "main", &g.name); /* not printed: no symbol */
+	pp_intern_cstr(p, "libfoo.so", &g.mapping);
+	g.address = 0x1234;
+	assert_int_equal(pp_frame_intern(p, &g, &id), PPROF_OK);
+	g.address = 0x5678;
+	assert_int_equal(pp_frame_intern(p, &g, &id), PPROF_OK);
+	g.mapping = 0;
+	assert_int_equal(pp_frame_intern(p, &g, &id), PPROF_OK);
+	f.line = 4; /* main again, after others */
+	pp_intern_cstr(p, "main", &f.name);
+	assert_int_equal(pp_frame_intern(p, &f, &id), PPROF_OK);
+	uint32_t n = p->nframes;
+	assert_int_equal(n, 10);
+	uint32_t *got = malloc(n * sizeof(*got));
+	assert_non_null(got);
+	for (int gi = 0; gi < 5; gi++) {
+		enum pprof_granularity gr = (enum pprof_granularity)gi;
+		assert_int_equal(pp_frame_names(p, gr, got), PPROF_OK);
+		assert_int_equal(got[0], 0);
+		for (uint32_t i = 1; i < n; i++) {
+			struct pp_buf b;
+			pp_buf_init(&b);
+			assert_true(pp_frame_name(p, i, gr, &b));
+			assert_int_equal(pp_strlen(p, got[i]), b.len);
+			assert_memory_equal(pp_str(p, got[i]), b.s, b.len);
+			pp_buf_release(&b);
+		}
+	}
+	/* at function granularity: "main" for the lines of main, the name
+	 * made harmless, the mapping for frames without a symbol */
+	assert_int_equal(pp_frame_names(p, PPROF_G_FUNCTIONS, got), PPROF_OK);
+	assert_int_equal(got[1], got[2]);
+	assert_int_equal(got[1], got[n - 1]);
+	assert_string_equal(pp_str(p, got[4]), "a:b c");
+	assert_string_equal(pp_str(p, got[6]), "[libfoo.so]");
+	assert_string_equal(pp_str(p, got[8]), "<unknown>");
+	free(got);
+	pprof_profile_free(p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_model_intern_strings),
 		cmocka_unit_test(test_model_frames_and_tree),
+		cmocka_unit_test(test_model_frame_names),
 		cmocka_unit_test(test_model_frame_index_dropped),
 		cmocka_unit_test(test_model_sum_overflow),
 		cmocka_unit_test(test_model_sample_type_select),
