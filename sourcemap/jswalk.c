@@ -33,20 +33,24 @@ void pp_js_walk_to(const char *s, size_t len, size_t e, struct pp_js_walk *w)
 			size_t b = at++;
 			const uint64_t ones = 0x0101010101010101u, high = 0x8080808080808080u;
 #ifdef __SSE2__
-			/* sixteen at a time, the same way */
+			/* sixteen at a time, the same way; the last sixteen may
+			 * reach past E (not past the text), their bits from E on
+			 * left out: a walk from token to token ends there */
 			const __m128i vcr = _mm_set1_epi8('\r'), vnl = _mm_set1_epi8('\n');
-			while (at + 16 <= e) {
+			while (at < e && at + 16 <= len) {
 				__m128i x = _mm_loadu_si128((const __m128i *)(const void *)(s + at));
 				if (_mm_movemask_epi8(x) | _mm_movemask_epi8(_mm_cmpeq_epi8(x, vcr)))
 					break;
 				unsigned nl = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(x, vnl));
+				size_t step = e - at < 16 ? e - at : 16;
+				nl &= (unsigned)((1u << step) - 1);
 				if (nl) {
 					b = at + (size_t)(31 - __builtin_clz(nl)) + 1;
 					col = 0;
 					for (; nl; nl &= nl - 1)
 						line++;
 				}
-				at += 16;
+				at += step;
 			}
 #endif
 			while (LITTLE_ENDIAN_WORDS && at + 8 <= e) {
