@@ -29,10 +29,6 @@
 
 #include "jstoken.h"
 
-#ifdef __SSE2__
-#include <emmintrin.h>
-#endif
-
 #define NIL UINT32_MAX
 #define VOTES 16
 
@@ -42,10 +38,6 @@
  * to from there: 2 bytes per token instead of 8, most of which no look-up
  * asks for. */
 #define CK 8
-struct walk {
-	size_t at;
-	uint32_t line, col;
-};
 
 struct text {
 	bool tried, ok;
@@ -53,9 +45,9 @@ struct text {
 	size_t len;
 	struct pp_js_toks toks;
 	struct pp_js_funcs funcs;
-	struct walk *ck; /* at tokens 0, CK, 2 CK, ... */
+	struct pp_js_walk *ck; /* at tokens 0, CK, 2 CK, ... */
 	size_t cur_i;    /* the last token walked to, and the state there */
-	struct walk cur;
+	struct pp_js_walk cur;
 };
 
 struct pp_smap_names {
@@ -600,95 +592,6 @@ enum smap_source_file smap_map_source_file(struct smap_map *m, size_t i, const c
 	return l->stale ? SMAP_FILE_STALE : SMAP_FILE_USED;
 }
 
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-#define LITTLE_ENDIAN_WORDS 1
-#else
-#define LITTLE_ENDIAN_WORDS 0
-#endif
-
-/* Walks W on in S up to byte E: a line ends at "\n", a lone "\r", LS and
- * PS (as ECMA-262 says); a 4-byte UTF-8 sequence is two UTF-16 units, any
- * other one.  The steps follow the lead bytes, so a walk to E and on to a
- * later E2 ends where a walk straight to E2 does. */
-static void walk_to(const char *s, size_t len, size_t e, struct walk *w)
-{
-	size_t at = w->at;
-	uint32_t line = w->line, col = w->col;
-	while (at < e) {
-		unsigned char c = (unsigned char)s[at];
-		if (c < 0x80 && c != '\n' && c != '\r') {
-			/* a run of plain ASCII: one unit a byte, eight bytes at
-			 * a time while none is a line end or >= 0x80 */
-			size_t b = at++;
-			const uint64_t ones = 0x0101010101010101u, high = 0x8080808080808080u;
-#ifdef __SSE2__
-			/* sixteen at a time, the same way */
-			const __m128i vcr = _mm_set1_epi8('\r'), vnl = _mm_set1_epi8('\n');
-			while (at + 16 <= e) {
-				__m128i x = _mm_loadu_si128((const __m128i *)(const void *)(s + at));
-				if (_mm_movemask_epi8(x) | _mm_movemask_epi8(_mm_cmpeq_epi8(x, vcr)))
-					break;
-				unsigned nl = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(x, vnl));
-				if (nl) {
-					b = at + (size_t)(31 - __builtin_clz(nl)) + 1;
-					col = 0;
-					for (; nl; nl &= nl - 1)
-						line++;
-				}
-				at += 16;
-			}
-#endif
-			while (LITTLE_ENDIAN_WORDS && at + 8 <= e) {
-				uint64_t x;
-				memcpy(&x, s + at, 8);
-				uint64_t cr = x ^ (ones * '\r');
-				if ((x | ((cr - ones) & ~cr)) & high)
-					break;
-				/* "\n" bytes, exactly: a byte of y is 0 */
-				uint64_t y = x ^ (ones * '\n'), low = ~high;
-				uint64_t nl = ~(((y & low) + low) | y | low);
-				if (nl) {
-					/* the last "\n" of the eight starts the line */
-					size_t last = (size_t)(63 - __builtin_clzll(nl)) / 8;
-					line += (uint32_t)__builtin_popcountll(nl);
-					col = 0;
-					b = at + last + 1;
-				}
-				at += 8;
-			}
-			while (at < e && (unsigned char)s[at] < 0x80 && s[at] != '\n' && s[at] != '\r')
-				at++;
-			col += (uint32_t)(at - b);
-			continue;
-		}
-		if (c == '\n') {
-			line++;
-			col = 0;
-			at++;
-			continue;
-		}
-		if (c == '\r' && !(at + 1 < len && s[at + 1] == '\n')) {
-			line++;
-			col = 0;
-			at++;
-			continue;
-		}
-		size_t k = c < 0x80 ? 1 : c < 0xe0 ? 2 : c < 0xf0 ? 3 : 4;
-		if (c == 0xe2 && at + 2 < len && (unsigned char)s[at + 1] == 0x80 &&
-		    ((unsigned char)s[at + 2] == 0xa8 || (unsigned char)s[at + 2] == 0xa9)) {
-			line++; /* LS, PS end lines as ECMA-262 says */
-			col = 0;
-			at += 3;
-			continue;
-		}
-		col += k == 4 ? 2 : 1;
-		at += k;
-	}
-	w->at = at;
-	w->line = line;
-	w->col = col;
-}
-
 struct pos {
 	uint32_t line, col;
 };
@@ -698,10 +601,10 @@ static struct pos tpos(const struct text *ct, size_t i)
 {
 	/* the texts are the map's cache: the cursor moves under const */
 	struct text *t = (struct text *)ct;
-	struct walk w = t->ck[i / CK];
+	struct pp_js_walk w = t->ck[i / CK];
 	if (t->cur_i <= i && t->cur_i >= i / CK * CK)
 		w = t->cur;
-	walk_to(t->s, t->len, t->toks.t[i].off, &w);
+	pp_js_walk_to(t->s, t->len, t->toks.t[i].off, &w);
 	t->cur_i = i;
 	t->cur = w;
 	return (struct pos){w.line, w.col};
@@ -723,11 +626,7 @@ static bool text_ready_in(struct pp_js_heap *h, struct text *t, const char *s, s
 	t->ck = pp_js_heap_alloc(h, (t->toks.n / CK + 1) * sizeof(*t->ck));
 	if (!t->ck)
 		goto fail;
-	struct walk w = {0, 0, 0};
-	for (size_t i = 0; i < t->toks.n; i += CK) {
-		walk_to(s, len, t->toks.t[i].off, &w);
-		t->ck[i / CK] = w;
-	}
+	pp_js_walk_marks(s, len, t->toks.t, t->toks.n, CK, t->ck);
 	t->cur_i = 0;
 	t->cur = t->ck[0];
 	t->ok = true;

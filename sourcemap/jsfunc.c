@@ -233,6 +233,10 @@ static int cmp_open(const void *a, const void *b)
 	return x->order < y->order ? -1 : x->order > y->order;
 }
 
+/* The first bytes of the tokens that may start something: "class",
+ * "function", "=>", "(" (and whatever else starts with them) */
+static const bool may_start[256] = {['c'] = true, ['f'] = true, ['='] = true, ['('] = true};
+
 int pp_js_functions(const char *text, const struct pp_js_toks *v, struct pp_js_funcs *out)
 {
 	struct ctx c = {text, v->t, v->n};
@@ -243,9 +247,9 @@ int pp_js_functions(const char *text, const struct pp_js_toks *v, struct pp_js_f
 	for (size_t i = 0; i < c.n; i++) {
 		/* only "class", "function", "=>" and "(" start anything: most
 		 * tokens leave by their kind and first byte */
-		char ch = text[c.t[i].off];
-		if (c.t[i].kind == PP_JS_IDENT ? ch != 'c' && ch != 'f'
-					       : c.t[i].kind != PP_JS_PUNCT || (ch != '=' && ch != '('))
+		unsigned char ch = (unsigned char)text[c.t[i].off];
+		if (!may_start[ch] || (c.t[i].kind == PP_JS_IDENT ? ch != 'c' && ch != 'f'
+								  : c.t[i].kind != PP_JS_PUNCT))
 			continue;
 		struct pp_js_func f = {NIL, NIL, NIL, NIL, NIL, NIL, NIL, 0, false, false, NIL};
 		bool dot_before = i > 0 && (is(&c, i - 1, ".") || is(&c, i - 1, "?."));

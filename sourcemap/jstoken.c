@@ -204,31 +204,11 @@ void pp_js_heap_release(struct pp_js_heap *h)
 	memset(h, 0, sizeof(*h));
 }
 
-static int grow(struct pp_js_toks *v)
-{
-	size_t cap = v->cap ? v->cap * 2 : 256;
-	if (cap > SIZE_MAX / sizeof(*v->t))
-		return -1;
-	if (v->heap)
-		return -1; /* sized for the most tokens the text can have */
-	struct pp_js_tok *t = pp_js_big_realloc(v->t, v->cap * sizeof(*t), cap * sizeof(*t));
-	if (!t)
-		return -1;
-	v->t = t;
-	v->cap = cap;
-	return 0;
-}
-
-/* OFF and LEN fit: the text's length was checked (PP_JS_MAX_TEXT) */
+/* OFF and LEN fit: the text's length was checked (PP_JS_MAX_TEXT); the
+ * array has room for a token per byte, the most there can be */
 static inline int push(struct pp_js_toks *v, enum pp_js_kind k, size_t off, size_t len)
 {
-	if (v->n == v->cap && grow(v))
-		return -1;
-	struct pp_js_tok *t = &v->t[v->n++];
-	t->off = (uint32_t)off;
-	t->len = (unsigned int)len;
-	t->kind = k;
-	t->match = UINT32_MAX;
+	v->t[v->n++] = (struct pp_js_tok){(uint32_t)off, (unsigned int)len, k, UINT32_MAX};
 	return 0;
 }
 
@@ -386,24 +366,15 @@ int pp_js_tokenize_in(const char *s, size_t len, struct pp_js_toks *v, struct pp
 	memset(v, 0, sizeof(*v));
 	if (len > PP_JS_MAX_TEXT)
 		return -1;
-	if (h) {
-		/* a token takes a byte at least: never more than LEN */
-		v->cap = len + 1;
-		v->heap = true;
-		if (len + 1 > SIZE_MAX / sizeof(*v->t) ||
-		    !(v->t = pp_js_heap_alloc(h, v->cap * sizeof(*v->t)))) {
-			memset(v, 0, sizeof(*v));
-			return -1;
-		}
-	} else {
-		/* about one token per four bytes of code, or three of a
-		 * minified bundle: room for one per two, so that the array is
-		 * allocated once (the pages not written are not taken) */
-		v->cap = len / 2 + 256;
-		if (!(v->t = pp_js_big_alloc(v->cap * sizeof(*v->t)))) {
-			v->cap = 0;
-			return -1;
-		}
+	/* a token takes a byte at least: never more than LEN, so that
+	 * push() need not check (the pages not written are not taken) */
+	v->cap = len + 1;
+	v->heap = h != NULL;
+	if (len + 1 > SIZE_MAX / sizeof(*v->t) ||
+	    !(v->t = h ? pp_js_heap_alloc(h, v->cap * sizeof(*v->t))
+		       : pp_js_big_alloc(v->cap * sizeof(*v->t)))) {
+		memset(v, 0, sizeof(*v));
+		return -1;
 	}
 	/* a hashbang line */
 	if (len >= 2 && s[0] == '#' && s[1] == '!')

@@ -1,6 +1,7 @@
 /*
- * jstoken.h: the tokenizer of JavaScript/TypeScript and the table of the
- * functions a text defines (jstoken.c, jsfunc.c).  Private to libsourcemap
+ * jstoken.h: the tokenizer of JavaScript/TypeScript, the table of the
+ * functions a text defines and the positions of its bytes (jstoken.c,
+ * jsfunc.c, jswalk.c).  Private to libsourcemap
  * (and its unit tests and fuzz harness).
  */
 #ifndef SMAP_JSTOKEN_H
@@ -75,6 +76,22 @@ int pp_js_tokenize_in(const char *text, size_t len, struct pp_js_toks *v, struct
 void pp_js_toks_release(struct pp_js_toks *v);
 /* Whether token T is the text S. */
 bool pp_js_tok_is(const char *text, const struct pp_js_tok *t, const char *s);
+/* A walk over a text: at byte AT, on 0-based line LINE, UTF-16 column COL. */
+struct pp_js_walk {
+	size_t at;
+	uint32_t line, col;
+};
+/* Walks W on in TEXT up to byte E (jswalk.c): a line ends at "\n", a lone
+ * "\r", LS and PS; a 4-byte UTF-8 sequence is two UTF-16 units, any other
+ * one.  The steps follow the lead bytes, so W may stop past E (E inside a
+ * sequence), and a walk to E and on to a later E2 ends where a walk
+ * straight to E2 does. */
+void pp_js_walk_to(const char *text, size_t len, size_t e, struct pp_js_walk *w);
+/* OUT[k] = the walk from the start of TEXT to the first byte of token
+ * k * STEP of T (N tokens), for every such token in turn. */
+void pp_js_walk_marks(const char *text, size_t len, const struct pp_js_tok *t, size_t n,
+		      size_t step, struct pp_js_walk *out);
+
 /* The index of the first token starting at or after byte OFF (V->n if none). */
 size_t pp_js_tok_at(const struct pp_js_toks *v, size_t off);
 

@@ -2,11 +2,14 @@
  * and function finder of libsourcemap (jstoken.c, jsfunc.c): any bytes
  * tokenize or fail cleanly; tokens are in order, within the text, and
  * matched brackets point at each other; every function's tokens are in
- * range and its name fits.  The same bytes as a map's only source, looked
+ * range and its name fits; the positions of the tokens (pp_js_walk_marks())
+ * and walks between them (pp_js_walk_to()) equal a walk a character at a
+ * time.  The same bytes as a map's only source, looked
  * up through smap_function_at() over a grid of positions.
  * Seeds: the fixtures' scripts and TypeScript sources. */
 #include "config.h"
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,6 +24,54 @@ static void fail(const char *what)
 {
 	fprintf(stderr, "fuzz_jstoken: broken promise: %s\n", what);
 	abort();
+}
+
+/* The walk a character at a time, as ECMA-426 counts positions. */
+static void walk_ref(const char *s, size_t len, size_t e, struct pp_js_walk *w)
+{
+	while (w->at < e) {
+		unsigned char c = (unsigned char)s[w->at];
+		size_t k = c < 0x80 ? 1 : c < 0xe0 ? 2 : c < 0xf0 ? 3 : 4;
+		if (c == '\n' || (c == '\r' && !(w->at + 1 < len && s[w->at + 1] == '\n')) ||
+		    (c == 0xe2 && w->at + 2 < len && (unsigned char)s[w->at + 1] == 0x80 &&
+		     ((unsigned char)s[w->at + 2] == 0xa8 || (unsigned char)s[w->at + 2] == 0xa9))) {
+			w->line++;
+			w->col = 0;
+			w->at += c == 0xe2 ? 3 : 1;
+			continue;
+		}
+		w->col += k == 4 ? 2 : 1;
+		w->at += k;
+	}
+}
+
+static bool same_walk(const struct pp_js_walk *a, const struct pp_js_walk *b)
+{
+	return a->at == b->at && a->line == b->line && a->col == b->col;
+}
+
+/* The marks of V's tokens, and walks from each token to the next, equal
+ * the reference walk. */
+static void check_walks(const char *s, size_t size, const struct pp_js_toks *v)
+{
+	struct pp_js_walk *mk = malloc((v->n + 1) * sizeof(*mk));
+	if (!mk)
+		return;
+	pp_js_walk_marks(s, size, v->t, v->n, 1, mk);
+	struct pp_js_walk r = {0, 0, 0};
+	for (size_t i = 0; i < v->n; i++) {
+		struct pp_js_walk w = r;
+		walk_ref(s, size, v->t[i].off, &r);
+		pp_js_walk_to(s, size, v->t[i].off, &w);
+		if (!same_walk(&w, &r) || !same_walk(&mk[i], &r))
+			fail("a token's position is not the walk's");
+	}
+	struct pp_js_walk w = r;
+	walk_ref(s, size, size, &r);
+	pp_js_walk_to(s, size, size, &w);
+	if (!same_walk(&w, &r))
+		fail("the text's end is not the walk's");
+	free(mk);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -40,6 +91,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			    (t->match >= v.n || v.t[t->match].match != i))
 				fail("brackets do not match");
 		}
+		check_walks(s, size, &v);
 		struct pp_js_funcs fs;
 		if (pp_js_functions(s, &v, &fs) == 0) {
 			for (size_t i = 0; i < fs.n; i++) {

@@ -246,6 +246,95 @@ static void function_at(bool prepared)
 	smap_map_free(m);
 }
 
+/* The walk as ECMA-426 defines positions, one character at a time: what
+ * pp_js_walk_to() must equal however it goes faster. */
+static void walk_ref(const char *s, size_t len, size_t e, struct pp_js_walk *w)
+{
+	while (w->at < e) {
+		unsigned char c = (unsigned char)s[w->at];
+		size_t k = c < 0x80 ? 1 : c < 0xe0 ? 2 : c < 0xf0 ? 3 : 4;
+		if (c == '\n' || (c == '\r' && !(w->at + 1 < len && s[w->at + 1] == '\n')) ||
+		    (c == 0xe2 && w->at + 2 < len && (unsigned char)s[w->at + 1] == 0x80 &&
+		     ((unsigned char)s[w->at + 2] == 0xa8 || (unsigned char)s[w->at + 2] == 0xa9))) {
+			w->line++;
+			w->col = 0;
+			w->at += c == 0xe2 ? 3 : 1;
+			continue;
+		}
+		w->col += k == 4 ? 2 : 1;
+		w->at += k;
+	}
+}
+
+/* Every walk from byte A to byte B of TEXT, and the marks of its tokens,
+ * equal the reference walk. */
+static void check_walks(const char *text, size_t len)
+{
+	for (size_t a = 0; a <= len; a++) {
+		struct pp_js_walk r0 = {0, 0, 0};
+		walk_ref(text, len, a, &r0);
+		for (size_t b = a; b <= len; b++) {
+			struct pp_js_walk w = r0, r = r0;
+			pp_js_walk_to(text, len, b, &w);
+			walk_ref(text, len, b, &r);
+			assert_int_equal(w.at, r.at);
+			assert_int_equal(w.line, r.line);
+			assert_int_equal(w.col, r.col);
+		}
+	}
+	struct pp_js_toks v;
+	if (pp_js_tokenize(text, len, &v) != 0)
+		return;
+	struct pp_js_walk *mk = malloc((v.n + 1) * sizeof(*mk));
+	assert_non_null(mk);
+	for (size_t step = 1; step <= 3; step++) {
+		pp_js_walk_marks(text, len, v.t, v.n, step, mk);
+		struct pp_js_walk r = {0, 0, 0};
+		for (size_t i = 0; i < v.n; i += step) {
+			walk_ref(text, len, v.t[i].off, &r);
+			assert_int_equal(mk[i / step].at, r.at);
+			assert_int_equal(mk[i / step].line, r.line);
+			assert_int_equal(mk[i / step].col, r.col);
+		}
+	}
+	free(mk);
+	pp_js_toks_release(&v);
+}
+
+static void test_jstoken_walk(void **state)
+{
+	(void)state;
+	static const char *const texts[] = {
+		"",
+		"a",
+		/* runs of plain ASCII longer than 16 and 8 bytes, line ends
+		 * inside them, at their ends and just past */
+		"function averyveryverylongname(alpha,beta){return alpha+beta}\n"
+		"const b=1;\nlet c=2;\n\n\nvar d = 'sixteen bytes!!' ;\n",
+		"x\r\ny\rz\n\r\nw = 1 ; /* a comment\r\nover lines */ q",
+		"s = \"caf\xc3\xa9 \xe6\x97\xa5\xe6\x9c\xac \xf0\x9f\x98\x80 done\"; t = 1234567890123;",
+		"a\xe2\x80\xa8"
+		"b\xe2\x80\xa9"
+		"c = `line\nline ${x} \xe2\x80\xa8 end`;",
+		/* a lead byte whose sequence runs past a token's start, and one
+		 * at the very end */
+		"ab\xf0"
+		"cdefghijklmnopqrstuvwxyz0123456789\xe0",
+		"          \n          \n          \r          \n 1234567890123456x",
+	};
+	for (size_t i = 0; i < sizeof(texts) / sizeof(texts[0]); i++)
+		check_walks(texts[i], strlen(texts[i]));
+	/* a longer text: every byte class around every chunk boundary */
+	char big[300];
+	static const char pick[] = "abc \n\r\xc3\xa9\xe2\x80\xa8\xf0;=(){}";
+	unsigned x = 12345;
+	for (size_t i = 0; i < sizeof(big); i++) {
+		x = x * 1103515245u + 12345u;
+		big[i] = pick[(x >> 16) % (sizeof(pick) - 1)];
+	}
+	check_walks(big, sizeof(big));
+}
+
 static void test_jstoken_function_at(void **state)
 {
 	(void)state;
@@ -268,6 +357,7 @@ int main(void)
 		cmocka_unit_test(test_jstoken_lexing),
 		cmocka_unit_test(test_jstoken_long_tokens),
 		cmocka_unit_test(test_jstoken_first_bracket),
+		cmocka_unit_test(test_jstoken_walk),
 		cmocka_unit_test(test_jstoken_function_at),
 		cmocka_unit_test(test_jstoken_function_at_prepared),
 	};
