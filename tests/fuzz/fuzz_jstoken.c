@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../jswalk_ref.h"
 #include "jstoken.h"
 #include "sourcemap.h"
 
@@ -24,25 +25,6 @@ static void fail(const char *what)
 {
 	fprintf(stderr, "fuzz_jstoken: broken promise: %s\n", what);
 	abort();
-}
-
-/* The walk a character at a time, as ECMA-426 counts positions. */
-static void walk_ref(const char *s, size_t len, size_t e, struct pp_js_walk *w)
-{
-	while (w->at < e) {
-		unsigned char c = (unsigned char)s[w->at];
-		size_t k = c < 0x80 ? 1 : c < 0xe0 ? 2 : c < 0xf0 ? 3 : 4;
-		if (c == '\n' || (c == '\r' && !(w->at + 1 < len && s[w->at + 1] == '\n')) ||
-		    (c == 0xe2 && w->at + 2 < len && (unsigned char)s[w->at + 1] == 0x80 &&
-		     ((unsigned char)s[w->at + 2] == 0xa8 || (unsigned char)s[w->at + 2] == 0xa9))) {
-			w->line++;
-			w->col = 0;
-			w->at += c == 0xe2 ? 3 : 1;
-			continue;
-		}
-		w->col += k == 4 ? 2 : 1;
-		w->at += k;
-	}
 }
 
 static bool same_walk(const struct pp_js_walk *a, const struct pp_js_walk *b)

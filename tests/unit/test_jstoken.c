@@ -16,6 +16,7 @@
 
 #include <cmocka.h>
 
+#include "../jswalk_ref.h"
 #include "jstoken.h"
 #include "smap_private.h"
 #include "sourcemap.h"
@@ -244,26 +245,6 @@ static void function_at(bool prepared)
 	assert_int_equal(f.start, 0);
 	assert_int_equal(smap_map_generated_lines(m), 1);
 	smap_map_free(m);
-}
-
-/* The walk as ECMA-426 defines positions, one character at a time: what
- * pp_js_walk_to() must equal however it goes faster. */
-static void walk_ref(const char *s, size_t len, size_t e, struct pp_js_walk *w)
-{
-	while (w->at < e) {
-		unsigned char c = (unsigned char)s[w->at];
-		size_t k = c < 0x80 ? 1 : c < 0xe0 ? 2 : c < 0xf0 ? 3 : 4;
-		if (c == '\n' || (c == '\r' && !(w->at + 1 < len && s[w->at + 1] == '\n')) ||
-		    (c == 0xe2 && w->at + 2 < len && (unsigned char)s[w->at + 1] == 0x80 &&
-		     ((unsigned char)s[w->at + 2] == 0xa8 || (unsigned char)s[w->at + 2] == 0xa9))) {
-			w->line++;
-			w->col = 0;
-			w->at += c == 0xe2 ? 3 : 1;
-			continue;
-		}
-		w->col += k == 4 ? 2 : 1;
-		w->at += k;
-	}
 }
 
 /* Every walk from byte A to byte B of TEXT, and the marks of its tokens,
