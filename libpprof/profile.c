@@ -71,6 +71,7 @@ void pp_advise_huge(void *ptr, size_t bytes)
 
 void pp_give_back(const void *base, size_t upto, uintptr_t *given)
 {
+#ifdef MADV_DONTNEED
 	long ps = sysconf(_SC_PAGESIZE);
 	uintptr_t page = ps > 0 ? (uintptr_t)ps : 4096;
 	uintptr_t b = ((uintptr_t)base + page - 1) & ~(page - 1);
@@ -81,6 +82,11 @@ void pp_give_back(const void *base, size_t upto, uintptr_t *given)
 		(void)madvise((void *)*given, e - *given, MADV_DONTNEED);
 		*given = e;
 	}
+#else
+	(void)base;
+	(void)upto;
+	(void)given;
+#endif
 }
 
 /* Blocks of at least this many bytes are mappings of their own. */

@@ -248,8 +248,7 @@ int pp_js_functions(const char *text, const struct pp_js_toks *v, struct pp_js_f
 		/* only "class", "function", "=>" and "(" start anything: most
 		 * tokens leave by their kind and first byte */
 		unsigned char ch = (unsigned char)text[c.t[i].off];
-		if (!may_start[ch] || (c.t[i].kind == PP_JS_IDENT ? ch != 'c' && ch != 'f'
-								  : c.t[i].kind != PP_JS_PUNCT))
+		if (!may_start[ch] || (c.t[i].kind != PP_JS_IDENT && c.t[i].kind != PP_JS_PUNCT))
 			continue;
 		struct pp_js_func f = {NIL, NIL, NIL, NIL, NIL, NIL, NIL, 0, false, false, NIL};
 		bool dot_before = i > 0 && (is(&c, i - 1, ".") || is(&c, i - 1, "?."));

@@ -206,10 +206,9 @@ void pp_js_heap_release(struct pp_js_heap *h)
 
 /* OFF and LEN fit: the text's length was checked (PP_JS_MAX_TEXT); the
  * array has room for a token per byte, the most there can be */
-static inline int push(struct pp_js_toks *v, enum pp_js_kind k, size_t off, size_t len)
+static inline void push(struct pp_js_toks *v, enum pp_js_kind k, size_t off, size_t len)
 {
 	v->t[v->n++] = (struct pp_js_tok){(uint32_t)off, (unsigned int)len, k, UINT32_MAX};
-	return 0;
 }
 
 /* The longest punctuator at P (at most 4 bytes): >>>= ... === !== **= <<=
@@ -395,8 +394,8 @@ int pp_js_tokenize_in(const char *s, size_t len, struct pp_js_toks *v, struct pp
 		case '[':
 		case '{':
 			i++;
-			if (push(v, PP_JS_PUNCT, st, 1) ||
-			    open_bracket(&br, (uint32_t)(v->n - 1), false))
+			push(v, PP_JS_PUNCT, st, 1);
+			if (open_bracket(&br, (uint32_t)(v->n - 1), false))
 				goto out;
 			continue;
 		case '}':
@@ -406,7 +405,8 @@ int pp_js_tokenize_in(const char *s, size_t len, struct pp_js_toks *v, struct pp
 		case ')':
 		case ']':
 			i++;
-			if (push(v, PP_JS_PUNCT, st, 1) || !close_bracket(&br, s, v, (char)c))
+			push(v, PP_JS_PUNCT, st, 1);
+			if (!close_bracket(&br, s, v, (char)c))
 				goto out;
 			continue;
 		case ',':
@@ -415,8 +415,7 @@ int pp_js_tokenize_in(const char *s, size_t len, struct pp_js_toks *v, struct pp
 		case '~':
 		case '@':
 			i++;
-			if (push(v, PP_JS_PUNCT, st, 1))
-				goto out;
+			push(v, PP_JS_PUNCT, st, 1);
 			continue;
 		default:
 			break;
@@ -441,8 +440,7 @@ int pp_js_tokenize_in(const char *s, size_t len, struct pp_js_toks *v, struct pp
 			i++;
 			while (i < len && ident_part((unsigned char)s[i]))
 				i++;
-			if (push(v, PP_JS_IDENT, st, i - st))
-				goto out;
+			push(v, PP_JS_IDENT, st, i - st);
 			continue;
 		}
 		if (c == '/' && i + 1 < len && s[i + 1] == '/') {
@@ -474,8 +472,7 @@ int pp_js_tokenize_in(const char *s, size_t len, struct pp_js_toks *v, struct pp
 			i++;
 			while (i < len && ident_part((unsigned char)s[i]))
 				i++;
-			if (push(v, PP_JS_PRIVATE, st, i - st))
-				goto out;
+			push(v, PP_JS_PRIVATE, st, i - st);
 			continue;
 		}
 		if ((k & C_DIGIT) || (c == '.' && i + 1 < len && s[i + 1] >= '0' && s[i + 1] <= '9')) {
@@ -484,13 +481,13 @@ int pp_js_tokenize_in(const char *s, size_t len, struct pp_js_toks *v, struct pp
 					   ((s[i] == '+' || s[i] == '-') &&
 					    (s[i - 1] == 'e' || s[i - 1] == 'E') && !hex)))
 				i++;
-			if (push(v, PP_JS_NUMBER, st, i - st))
-				goto out;
+			push(v, PP_JS_NUMBER, st, i - st);
 			continue;
 		}
 		if (c == '"' || c == '\'') {
-			if (!skip_string(s, len, &i) || push(v, PP_JS_STRING, st, i - st))
+			if (!skip_string(s, len, &i))
 				goto out;
+			push(v, PP_JS_STRING, st, i - st);
 			continue;
 		}
 		if (c == '`' || (c == '}' && br.depth && br.tmpl[br.depth - 1])) {
@@ -513,23 +510,22 @@ int pp_js_tokenize_in(const char *s, size_t len, struct pp_js_toks *v, struct pp
 			if (j >= len)
 				goto out;
 			i = open ? j + 2 : j + 1;
-			if (push(v, PP_JS_TEMPLATE, st, i - st))
-				goto out;
+			push(v, PP_JS_TEMPLATE, st, i - st);
 			if (open && open_bracket(&br, UINT32_MAX, true))
 				goto out;
 			continue;
 		}
 		if (c == '/' && regex_allowed(s, v)) {
-			if (!skip_regex(s, len, &i) || push(v, PP_JS_REGEX, st, i - st))
+			if (!skip_regex(s, len, &i))
 				goto out;
+			push(v, PP_JS_REGEX, st, i - st);
 			continue;
 		}
 		if (c < 0x21 || c > 0x7e || c == '\\' || c == '#')
 			goto out; /* a control character, a stray '#' */
 		size_t n = punct_len(s + i, len - i);
 		i += n;
-		if (push(v, PP_JS_PUNCT, st, n))
-			goto out;
+		push(v, PP_JS_PUNCT, st, n);
 		if (n == 1 && (c == '(' || c == '[' || c == '{')) {
 			if (open_bracket(&br, (uint32_t)(v->n - 1), false))
 				goto out;
