@@ -19,7 +19,7 @@ PACKAGES="autoconf automake libtool pkg-config make gcc protobuf-c-compiler
 libprotobuf-c-dev zlib1g-dev libdeflate-dev libyaml-dev libpcre2-dev libcmocka-dev"
 # Tests compare with go tool pprof, check SVG with xmllint, drive the flame
 # graph in headless Chromium (with node), and fuzz and sanitize with clang.
-CHECK_PACKAGES="golang-go libxml2-utils clang libclang-rt-14-dev chromium nodejs"
+CHECK_PACKAGES="golang-go libxml2-utils clang libclang-rt-14-dev chromium nodejs strace"
 
 need_packages() {
 	missing=""

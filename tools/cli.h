@@ -159,6 +159,14 @@ struct cli {
 	char *tmppath;
 };
 
+/* The first call of main(): on Linux with glibc, where the kernel gives
+ * transparent huge pages only to memory that asks (THP "madvise"), runs
+ * the program again with glibc's malloc asking for them
+ * (GLIBC_TUNABLES=glibc.malloc.hugetlb=1) unless GLIBC_TUNABLES already
+ * names that tunable.  Returns when nothing is to be done or the exec
+ * fails. */
+void cli_huge_pages(char **argv);
+
 void cli_init(struct cli *c, const char *prog, void (*usage)(FILE *));
 void cli_release(struct cli *c);
 

@@ -34,6 +34,7 @@ static void usage(FILE *out)
 
 int main(int argc, char **argv)
 {
+	cli_huge_pages(argv);
 	struct cli c;
 	cli_init(&c, "pprof-convert", usage);
 	static const struct option longopts[] = {CLI_LONGOPTS, {NULL, 0, NULL, 0}};

@@ -104,6 +104,7 @@ static bool same_unit(const char *a, const char *b)
 
 int main(int argc, char **argv)
 {
+	cli_huge_pages(argv);
 	struct cli c;
 	cli_init(&c, "pprof-diff", usage);
 	c.folded_out = true;

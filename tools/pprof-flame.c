@@ -401,6 +401,7 @@ out:
 
 int main(int argc, char **argv)
 {
+	cli_huge_pages(argv);
 	struct cli c;
 	cli_init(&c, "pprof-flame", usage);
 	static const struct option longopts[] = {

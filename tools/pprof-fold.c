@@ -35,6 +35,7 @@ static void usage(FILE *out)
 
 int main(int argc, char **argv)
 {
+	cli_huge_pages(argv);
 	struct cli c;
 	cli_init(&c, "pprof-fold", usage);
 	c.folded_out = true;

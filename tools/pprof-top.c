@@ -56,6 +56,7 @@ enum {
 
 int main(int argc, char **argv)
 {
+	cli_huge_pages(argv);
 	struct cli c;
 	cli_init(&c, "pprof-top", usage);
 	static const struct option longopts[] = {

@@ -276,6 +276,7 @@ int main(int argc, char **argv)
 	int opt, status = CLI_FAIL, i;
 	FILE *out;
 
+	cli_huge_pages(argv);
 	cli_init(&c, "sourcemap-lookup", usage);
 	while ((opt = cli_getopt(&c, argc, argv, "o:", longopts)) != -1) {
 		switch (opt) {
