@@ -38,6 +38,10 @@ void cli_huge_pages(char **argv)
 	const char *t = getenv("GLIBC_TUNABLES");
 	if (!argv || !argv[0] || (t && strstr(t, "glibc.malloc.hugetlb")))
 		return;
+	/* another malloc, or valgrind's (whose run would end at the exec) */
+	const char *pre = getenv("LD_PRELOAD");
+	if (pre && *pre)
+		return;
 	/* "always": every block has them already; "never": none will */
 	char mode[128];
 	int fd = open("/sys/kernel/mm/transparent_hugepage/enabled", O_RDONLY | O_CLOEXEC);

@@ -163,8 +163,8 @@ struct cli {
  * transparent huge pages only to memory that asks (THP "madvise"), runs
  * the program again with glibc's malloc asking for them
  * (GLIBC_TUNABLES=glibc.malloc.hugetlb=1) unless GLIBC_TUNABLES already
- * names that tunable.  Returns when nothing is to be done or the exec
- * fails. */
+ * names that tunable or LD_PRELOAD is set (another malloc, or valgrind).
+ * Returns when nothing is to be done or the exec fails. */
 void cli_huge_pages(char **argv);
 
 void cli_init(struct cli *c, const char *prog, void (*usage)(FILE *));

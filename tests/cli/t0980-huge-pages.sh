@@ -30,6 +30,12 @@ else
 		grep "execve(\"/proc/self/exe\"" trace |
 			grep -q "\"GLIBC_TUNABLES=glibc.malloc.perturb=0:glibc.malloc.hugetlb=1\""
 	'
+	test_expect_success 'no restart under LD_PRELOAD (another allocator, valgrind)' '
+		env -u GLIBC_TUNABLES LD_PRELOAD=libc.so.6 strace -f -qq -e trace=execve \
+			-e signal=none -o trace pprof-fold --version >out &&
+		! grep -q "/proc/self/exe" trace &&
+		grep -q "^pprof-fold " out
+	'
 	test_expect_success 'no restart when the user named the tunable' '
 		GLIBC_TUNABLES=glibc.malloc.hugetlb=0 strace -f -qq -e trace=execve -e signal=none \
 			-o trace sourcemap-lookup --version >out &&
