@@ -117,12 +117,17 @@ void pp_big_free(void *ptr, size_t n, size_t size)
 		munmap(ptr, bytes);
 }
 
-static inline uint32_t hash_slot(uint64_t key, uint32_t cap)
+static inline uint64_t hash_mix(uint64_t key)
 {
 	key ^= key >> 31;
 	key *= 0x9E3779B97F4A7C15ull;
 	key ^= key >> 29;
-	return (uint32_t)key & (cap - 1);
+	return key;
+}
+
+static inline uint32_t hash_slot(uint64_t key, uint32_t cap)
+{
+	return (uint32_t)hash_mix(key) & (cap - 1);
 }
 
 /* Moves H's entries into KEYS and VALS (CAP slots, zeroed), which H then
@@ -189,11 +194,22 @@ uint64_t pp_hash_bytes(const void *p, size_t n, uint64_t seed)
 
 /* The tree's and the samples' indexes hold only ids: the key of a slot is
  * read back from the node or entry it names, which keeps the largest tables
- * of a big profile at 4 bytes a slot. */
+ * of a big profile at 4 bytes a slot.  The ids of a table of CAP slots are
+ * below CAP - 1 (they are dense from 0 or 1, and the table grows at three
+ * quarters full), so a slot holds id + 1 in its low log2(CAP) bits and, in
+ * the bits above, the same bits of its key's hash (bits 32 and up of
+ * hash_mix(), which the slot's place does not use): a probe reads the node
+ * or entry only when those agree, instead of at every occupied slot (a
+ * cache miss each on a big profile; about one in 2^(32 - log2(CAP)) now). */
 struct pp_idhash {
-	uint32_t *slots; /* id + 1, 0 = empty */
+	uint32_t *slots; /* (id + 1) | idhash_tag(), 0 = empty */
 	uint32_t cap, n;
 };
+
+static inline uint32_t idhash_tag(uint64_t mix, uint32_t cap)
+{
+	return (uint32_t)(mix >> 32) & ~(cap - 1);
+}
 
 static struct pp_idhash *idhash_new(void)
 {
@@ -233,10 +249,12 @@ static void idhash_move(struct pprof_profile *p, struct pp_idhash *h, uint32_t *
 	for (uint32_t i = 0; i < h->cap; i++) {
 		if (!h->slots[i])
 			continue;
-		uint32_t s = hash_slot(key(p, h->slots[i] - 1), cap);
+		uint32_t id1 = h->slots[i] & (h->cap - 1);
+		uint64_t mix = hash_mix(key(p, id1 - 1));
+		uint32_t s = (uint32_t)mix & (cap - 1);
 		while (slots[s])
 			s = (s + 1) & (cap - 1);
-		slots[s] = h->slots[i];
+		slots[s] = id1 | idhash_tag(mix, cap);
 	}
 	pp_big_free(h->slots, h->cap, sizeof(*h->slots));
 	h->slots = slots;
@@ -589,10 +607,11 @@ static struct pp_idhash *index_ids(struct pprof_profile *p, uint32_t from, uint3
 	if (!t)
 		return NULL;
 	for (uint32_t id = from; id < to; id++) {
-		uint32_t i = hash_slot(key(p, id), t->cap);
+		uint64_t mix = hash_mix(key(p, id));
+		uint32_t i = (uint32_t)mix & (t->cap - 1);
 		while (t->slots[i])
 			i = (i + 1) & (t->cap - 1);
-		t->slots[i] = id + 1;
+		t->slots[i] = (id + 1) | idhash_tag(mix, t->cap);
 		t->n++;
 		if (!idhash_reserve(p, t, key)) {
 			idhash_free(t);
@@ -623,21 +642,24 @@ int pp_node_child(struct pprof_profile *p, uint32_t parent, uint32_t frame,
 	if (!p->nodehash && node_index(p) != PPROF_OK)
 		return PPROF_ENOMEM;
 	struct pp_idhash *t = p->nodehash;
-	uint32_t i = hash_slot(key, t->cap);
+	uint64_t mix = hash_mix(key);
+	uint32_t mask = t->cap - 1, tag = idhash_tag(mix, t->cap);
+	uint32_t i = (uint32_t)mix & mask;
 	while (t->slots[i]) {
-		uint32_t id = t->slots[i] - 1;
-		if (p->nodes[id].parent == parent && p->nodes[id].frame == frame) {
+		uint32_t v = t->slots[i], id = (v & mask) - 1;
+		if ((v & ~mask) == tag && p->nodes[id].parent == parent &&
+		    p->nodes[id].frame == frame) {
 			*child = id;
 			return PPROF_OK;
 		}
-		i = (i + 1) & (t->cap - 1);
+		i = (i + 1) & mask;
 	}
 	if (!grow((void **)&p->nodes, &p->capnodes, p->nnodes, sizeof(*p->nodes)))
 		return pp_nomem(p);
 	uint32_t nid = p->nnodes++;
 	p->nodes[nid].parent = parent;
 	p->nodes[nid].frame = frame;
-	t->slots[i] = nid + 1;
+	t->slots[i] = (nid + 1) | tag;
 	t->n++;
 	if (!idhash_reserve(p, t, node_key))
 		return pp_nomem(p);
@@ -1235,7 +1257,9 @@ int pp_add_sample(struct pprof_profile *p, uint32_t node, uint32_t labels,
 	if (!p->entryhash && entry_index(p) != PPROF_OK)
 		return PPROF_ENOMEM;
 	struct pp_idhash *t = p->entryhash;
-	uint32_t i = hash_slot(key, t->cap);
+	uint64_t mix = hash_mix(key);
+	uint32_t mask = t->cap - 1, tag = idhash_tag(mix, t->cap);
+	uint32_t i = (uint32_t)mix & mask;
 	uint32_t e;
 	for (;;) {
 		if (!t->slots[i]) {
@@ -1255,18 +1279,19 @@ int pp_add_sample(struct pprof_profile *p, uint32_t node, uint32_t labels,
 			p->entries[e].node = node;
 			p->entries[e].labels = labels;
 			memset(p->values + (size_t)e * p->ntypes, 0, p->ntypes * sizeof(int64_t));
-			t->slots[i] = e + 1;
+			t->slots[i] = (e + 1) | tag;
 			t->n++;
 			if (!idhash_reserve(p, t, entry_key))
 				return pp_nomem(p);
 			break;
 		}
-		uint32_t c = t->slots[i] - 1;
-		if (p->entries[c].node == node && p->entries[c].labels == labels) {
+		uint32_t v = t->slots[i], c = (v & mask) - 1;
+		if ((v & ~mask) == tag && p->entries[c].node == node &&
+		    p->entries[c].labels == labels) {
 			e = c;
 			break;
 		}
-		i = (i + 1) & (t->cap - 1);
+		i = (i + 1) & mask;
 	}
 	int64_t *v = p->values + (size_t)e * p->ntypes;
 	for (uint32_t k = 0; k < p->ntypes; k++) {
