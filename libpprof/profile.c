@@ -700,7 +700,15 @@ int pp_locwalk_node(struct pprof_profile *p, struct pp_locwalk *w, const uint32_
 		while (m < PP_MEMO && !(loc->memo[m][0] == node && loc->memo[m][1]))
 			m++;
 		if (m < PP_MEMO) {
-			node = loc->memo[m][1];
+			uint32_t to = loc->memo[m][1];
+			/* the step found moves to the front: the step replaced
+			 * is the least recently used, not the oldest made */
+			if (m) {
+				memmove(loc->memo[1], loc->memo[0], m * sizeof(loc->memo[0]));
+				loc->memo[0][0] = node;
+				loc->memo[0][1] = to;
+			}
+			node = to;
 		} else {
 			uint32_t parent = node;
 			w->steps += loc->n;
