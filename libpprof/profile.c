@@ -676,6 +676,15 @@ static inline void prefetch_loc(const struct pp_loc *l)
 	__builtin_prefetch((const char *)(l + 1) - 1);
 }
 
+/* The step PARENT -> TO first in LOC's memo, the M steps before slot M
+ * one down (M = PP_MEMO - 1: the last one dropped). */
+static inline void memo_front(struct pp_loc *loc, unsigned m, uint32_t parent, uint32_t to)
+{
+	memmove(loc->memo[1], loc->memo[0], m * sizeof(loc->memo[0]));
+	loc->memo[0][0] = parent;
+	loc->memo[0][1] = to;
+}
+
 int pp_locwalk_node(struct pprof_profile *p, struct pp_locwalk *w, const uint32_t *stack,
 		    size_t n, uint64_t offset, uint32_t *out)
 {
@@ -700,14 +709,11 @@ int pp_locwalk_node(struct pprof_profile *p, struct pp_locwalk *w, const uint32_
 		while (m < PP_MEMO && !(loc->memo[m][0] == node && loc->memo[m][1]))
 			m++;
 		if (m < PP_MEMO) {
-			uint32_t to = loc->memo[m][1];
 			/* the step found moves to the front: the step replaced
 			 * is the least recently used, not the oldest made */
-			if (m) {
-				memmove(loc->memo[1], loc->memo[0], m * sizeof(loc->memo[0]));
-				loc->memo[0][0] = node;
-				loc->memo[0][1] = to;
-			}
+			uint32_t to = loc->memo[m][1];
+			if (m)
+				memo_front(loc, m, node, to);
 			node = to;
 		} else {
 			uint32_t parent = node;
@@ -719,9 +725,7 @@ int pp_locwalk_node(struct pprof_profile *p, struct pp_locwalk *w, const uint32_
 				if (s != PPROF_OK)
 					return s;
 			}
-			memmove(loc->memo[1], loc->memo[0], (PP_MEMO - 1) * sizeof(loc->memo[0]));
-			loc->memo[0][0] = parent;
-			loc->memo[0][1] = node;
+			memo_front(loc, PP_MEMO - 1, parent, node);
 		}
 		w->prev[d].loc = li;
 		w->prev[d].node = node;

@@ -54,31 +54,18 @@ void cli_huge_pages(char **argv)
 	mode[n] = '\0';
 	if (!strstr(mode, "[madvise]"))
 		return;
-	size_t tl = t ? strlen(t) : 0;
-	char *v = malloc(tl + sizeof(want) + 1);
+	/* the user's tunables kept, ours after them */
+	bool more = t && *t;
+	size_t len = (more ? strlen(t) + 1 : 0) + sizeof(want);
+	char *v = malloc(len);
 	if (!v)
 		return;
-	if (t && *t) {
-		memcpy(v, t, tl);
-		v[tl] = ':';
-		memcpy(v + tl + 1, want, sizeof(want));
-	} else {
-		memcpy(v, want, sizeof(want));
-	}
-	char *old = t ? strdup(t) : NULL;
-	if ((t && !old) || setenv("GLIBC_TUNABLES", v, 1) != 0) {
-		free(v);
-		free(old);
-		return;
-	}
+	snprintf(v, len, "%s%s%s", more ? t : "", more ? ":" : "", want);
+	/* a failed exec leaves the variable set: read at start only, and
+	 * the programs start nothing */
+	if (setenv("GLIBC_TUNABLES", v, 1) == 0)
+		execv("/proc/self/exe", argv);
 	free(v);
-	execv("/proc/self/exe", argv);
-	/* not restarted: as it was */
-	if (old)
-		(void)setenv("GLIBC_TUNABLES", old, 1);
-	else
-		(void)unsetenv("GLIBC_TUNABLES");
-	free(old);
 #else
 	(void)argv;
 #endif
