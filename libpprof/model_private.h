@@ -88,6 +88,12 @@ struct pp_sample_type {
 struct pp_hash;   /* open addressing, private to profile.c */
 struct pp_idhash; /* the same holding ids only */
 
+/* Their life cycle (profile.c), for the shares' profiles (profile_share.c). */
+struct pp_hash *pp_hash_new(void);
+void pp_hash_free(struct pp_hash *h);
+struct pp_idhash *pp_idhash_new(void);
+void pp_idhash_free(struct pp_idhash *h);
+
 struct pprof_profile {
 	struct pp_arena arena;
 	enum pprof_format format;

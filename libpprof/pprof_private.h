@@ -7,8 +7,8 @@
  *                    errors, units and naming (includes buf_private.h);
  *   read_private.h   the read side: readers, the door (read.c), the
  *                    loader (input.c), held buffers, streams;
- *   walk_private.h   the stack walks of read_pprof.c, profile.c and top.c
- *                    and the deferred samples.
+ *   walk_private.h   the stack walks of read_pprof.c, profile.c and top.c,
+ *                    the shares (profile_share.c) and the deferred samples.
  * Not installed; not for the tools.
  */
 #ifndef PPROF_PRIVATE_H

@@ -24,7 +24,7 @@ struct pp_hash {
 	uint32_t cap, n; /* cap is a power of two */
 };
 
-static struct pp_hash *hash_new(void)
+struct pp_hash *pp_hash_new(void)
 {
 	struct pp_hash *h = calloc(1, sizeof(*h));
 	if (!h)
@@ -41,7 +41,7 @@ static struct pp_hash *hash_new(void)
 	return h;
 }
 
-static void hash_free(struct pp_hash *h)
+void pp_hash_free(struct pp_hash *h)
 {
 	if (!h)
 		return;
@@ -211,7 +211,7 @@ static inline uint32_t idhash_tag(uint64_t mix, uint32_t cap)
 	return (uint32_t)(mix >> 32) & ~(cap - 1);
 }
 
-static struct pp_idhash *idhash_new(void)
+struct pp_idhash *pp_idhash_new(void)
 {
 	struct pp_idhash *h = calloc(1, sizeof(*h));
 	if (!h)
@@ -224,7 +224,7 @@ static struct pp_idhash *idhash_new(void)
 	return h;
 }
 
-static void idhash_free(struct pp_idhash *h)
+void pp_idhash_free(struct pp_idhash *h)
 {
 	if (h)
 		pp_big_free(h->slots, h->cap, sizeof(*h->slots));
@@ -377,11 +377,11 @@ struct pprof_profile *pprof_profile_new(void)
 	uint64_t rnd;
 	if (getrandom(&rnd, sizeof(rnd), GRND_NONBLOCK) == (ssize_t)sizeof(rnd))
 		p->hseed ^= rnd;
-	p->strhash = hash_new();
-	p->framehash = hash_new();
-	p->nodehash = idhash_new();
-	p->labelhash = hash_new();
-	p->entryhash = idhash_new();
+	p->strhash = pp_hash_new();
+	p->framehash = pp_hash_new();
+	p->nodehash = pp_idhash_new();
+	p->labelhash = pp_hash_new();
+	p->entryhash = pp_idhash_new();
 	p->nodes = malloc(sizeof(*p->nodes) * 1024);
 	p->frames = malloc(sizeof(*p->frames) * 1024);
 	p->labelsets = malloc(sizeof(*p->labelsets) * 2);
@@ -414,11 +414,11 @@ void pprof_profile_free(struct pprof_profile *p)
 {
 	if (!p)
 		return;
-	hash_free(p->strhash);
-	hash_free(p->framehash);
-	idhash_free(p->nodehash);
-	hash_free(p->labelhash);
-	idhash_free(p->entryhash);
+	pp_hash_free(p->strhash);
+	pp_hash_free(p->framehash);
+	pp_idhash_free(p->nodehash);
+	pp_hash_free(p->labelhash);
+	pp_idhash_free(p->entryhash);
 	free(p->strs);
 	free(p->strlens);
 	free(p->frames);
@@ -538,7 +538,7 @@ static uint64_t frame_key(const struct pprof_profile *p, const struct pp_frame *
  * never changed once interned, so each is in it once, as before. */
 static int frame_index(struct pprof_profile *p)
 {
-	struct pp_hash *t = hash_new();
+	struct pp_hash *t = pp_hash_new();
 	if (!t)
 		return pp_nomem(p);
 	for (uint32_t id = 1; id < p->nframes; id++) {
@@ -551,7 +551,7 @@ static int frame_index(struct pprof_profile *p)
 		t->vals[i] = id + 1;
 		t->n++;
 		if (!hash_reserve(t)) {
-			hash_free(t);
+			pp_hash_free(t);
 			return pp_nomem(p);
 		}
 	}
@@ -561,7 +561,7 @@ static int frame_index(struct pprof_profile *p)
 
 void pp_drop_frame_index(struct pprof_profile *p)
 {
-	hash_free(p->framehash);
+	pp_hash_free(p->framehash);
 	p->framehash = NULL;
 }
 
@@ -603,7 +603,7 @@ int pp_frame_intern(struct pprof_profile *p, const struct pp_frame *f, uint32_t 
 static struct pp_idhash *index_ids(struct pprof_profile *p, uint32_t from, uint32_t to,
 				   uint64_t (*key)(const struct pprof_profile *, uint32_t))
 {
-	struct pp_idhash *t = idhash_new();
+	struct pp_idhash *t = pp_idhash_new();
 	if (!t)
 		return NULL;
 	for (uint32_t id = from; id < to; id++) {
@@ -614,7 +614,7 @@ static struct pp_idhash *index_ids(struct pprof_profile *p, uint32_t from, uint3
 		t->slots[i] = (id + 1) | idhash_tag(mix, t->cap);
 		t->n++;
 		if (!idhash_reserve(p, t, key)) {
-			idhash_free(t);
+			pp_idhash_free(t);
 			return NULL;
 		}
 	}
@@ -631,7 +631,7 @@ static int node_index(struct pprof_profile *p)
 
 void pp_drop_node_index(struct pprof_profile *p)
 {
-	idhash_free(p->nodehash);
+	pp_idhash_free(p->nodehash);
 	p->nodehash = NULL;
 }
 
@@ -749,227 +749,6 @@ void pp_locwalk_release(struct pp_locwalk *w)
 	free(w->prev);
 	w->prev = NULL;
 	w->prevn = w->capprev = 0;
-}
-
-/* ---- shares of a reader's samples (walk_private.h) ---- */
-
-struct pprof_profile *pp_share_new(const struct pprof_profile *p)
-{
-	struct pprof_profile *s = calloc(1, sizeof(*s));
-	if (!s)
-		return NULL;
-	pp_buf_init(&s->error);
-	s->default_type = -1;
-	s->hseed = p->hseed;
-	/* borrowed, read only: for pp_add_sample() and its messages */
-	s->strs = p->strs;
-	s->strlens = p->strlens;
-	s->nstrs = p->nstrs;
-	s->types = p->types;
-	s->ntypes = p->ntypes;
-	s->typemap = p->typemap;
-	s->nodehash = idhash_new();
-	s->entryhash = idhash_new();
-	s->labelhash = hash_new();
-	s->nodes = malloc(sizeof(*s->nodes) * 1024);
-	s->labelsets = malloc(sizeof(*s->labelsets) * 2);
-	if (!s->nodehash || !s->entryhash || !s->labelhash || !s->nodes || !s->labelsets) {
-		pp_share_free(s);
-		return NULL;
-	}
-	s->capnodes = 1024;
-	s->nnodes = 1;
-	s->nodes[0].parent = 0;
-	s->nodes[0].frame = 0;
-	s->caplabelsets = 2;
-	s->nlabelsets = 1;
-	s->labelsets[0] = s->labelsets[1] = 0;
-	return s;
-}
-
-void pp_share_free(struct pprof_profile *s)
-{
-	if (!s)
-		return;
-	idhash_free(s->nodehash);
-	idhash_free(s->entryhash);
-	hash_free(s->labelhash);
-	free(s->nodes);
-	free(s->labels);
-	free(s->labelsets);
-	free(s->entries);
-	free(s->values);
-	pp_buf_release(&s->error);
-	free(s);
-}
-
-/* Walks the runs of kind K (struct pp_run) of two shares in the order of
- * their samples: *SH the share of the next item, *ITEM its index there;
- * false when both are done.  CUR[] and RUN[] (zeroed, CUR[] set to the
- * first items) are the walk's state. */
-static bool share_next(struct pp_share sh[2], int k, uint32_t cur[2], size_t run[2], int *which,
-		       uint32_t *item)
-{
-	for (int x = 0; x < 2; x++)
-		while (run[x] < sh[x].nruns[k] && cur[x] >= sh[x].runs[k][run[x]].end)
-			run[x]++;
-	bool a = run[0] < sh[0].nruns[k], b = run[1] < sh[1].nruns[k];
-	if (!a && !b)
-		return false;
-	int x = !a ? 1 : !b ? 0 : sh[1].runs[k][run[1]].sample < sh[0].runs[k][run[0]].sample;
-	*which = x;
-	*item = cur[x]++;
-	return true;
-}
-
-#define MERGE_AHEAD 16
-int pp_share_merge(struct pprof_profile *p, struct pp_share sh[2])
-{
-	/* P is fresh (the tree is the root, no aggregated samples): the
-	 * shares' items are made in P in the order of the samples that made
-	 * them, as one walk of all the samples would have made them. */
-	uint32_t *lmap[2] = {NULL, NULL}, *nmap[2] = {NULL, NULL}, *depth1 = NULL;
-	int status = PPROF_OK;
-	/* the shares' indexes are not read here: given back first */
-	for (int k = 0; k < 2; k++) {
-		idhash_free(sh[k].s->nodehash);
-		idhash_free(sh[k].s->entryhash);
-		sh[k].s->nodehash = sh[k].s->entryhash = NULL;
-	}
-	for (int k = 0; k < 2; k++) {
-		lmap[k] = malloc((size_t)sh[k].s->nlabelsets * sizeof(*lmap[k]));
-		nmap[k] = pp_big_calloc(sh[k].s->nnodes, sizeof(*nmap[k]));
-		if (!lmap[k] || !nmap[k]) {
-			status = pp_nomem(p);
-			goto out;
-		}
-		lmap[k][0] = 0;
-		nmap[k][0] = 0;
-	}
-	depth1 = calloc(p->nframes ? p->nframes : 1, sizeof(*depth1));
-	if (!depth1) {
-		status = pp_nomem(p);
-		goto out;
-	}
-
-	/* label sets */
-	{
-		uint32_t cur[2] = {1, 1}, it;
-		size_t run[2] = {0, 0};
-		int k;
-		while (share_next(sh, 2, cur, run, &k, &it)) {
-			const struct pprof_profile *s = sh[k].s;
-			uint32_t b = s->labelsets[it], e = s->labelsets[it + 1];
-			if ((status = pp_labelset_intern(p, s->labels + b, e - b, &lmap[k][it])))
-				goto out;
-		}
-	}
-
-	/* nodes: below a node of depth 1 the shares' trees are apart (the
-	 * reader shares out the samples by their first two frames) */
-	{
-		uint64_t total = (uint64_t)sh[0].s->nnodes + sh[1].s->nnodes - 1;
-		if (total > UINT32_MAX / 2) {
-			status = pp_nomem(p);
-			goto out;
-		}
-		struct pp_node *nodes = malloc((size_t)total * sizeof(*nodes));
-		if (!nodes) {
-			status = pp_nomem(p);
-			goto out;
-		}
-		pp_advise_huge(nodes, (size_t)total * sizeof(*nodes));
-		nodes[0] = p->nodes[0];
-		uint32_t nn = 1;
-		uint32_t cur[2] = {1, 1}, it;
-		size_t run[2] = {0, 0};
-		uintptr_t given[2] = {0, 0};
-		int k;
-		while (share_next(sh, 0, cur, run, &k, &it)) {
-			const struct pp_node *x = &sh[k].s->nodes[it];
-			/* nmap[k][x->parent] is read at random (a cache miss
-			 * each on a big profile, half of the merge's time):
-			 * fetched for the node MERGE_AHEAD further on in the
-			 * same share, a hint (that entry may not be written
-			 * yet) */
-			if (it + MERGE_AHEAD < sh[k].s->nnodes)
-				__builtin_prefetch(&nmap[k][x[MERGE_AHEAD].parent]);
-			/* the shares' nodes are read once, in order: the pages
-			 * behind are given back, 4 MiB at a time, as the merged
-			 * tree grows */
-			if ((it & 0x7ffff) == 0)
-				pp_give_back(sh[k].s->nodes, (size_t)it * sizeof(*x), &given[k]);
-			if (x->parent == 0 && depth1[x->frame]) {
-				nmap[k][it] = depth1[x->frame];
-				continue;
-			}
-			nodes[nn].parent = nmap[k][x->parent];
-			nodes[nn].frame = x->frame;
-			if (x->parent == 0)
-				depth1[x->frame] = nn;
-			nmap[k][it] = nn++;
-		}
-		free(p->nodes);
-		p->nodes = nodes;
-		p->nnodes = nn;
-		p->capnodes = (uint32_t)total;
-		/* the shares' trees are not read again */
-		for (int x = 0; x < 2; x++) {
-			free(sh[x].s->nodes);
-			sh[x].s->nodes = NULL;
-		}
-		/* rebuilt when asked (pp_node_child()) */
-		pp_drop_node_index(p);
-	}
-
-	/* aggregated samples, the values in P's type order already; no two
-	 * shares' are alike (their samples end at different nodes): their
-	 * index is rebuilt when asked (pp_add_sample()) */
-	{
-		uint64_t total = (uint64_t)sh[0].s->nentries + sh[1].s->nentries;
-		size_t nt = p->ntypes ? p->ntypes : 1;
-		if (total > UINT32_MAX / 2) {
-			status = pp_nomem(p);
-			goto out;
-		}
-		uint32_t cap = total ? (uint32_t)total : 1;
-		struct pp_entry *entries = malloc((size_t)cap * sizeof(*entries));
-		int64_t *values = malloc((size_t)cap * nt * sizeof(*values));
-		if (!entries || !values) {
-			free(entries);
-			free(values);
-			status = pp_nomem(p);
-			goto out;
-		}
-		uint32_t cur[2] = {0, 0}, it;
-		size_t run[2] = {0, 0};
-		uint32_t ne = 0;
-		int k;
-		while (share_next(sh, 1, cur, run, &k, &it)) {
-			const struct pprof_profile *s = sh[k].s;
-			const struct pp_entry *x = &s->entries[it];
-			entries[ne].node = nmap[k][x->node];
-			entries[ne].labels = lmap[k][x->labels];
-			memcpy(values + (size_t)ne * nt, s->values + (size_t)it * s->ntypes,
-			       p->ntypes * sizeof(*values));
-			ne++;
-		}
-		free(p->entries);
-		free(p->values);
-		p->entries = entries;
-		p->values = values;
-		p->nentries = ne;
-		p->capentries = cap;
-		idhash_free(p->entryhash);
-		p->entryhash = NULL;
-	}
-out:
-	for (int k = 0; k < 2; k++) {
-		free(lmap[k]);
-		pp_big_free(nmap[k], sh[k].s->nnodes, sizeof(*nmap[k]));
-	}
-	free(depth1);
-	return status;
 }
 
 /* The string id of KEY among the label keys, or 0. */
@@ -1096,16 +875,16 @@ int pp_remap_frames(struct pprof_profile *p, const uint32_t *map)
 	uint32_t noldent = p->nentries;
 	uint32_t *nn = malloc((size_t)nold * sizeof(*nn));
 	struct pp_node *fresh = malloc(1024 * sizeof(*fresh));
-	struct pp_idhash *fh = idhash_new(), *eh = idhash_new();
+	struct pp_idhash *fh = pp_idhash_new(), *eh = pp_idhash_new();
 	if (!nn || !fresh || !fh || !eh) {
 		free(nn);
 		free(fresh);
-		idhash_free(fh);
-		idhash_free(eh);
+		pp_idhash_free(fh);
+		pp_idhash_free(eh);
 		return pp_nomem(p);
 	}
-	idhash_free(p->nodehash);
-	idhash_free(p->entryhash);
+	pp_idhash_free(p->nodehash);
+	pp_idhash_free(p->entryhash);
 	p->nodehash = fh;
 	p->entryhash = eh;
 	p->nodes = fresh;
