@@ -4,8 +4,9 @@
  * One call of json_next() consumes the separator that follows the previous
  * token (',' or ':') together with the next token, so a token costs one
  * call.  Plain runs of string bytes are found 16 at a time with SSE2 where
- * the compiler offers it, else through a table; strings without escapes are
- * returned in place.
+ * the compiler offers it, else through a table; a string left raw (not
+ * decoded) passes one-byte escapes 64 bytes at a time too.  Strings without
+ * escapes are returned in place.
  *
  * Chunked mode runs the same code over a window that holds the input from
  * where the current token (and the white space before it) starts: a token
@@ -43,6 +44,7 @@ enum {
 	C_DIGIT = 2,   /* 0-9 */
 	C_PLAIN = 4,   /* a string byte needing no attention */
 	C_NUMTAIL = 8, /* can continue a number: digit . e E + - */
+	C_ESC = 16,    /* follows a backslash as a one-byte escape: "\\/bfnrt */
 };
 
 static unsigned char cls[256];
@@ -67,6 +69,8 @@ static void init_tables(void)
 			k |= C_NUMTAIL;
 		if (c >= 0x20 && c < 0x80 && c != '"' && c != '\\')
 			k |= C_PLAIN;
+		if (c && strchr("\"\\/bfnrt", c))
+			k |= C_ESC;
 		cls[c] = k;
 		if (c >= '0' && c <= '9')
 			hexval[c] = (signed char)(c - '0');
@@ -305,6 +309,74 @@ static inline const unsigned char *scan_plain(const unsigned char *p,
 	return p;
 }
 
+#ifdef __SSE2__
+/* Bit k set where byte k of the 64 at P is '"', '\\' or (signed, so that
+ * bytes >= 0x80 count) below 0x20: *QUOTE, *BSLASH and *SPECIAL apart. */
+static inline void marks64(const unsigned char *p, uint64_t *quote, uint64_t *bslash,
+			   uint64_t *special)
+{
+	const __m128i vq = _mm_set1_epi8('"');
+	const __m128i vb = _mm_set1_epi8('\\');
+	const __m128i vs = _mm_set1_epi8(0x20);
+	uint64_t q = 0, b = 0, s = 0;
+
+	for (int k = 0; k < 4; k++) {
+		__m128i v = _mm_loadu_si128((const __m128i *)(const void *)(p + 16 * k));
+
+		q |= (uint64_t)(unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, vq)) << (16 * k);
+		b |= (uint64_t)(unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, vb)) << (16 * k);
+		s |= (uint64_t)(unsigned)_mm_movemask_epi8(_mm_cmplt_epi8(v, vs)) << (16 * k);
+	}
+	*quote = q;
+	*bslash = b;
+	*special = s;
+}
+#endif
+
+/*
+ * For a string not decoded: the first byte at or after Q that the loop of
+ * parse_string() must see (the closing quote, a byte below 0x20 or from
+ * 0x80, a backslash not followed by a one-byte escape), or one short of
+ * END, passing plain bytes and one-byte escapes 64 bytes at a time
+ * (sourcesContent has an escape every 20 bytes or so: "\n" at each line's
+ * end, quotes).  *ESCAPED is set when an escape was passed.  A block never
+ * ends inside an escape: a backslash in its last byte ends the block.
+ */
+static inline const unsigned char *skip_plain_escapes(const unsigned char *q,
+						      const unsigned char *end, bool *escaped)
+{
+#ifdef __SSE2__
+	while (end - q >= 64) {
+		uint64_t quote, bs, special, esc = 0, stop;
+
+		marks64(q, &quote, &bs, &special);
+		stop = special;
+		for (uint64_t b = bs; b;) {
+			unsigned i = (unsigned)__builtin_ctzll(b);
+
+			/* Q[I + 1] is in the block when I < 63 */
+			if (i == 63 || !(cls[q[i + 1]] & C_ESC)) {
+				stop |= UINT64_C(1) << i;
+				break;
+			}
+			esc |= UINT64_C(2) << i;
+			b &= ~(UINT64_C(3) << i);
+		}
+		stop |= quote & ~esc;
+		if (!stop) {
+			*escaped |= bs != 0;
+			q += 64;
+			continue;
+		}
+		unsigned at = (unsigned)__builtin_ctzll(stop);
+
+		*escaped |= (bs & ((UINT64_C(1) << at) - 1)) != 0;
+		return q + at;
+	}
+#endif
+	return scan_plain(q, end);
+}
+
 /* Length of the well-formed UTF-8 sequence at P (RFC 3629: no overlong
  * forms, no surrogates, nothing past U+10FFFF), or 0. */
 static inline size_t utf8_len(const unsigned char *p, const unsigned char *end)
@@ -416,7 +488,7 @@ static bool parse_string(struct json *j, const unsigned char **pp, bool decode)
 		unsigned cp;
 		char c;
 
-		q = scan_plain(q, end);
+		q = decode ? scan_plain(q, end) : skip_plain_escapes(q, end, &escaped);
 		if (q >= end) {
 			short_input(j, "unterminated string", (size_t)(start - 1 - base));
 			return false;

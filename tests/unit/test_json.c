@@ -658,6 +658,87 @@ static void test_json_skip(void **state)
 	json_release(&j);
 }
 
+/* A string read raw (json_next_raw(): not decoded, 64 bytes at a time)
+ * ends, fails and reports escapes as a decoded one does, whatever the
+ * escape's place in its block of 64: one-byte escapes, runs of
+ * backslashes, "\u" escapes, bad escapes, control characters and UTF-8
+ * (good and bad) after 0 to 140 plain bytes, with 0 to 140 after. */
+static void test_json_raw_blocks(void **state)
+{
+	static const char *const mid[] = {
+		"\\n",
+		"\\\"",
+		"\\\\",
+		"\\\\\\\"",
+		"\\\\\\\\\\n",
+		"\\/\\b\\f\\r\\t",
+		"\\u00e9",
+		"\\ud83d\\ude00",
+		"\\q",
+		"\\u00g0",
+		"\\ud83d",
+		"\x01",
+		"\x1f",
+		"\xc3\xa9",
+		"\xf0\x9f\x98\x80",
+		"\xc3",
+		"\xe2\x82",
+		"\\",
+		"\\\\\\",
+		"\"",
+		"",
+	};
+	char s[512];
+
+	(void)state;
+	for (size_t m = 0; m < sizeof(mid) / sizeof(mid[0]); m++)
+		for (size_t a = 0; a <= 140; a += (a < 70 ? 1 : 7))
+			for (size_t b = 0; b <= 140; b += (b < 4 ? 1 : 17)) {
+				size_t n = 0, ml = strlen(mid[m]);
+
+				s[n++] = '[';
+				s[n++] = '"';
+				for (size_t i = 0; i < a; i++)
+					s[n++] = (char)('a' + i % 26);
+				memcpy(s + n, mid[m], ml);
+				n += ml;
+				for (size_t i = 0; i < b; i++)
+					s[n++] = i % 5 ? 'x' : ' ';
+				s[n++] = '"';
+				s[n++] = ']';
+
+				struct json d, r;
+				bool escaped;
+
+				json_init(&d, s, n, 0);
+				json_init(&r, s, n, 0);
+				assert_int_equal(json_next(&d), JSON_ARRAY_BEGIN);
+				assert_int_equal(json_next(&r), JSON_ARRAY_BEGIN);
+				int td = json_next(&d), tr = json_next_raw(&r, &escaped);
+
+				assert_int_equal(td, tr);
+				if (td == JSON_ERROR) {
+					assert_string_equal(json_error(&d), json_error(&r));
+					assert_int_equal(json_error_offset(&d),
+							 json_error_offset(&r));
+				} else {
+					assert_int_equal(td, JSON_STRING);
+					assert_int_equal(r.pos, d.pos);
+					assert_ptr_equal(r.str, s + 2);
+					assert_int_equal(r.len, d.pos - 3);
+					assert_int_equal(escaped,
+							 memchr(r.str, '\\', r.len) != NULL);
+					td = json_next(&d);
+					assert_int_equal(json_next(&r), td);
+					if (td == JSON_ERROR)
+						assert_int_equal(json_error_offset(&d),
+								 json_error_offset(&r));
+				}
+				json_release(&d);
+				json_release(&r);
+			}
+}
+
 static void test_json_release_twice(void **state)
 {
 	struct json j;
@@ -956,6 +1037,7 @@ int main(void)
 		cmocka_unit_test(test_json_deep_nesting),
 		cmocka_unit_test(test_json_depth_limit),
 		cmocka_unit_test(test_json_skip),
+		cmocka_unit_test(test_json_raw_blocks),
 		cmocka_unit_test(test_json_release_twice),
 		cmocka_unit_test(test_json_chunked_every_split),
 		cmocka_unit_test(test_json_chunked_long_token),
