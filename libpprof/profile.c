@@ -24,17 +24,32 @@ struct pp_hash {
 	uint32_t cap, n; /* cap is a power of two */
 };
 
+/* A table's arrays for CAP slots, zeroed (pp_big_calloc(): from 1 MiB on,
+ * mappings of their own, zeroed by the kernel and not again), or false. */
+static bool hash_arrays(uint32_t cap, uint64_t **keys, uint32_t **vals)
+{
+	*keys = pp_big_calloc(cap, sizeof(**keys));
+	*vals = pp_big_calloc(cap, sizeof(**vals));
+	if (*keys && *vals)
+		return true;
+	pp_big_free(*keys, cap, sizeof(**keys));
+	pp_big_free(*vals, cap, sizeof(**vals));
+	return false;
+}
+
+static void hash_arrays_free(uint64_t *keys, uint32_t *vals, uint32_t cap)
+{
+	pp_big_free(keys, cap, sizeof(*keys));
+	pp_big_free(vals, cap, sizeof(*vals));
+}
+
 struct pp_hash *pp_hash_new(void)
 {
 	struct pp_hash *h = calloc(1, sizeof(*h));
 	if (!h)
 		return NULL;
 	h->cap = 1024;
-	h->keys = calloc(h->cap, sizeof(*h->keys));
-	h->vals = calloc(h->cap, sizeof(*h->vals));
-	if (!h->keys || !h->vals) {
-		free(h->keys);
-		free(h->vals);
+	if (!hash_arrays(h->cap, &h->keys, &h->vals)) {
 		free(h);
 		return NULL;
 	}
@@ -45,8 +60,7 @@ void pp_hash_free(struct pp_hash *h)
 {
 	if (!h)
 		return;
-	free(h->keys);
-	free(h->vals);
+	hash_arrays_free(h->keys, h->vals, h->cap);
 	free(h);
 }
 
@@ -143,8 +157,7 @@ static void hash_move(struct pp_hash *h, uint64_t *keys, uint32_t *vals, uint32_
 		keys[s] = h->keys[i];
 		vals[s] = h->vals[i];
 	}
-	free(h->keys);
-	free(h->vals);
+	hash_arrays_free(h->keys, h->vals, h->cap);
 	h->keys = keys;
 	h->vals = vals;
 	h->cap = cap;
@@ -158,15 +171,10 @@ static bool hash_reserve(struct pp_hash *h)
 	if (h->cap > (UINT32_MAX >> 2))
 		return false;
 	uint32_t cap = h->cap * 2;
-	uint64_t *keys = calloc(cap, sizeof(*keys));
-	uint32_t *vals = calloc(cap, sizeof(*vals));
-	if (!keys || !vals) {
-		free(keys);
-		free(vals);
+	uint64_t *keys;
+	uint32_t *vals;
+	if (!hash_arrays(cap, &keys, &vals))
 		return false;
-	}
-	pp_advise_huge(keys, (size_t)cap * sizeof(*keys));
-	pp_advise_huge(vals, (size_t)cap * sizeof(*vals));
 	hash_move(h, keys, vals, cap);
 	return true;
 }
@@ -1224,38 +1232,15 @@ static uint32_t room_cap(uint32_t cap, uint64_t n)
 	return cap;
 }
 
-/* N zeroed elements of SIZE bytes, freed with free(): from 2 MiB on,
- * aligned to 2 MiB with huge pages asked for, so that a table written at
- * random takes a fault per 2 MiB rather than per 4 KiB. */
-static void *room_calloc(size_t n, size_t size)
-{
-	size_t bytes = n * size;
-#ifdef MADV_HUGEPAGE
-	const size_t huge = (size_t)2 << 20;
-	if (bytes >= huge && bytes % huge == 0) {
-		void *a;
-		if (posix_memalign(&a, huge, bytes) != 0)
-			return NULL;
-		(void)madvise(a, bytes, MADV_HUGEPAGE);
-		memset(a, 0, bytes);
-		return a;
-	}
-#endif
-	return calloc(n, size);
-}
-
 static bool room_hash(struct pp_hash *h, uint64_t n)
 {
 	uint32_t cap = room_cap(h->cap, n);
 	if (cap == h->cap)
 		return true;
-	uint64_t *keys = room_calloc(cap, sizeof(*keys));
-	uint32_t *vals = room_calloc(cap, sizeof(*vals));
-	if (!keys || !vals) {
-		free(keys);
-		free(vals);
+	uint64_t *keys;
+	uint32_t *vals;
+	if (!hash_arrays(cap, &keys, &vals))
 		return false;
-	}
 	hash_move(h, keys, vals, cap);
 	return true;
 }
