@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -31,11 +32,34 @@
  * glibc.malloc.hugetlb=1, read from the environment before main().  Set it
  * to 0 to keep malloc's own pages.
  */
+#if defined(__linux__) && defined(__GLIBC__) && !defined(CLI_SANITIZED)
+/* The program break moved up to a 2 MiB boundary before malloc() first
+ * takes memory from it: glibc asks for huge pages for its heap
+ * (glibc.malloc.hugetlb=1), but the kernel backs only the whole aligned
+ * 2 MiB stretches of it, and the break starts anywhere in a 2 MiB page
+ * (4 KiB pages for the heap's first megabytes otherwise: 700 faults of
+ * the main thread on the bench .cpuprofile, 11 us each on this VM). */
+static void align_break(void)
+{
+	const uintptr_t huge = (uintptr_t)2 << 20;
+	void *cur = sbrk(0);
+	if (cur == (void *)-1)
+		return;
+	uintptr_t pad = (huge - ((uintptr_t)cur & (huge - 1))) & (huge - 1);
+	if (pad)
+		(void)sbrk((intptr_t)pad);
+}
+#endif
+
 void cli_huge_pages(char **argv)
 {
 #if defined(__linux__) && defined(__GLIBC__) && !defined(CLI_SANITIZED)
 	static const char want[] = "glibc.malloc.hugetlb=1";
 	const char *t = getenv("GLIBC_TUNABLES");
+	if (t && strstr(t, want)) {
+		align_break();
+		return;
+	}
 	if (!argv || !argv[0] || (t && strstr(t, "glibc.malloc.hugetlb")))
 		return;
 	/* another malloc, or valgrind's (whose run would end at the exec) */

@@ -3,8 +3,9 @@
 # (THP "madvise"), each program restarts itself once with glibc's malloc
 # asking for them (GLIBC_TUNABLES=glibc.malloc.hugetlb=1, tools/cli.c),
 # keeps the user's other tunables, and does not restart when the user
-# named the tunable.  The restart is seen with strace; the output is the
-# same either way.
+# named the tunable; with the tunable, the program break starts at a 2 MiB
+# boundary, so that the heap's first megabytes can have huge pages too.
+# The restart is seen with strace; the output is the same either way.
 . "$(dirname "$0")/../lib.sh"
 
 THP=$(cat /sys/kernel/mm/transparent_hugepage/enabled 2>/dev/null)
@@ -23,6 +24,14 @@ else
 		GLIBC_TUNABLES=glibc.malloc.hugetlb=0 pprof-fold "$FIX/profiles/workerd-min.cpuprofile" >without &&
 		test -s with &&
 		test_cmp without with
+	'
+	test_expect_success 'the heap starts at a 2 MiB boundary after the restart' '
+		env -u GLIBC_TUNABLES strace -f -qq -e trace=execve,brk -e signal=none -o trace \
+			pprof-fold "$FIX/profiles/workerd-min.cpuprofile" >out &&
+		sed -n "/execve(\"\/proc\/self\/exe\"/,\$p" trace |
+			sed -n "s/.*brk(0x[0-9a-f]*) *= *\(0x[0-9a-f]*\).*/\1/p" >moves &&
+		test -s moves &&
+		test $(( $(head -n 1 moves) % 2097152 )) = 0
 	'
 	test_expect_success 'the user'"'"'s other tunables are kept' '
 		GLIBC_TUNABLES=glibc.malloc.perturb=0 strace -f -qq -v -s 300 -e trace=execve \
