@@ -240,6 +240,13 @@ void pp_advise_huge(void *ptr, size_t bytes);
  * block the caller reads no more.  The block stays allocated and is freed
  * as usual; a page given back reads as zeros if touched. */
 void pp_give_back(const void *base, size_t upto, uintptr_t *given);
+/* *BYTES for an array freed with free() and grown with realloc(), NULL
+ * when out of memory.  From 1 MiB on, *BYTES is rounded up to whole 2 MiB
+ * pages and the block starts at a 2 MiB boundary with huge pages asked
+ * for, so that they back it from its first byte: glibc's own large blocks
+ * start anywhere in a 2 MiB page, and their first megabyte or so takes a
+ * fault per 4 KiB. */
+void *pp_huge_alloc(size_t *bytes);
 /* N zeroed elements of SIZE bytes for a big temporary array: a mapping of
  * its own (huge pages advised) when large, so that freeing it gives the
  * memory back at once, else calloc().  NULL when out of memory.  Freed

@@ -103,6 +103,23 @@ void pp_give_back(const void *base, size_t upto, uintptr_t *given)
 #endif
 }
 
+void *pp_huge_alloc(size_t *bytes)
+{
+#ifdef MADV_HUGEPAGE
+	const size_t huge = (size_t)2 << 20;
+	if (*bytes >= huge / 2 && *bytes <= SIZE_MAX - huge) {
+		size_t b = (*bytes + huge - 1) / huge * huge;
+		void *a;
+		if (posix_memalign(&a, huge, b) != 0)
+			return NULL;
+		(void)madvise(a, b, MADV_HUGEPAGE);
+		*bytes = b;
+		return a;
+	}
+#endif
+	return malloc(*bytes ? *bytes : 1);
+}
+
 /* Blocks of at least this many bytes are mappings of their own. */
 #define BIG_MIN ((size_t)1 << 20)
 
@@ -1277,13 +1294,11 @@ static bool room_array(void **arr, uint32_t *cap, uint64_t n, size_t size, size_
 	if (n > UINT32_MAX / 2)
 		return false;
 #ifdef MADV_HUGEPAGE
-	const uint64_t huge = (uint64_t)2 << 20;
-	if (n * size >= huge / 2) {
-		uint64_t bytes = (n * size + huge - 1) / huge * huge;
-		void *a;
-		if (bytes > SIZE_MAX || posix_memalign(&a, (size_t)huge, (size_t)bytes) != 0)
+	if (n * size >= ((uint64_t)1 << 20) && n * size <= SIZE_MAX / 2) {
+		size_t bytes = (size_t)(n * size);
+		void *a = pp_huge_alloc(&bytes);
+		if (!a)
 			return false;
-		(void)madvise(a, (size_t)bytes, MADV_HUGEPAGE);
 		if (used)
 			memcpy(a, *arr, used * size);
 		free(*arr);

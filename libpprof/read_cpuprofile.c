@@ -420,31 +420,10 @@ static void *ahead_alloc(size_t n, size_t size, size_t *cap)
 		n = ((size_t)64 << 20) / size;
 	if (n < 4096)
 		return NULL;
-	/* a mapping big enough to hold whole huge pages */
-	if (n * size >= ((size_t)1 << 20) && n * size < ((size_t)6 << 20))
-		n = ((size_t)6 << 20) / size;
-	if (!(a = malloc(n * size)))
+	size_t bytes = n * size;
+	if (!(a = pp_huge_alloc(&bytes)))
 		return NULL;
-	pp_advise_huge(a, n * size);
-	*cap = n;
-	return a;
-}
-
-/* BYTES for a temporary array, freed with free(); from 1 MiB on, whole
- * 2 MiB pages, aligned, with huge pages asked for. */
-static void *huge_alloc(size_t bytes)
-{
-	const size_t huge = (size_t)2 << 20;
-	void *a;
-
-	if (bytes < huge / 2 || bytes > SIZE_MAX - huge)
-		return malloc(bytes ? bytes : 1);
-	bytes = (bytes + huge - 1) / huge * huge;
-	if (posix_memalign(&a, huge, bytes) != 0)
-		return NULL;
-#ifdef MADV_HUGEPAGE
-	(void)madvise(a, bytes, MADV_HUGEPAGE);
-#endif
+	*cap = bytes / size;
 	return a;
 }
 
@@ -475,7 +454,8 @@ static void ahead_sums(struct ahead *a)
 	u->g.hist = calloc(GAP_HIST, sizeof(*u->g.hist));
 	/* both copies in one block: whole huge pages from 1 MiB on, a fault
 	 * per 2 MiB rather than per 4 KiB */
-	if ((r = huge_alloc(n * (sizeof(*r) + sizeof(*id)))) != NULL)
+	size_t rbytes = n * (sizeof(*r) + sizeof(*id));
+	if ((r = pp_huge_alloc(&rbytes)) != NULL)
 		id = (uint32_t *)(r + n);
 	if (!u->count || !u->wall || !u->g.hist || !r)
 		goto out;

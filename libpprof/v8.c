@@ -28,7 +28,8 @@ void pp_v8_size_hint(struct pp_v8 *v, size_t len)
 }
 
 /* *A (*CAP elements of SIZE bytes, N used) with room for one more: doubled,
- * or HINT elements at first; huge pages asked for when it is big. */
+ * or HINT elements at first (pp_huge_alloc(): whole huge pages from its
+ * first byte when it is big); huge pages asked for when it is big. */
 static bool grow_hinted(void **a, size_t *cap, size_t n, size_t size, size_t hint, size_t first)
 {
 	size_t c;
@@ -37,12 +38,16 @@ static bool grow_hinted(void **a, size_t *cap, size_t n, size_t size, size_t hin
 	if (n < *cap)
 		return true;
 	c = *cap ? *cap * 2 : hint > first ? hint : first;
-	/* a hinted array big enough to hold whole huge pages */
-	if (!*cap && hint > first && c <= SIZE_MAX / size && c * size >= ((size_t)1 << 20) &&
-	    c * size < ((size_t)6 << 20))
-		c = ((size_t)6 << 20) / size;
-	if (c > SIZE_MAX / size || !(b = realloc(*a, c * size)))
+	if (c > SIZE_MAX / size)
 		return false;
+	if (!*a) {
+		size_t bytes = c * size;
+		if (!(b = pp_huge_alloc(&bytes)))
+			return false;
+		c = bytes / size;
+	} else if (!(b = realloc(*a, c * size))) {
+		return false;
+	}
 	pp_advise_huge(b, c * size);
 	*a = b;
 	*cap = c;
