@@ -131,7 +131,8 @@ int pp_share_merge(struct pprof_profile *p, struct pp_share sh[2])
 			status = pp_nomem(p);
 			goto out;
 		}
-		struct pp_node *nodes = malloc((size_t)total * sizeof(*nodes));
+		size_t nb = (size_t)total * sizeof(struct pp_node);
+		struct pp_node *nodes = pp_huge_alloc(&nb);
 		if (!nodes) {
 			status = pp_nomem(p);
 			goto out;

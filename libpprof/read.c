@@ -204,7 +204,9 @@ static bool reserve(unsigned char **b, size_t *cap, size_t need)
 	size_t n = *cap ? *cap : 4096;
 	while (n < need)
 		n = n > SIZE_MAX / 2 ? need : n * 2;
-	unsigned char *nb = realloc(*b, n);
+	/* the first block (most often the only one: a gzip member says
+	 * its size) from a 2 MiB boundary */
+	unsigned char *nb = *b ? realloc(*b, n) : pp_huge_alloc(&n);
 	if (!nb)
 		return false;
 	pp_advise_huge(nb, n);

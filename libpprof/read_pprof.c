@@ -776,8 +776,10 @@ static int scan_locations(struct rd *r)
 		if ((s = sref_id(r, &r->keep, &id)))
 			return s;
 	}
-	r->locations = malloc((r->nlocations ? r->nlocations : 1) * sizeof(*r->locations));
-	r->locids = malloc((r->nlocations ? r->nlocations : 1) * sizeof(*r->locids));
+	size_t lb = (r->nlocations ? r->nlocations : 1) * sizeof(*r->locations);
+	size_t ib = (r->nlocations ? r->nlocations : 1) * sizeof(*r->locids);
+	r->locations = pp_huge_alloc(&lb);
+	r->locids = pp_huge_alloc(&ib);
 	if (!r->locations || !r->locids)
 		return pp_nomem(r->p);
 	size_t pos = 0;

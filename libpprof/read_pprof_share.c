@@ -248,7 +248,8 @@ int scan_shares(struct rd *r, bool give_back, bool *tried)
 	if (r->defer || r->drop_re || r->len < pp_share_min || r->len > UINT32_MAX ||
 	    maxn > STEPS_PER_BYTE || p->nnodes != 1 || p->nentries != 0)
 		return PPROF_OK;
-	struct pp_loc *locs1 = malloc(r->nl * sizeof(*locs1));
+	size_t lb = r->nl * sizeof(struct pp_loc);
+	struct pp_loc *locs1 = pp_huge_alloc(&lb);
 	struct share *w = calloc(2, sizeof(*w));
 	if (!locs1 || !w) {
 		free(locs1);
