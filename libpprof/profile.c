@@ -144,7 +144,12 @@ void *pp_big_calloc(size_t n, size_t size)
 	void *a = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (a == MAP_FAILED)
 		return NULL;
-	pp_advise_huge(a, bytes);
+#ifdef MADV_HUGEPAGE
+	/* a mapping of its own: advised whole, whatever its size
+	 * (pp_advise_huge() leaves blocks under 4 MiB alone) */
+	if (bytes >= ((size_t)2 << 20))
+		(void)madvise(a, bytes, MADV_HUGEPAGE);
+#endif
 	return a;
 }
 
