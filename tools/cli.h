@@ -162,7 +162,8 @@ struct cli {
 /* The first call of main(): on Linux with glibc, where the kernel gives
  * transparent huge pages only to memory that asks (THP "madvise"), runs
  * the program again with glibc's malloc asking for them
- * (GLIBC_TUNABLES=glibc.malloc.hugetlb=1) unless GLIBC_TUNABLES already
+ * (GLIBC_TUNABLES=glibc.malloc.hugetlb=1), its threads in the main arena
+ * (glibc.malloc.arena_max=1, unless named), unless GLIBC_TUNABLES already
  * names that tunable or LD_PRELOAD is set (another malloc, or valgrind).
  * Returns when nothing is to be done or the exec fails. */
 void cli_huge_pages(char **argv);

@@ -1,9 +1,10 @@
 #!/bin/sh
 # Where the kernel gives transparent huge pages only to memory that asks
 # (THP "madvise"), each program restarts itself once with glibc's malloc
-# asking for them (GLIBC_TUNABLES=glibc.malloc.hugetlb=1, tools/cli.c),
-# keeps the user's other tunables, and does not restart when the user
-# named the tunable; with the tunable, the program break starts at a 2 MiB
+# asking for them and its threads in the main arena (GLIBC_TUNABLES=
+# glibc.malloc.hugetlb=1:glibc.malloc.arena_max=1, tools/cli.c), keeps the
+# user's other tunables (arena_max too), and does not restart when the user
+# named the first; with the tunable, the program break starts at a 2 MiB
 # boundary, so that the heap's first megabytes can have huge pages too.
 # The restart is seen with strace; the output is the same either way.
 . "$(dirname "$0")/../lib.sh"
@@ -20,7 +21,7 @@ else
 		env -u GLIBC_TUNABLES strace -f -qq -v -s 300 -e trace=execve -e signal=none -o trace \
 			pprof-fold "$FIX/profiles/workerd-min.cpuprofile" >with &&
 		test "$(grep -c "execve(\"/proc/self/exe\"" trace)" = 1 &&
-		grep "execve(\"/proc/self/exe\"" trace | grep -q "\"GLIBC_TUNABLES=glibc.malloc.hugetlb=1\"" &&
+		grep "execve(\"/proc/self/exe\"" trace | grep -q "\"GLIBC_TUNABLES=glibc.malloc.hugetlb=1:glibc.malloc.arena_max=1\"" &&
 		GLIBC_TUNABLES=glibc.malloc.hugetlb=0 pprof-fold "$FIX/profiles/workerd-min.cpuprofile" >without &&
 		test -s with &&
 		test_cmp without with
@@ -37,7 +38,11 @@ else
 		GLIBC_TUNABLES=glibc.malloc.perturb=0 strace -f -qq -v -s 300 -e trace=execve \
 			-e signal=none -o trace pprof-top "$FIX/profiles/workerd-min.cpuprofile" >out &&
 		grep "execve(\"/proc/self/exe\"" trace |
-			grep -q "\"GLIBC_TUNABLES=glibc.malloc.perturb=0:glibc.malloc.hugetlb=1\""
+			grep -q "\"GLIBC_TUNABLES=glibc.malloc.perturb=0:glibc.malloc.hugetlb=1:glibc.malloc.arena_max=1\"" &&
+		GLIBC_TUNABLES=glibc.malloc.arena_max=4 strace -f -qq -v -s 300 -e trace=execve \
+			-e signal=none -o trace pprof-top "$FIX/profiles/workerd-min.cpuprofile" >out &&
+		grep "execve(\"/proc/self/exe\"" trace |
+			grep -q "\"GLIBC_TUNABLES=glibc.malloc.arena_max=4:glibc.malloc.hugetlb=1\""
 	'
 	test_expect_success 'no restart under LD_PRELOAD (another allocator, valgrind)' '
 		env -u GLIBC_TUNABLES LD_PRELOAD=libc.so.6 strace -f -qq -e trace=execve \
