@@ -89,8 +89,7 @@ void cli_huge_pages(char **argv)
 	char *v = malloc(len);
 	if (!v)
 		return;
-	snprintf(v, len, "%s%s%s%s", more ? t : "", more ? ":" : "", want,
-		 arenas ? one_arena : "");
+	snprintf(v, len, "%s%s%s%s", more ? t : "", more ? ":" : "", want, arenas ? one_arena : "");
 	/* a failed exec leaves the variable set: read at start only, and
 	 * the programs start nothing */
 	if (setenv("GLIBC_TUNABLES", v, 1) == 0)
