@@ -167,6 +167,8 @@ enum { POS_COL, POS_LINE, POS_BAD };
  * ones' text passes BATCH_TEXT bytes. */
 #define BATCH_POS ((size_t)1 << 20)
 #define BATCH_TEXT ((size_t)1 << 20)
+/* Room for this many at first. */
+#define BATCH_FIRST ((size_t)1 << 17)
 
 static void batch_free(struct batch *b)
 {
@@ -204,8 +206,9 @@ static bool batch_add(struct batch *b, const char *s, size_t n, bool zero)
 	bool has_col;
 
 	if (b->n == b->room) {
-		/* grown as needed: most inputs are far below a batch */
-		size_t nc = b->room ? b->room * 2 : 256;
+		/* grown as needed: most inputs are far below a batch; not from
+		 * a few, which costs a page fault per 4 KiB copied */
+		size_t nc = b->room ? b->room * 2 : BATCH_FIRST;
 
 		if (nc > b->cap)
 			nc = b->cap;
