@@ -223,6 +223,9 @@ static uint32_t *sort_positions(size_t n, const uint32_t *lines, const uint32_t 
 	return own;
 }
 
+/* How many look-ups ahead smap_lookup_many() fetches the caller's slots. */
+#define MANY_AHEAD 16
+
 int smap_lookup_many(struct smap_map *m, size_t n, const uint32_t *lines, const uint32_t *cols,
 		     struct smap_mapping *out, int *rc)
 {
@@ -236,6 +239,16 @@ int smap_lookup_many(struct smap_map *m, size_t n, const uint32_t *lines, const 
 	if (n > 1 && (m->nsec <= 1 || (m->flags & SMAP_STRICT) || m->nwarn > 0))
 		ord = sort_positions(n, lines, cols);
 	for (j = 0; j < n; j++) {
+		if (ord && j + MANY_AHEAD < n) {
+			/* in the map's order, the caller's arrays are read and
+			 * written at random: a cache miss each, fetched ahead */
+			size_t a = ord[j + MANY_AHEAD];
+
+			__builtin_prefetch(&lines[a]);
+			__builtin_prefetch(&cols[a]);
+			__builtin_prefetch(&out[a], 1);
+			__builtin_prefetch(&rc[a], 1);
+		}
 		i = ord ? ord[j] : j;
 		rc[i] = smap_lookup(m, lines[i], cols[i], &out[i]);
 	}
