@@ -157,28 +157,20 @@ int smap_lookup_line(struct smap_map *m, uint32_t line,
 /* The order of the N positions LINES:COLS by (line, column), the caller's
  * order among equal ones: an LSD radix sort of the keys line << 32 |
  * column, a byte at a time over the bytes that vary (qsort costs ten times
- * as much).  NULL when out of memory. */
-static uint32_t *sort_positions(size_t n, const uint32_t *lines, const uint32_t *cols)
+ * as much).  SCRATCH (20 N bytes) holds the keys meanwhile.  NULL when out
+ * of memory. */
+static uint32_t *sort_positions(size_t n, const uint32_t *lines, const uint32_t *cols, void *scratch)
 {
+	_Static_assert(sizeof(struct smap_mapping) >= 2 * sizeof(uint64_t) + sizeof(uint32_t),
+		       "a look-up's result holds a key, its copy and an index while sorting");
 	size_t cnt[8][256], i, b;
-	uint64_t *key, *key2, diff = 0;
-	uint32_t *own, *ord, *ord2;
-	void *blk;
+	uint64_t *key = scratch, *key2 = key + n, diff = 0;
+	uint32_t *own, *ord, *ord2 = (uint32_t *)(key2 + n);
 	bool sorted = true;
 
-	if (n > UINT32_MAX || n > SIZE_MAX / (2 * sizeof(*key) + sizeof(*ord)))
+	if (n > UINT32_MAX || !(own = malloc(n * sizeof(*own))))
 		return NULL;
-	own = malloc(n * sizeof(*own));
-	blk = malloc(2 * n * sizeof(*key) + n * sizeof(*ord2));
-	if (!own || !blk) {
-		free(own);
-		free(blk);
-		return NULL;
-	}
-	key = blk;
-	key2 = key + n;
 	ord = own;
-	ord2 = (uint32_t *)(key2 + n);
 	memset(cnt, 0, sizeof(cnt));
 	for (i = 0; i < n; i++) {
 		uint64_t k = (uint64_t)lines[i] << 32 | cols[i];
@@ -219,7 +211,6 @@ static uint32_t *sort_positions(size_t n, const uint32_t *lines, const uint32_t 
 	}
 	if (ord != own)
 		memcpy(own, ord, n * sizeof(*own));
-	free(blk);
 	return own;
 }
 
@@ -237,7 +228,7 @@ int smap_lookup_many(struct smap_map *m, size_t n, const uint32_t *lines, const 
 	 * look-ups, but across an index map's sections the first met
 	 * depends on it, until there is one. */
 	if (n > 1 && (m->nsec <= 1 || (m->flags & SMAP_STRICT) || m->nwarn > 0))
-		ord = sort_positions(n, lines, cols);
+		ord = sort_positions(n, lines, cols, out); /* written later */
 	for (j = 0; j < n; j++) {
 		if (ord && j + MANY_AHEAD < n) {
 			/* in the map's order, the caller's arrays are read and
