@@ -10,6 +10,7 @@
  */
 #include "smap_private.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 /* The last section in [0, KMAX) that starts at or before LINE:COL, or -1. */
@@ -150,5 +151,101 @@ int smap_lookup_line(struct smap_map *m, uint32_t line,
 	out->name = NULL;
 	out->generated_column = first_abs > UINT32_MAX ? UINT32_MAX :
 							 (uint32_t)first_abs;
+	return SMAP_OK;
+}
+
+/* The order of the N positions LINES:COLS by (line, column), the caller's
+ * order among equal ones: an LSD radix sort of the keys line << 32 |
+ * column, a byte at a time over the bytes that vary (qsort costs ten times
+ * as much).  SCRATCH (20 N bytes) holds the keys meanwhile.  NULL when out
+ * of memory. */
+static uint32_t *sort_positions(size_t n, const uint32_t *lines, const uint32_t *cols, void *scratch)
+{
+	_Static_assert(sizeof(struct smap_mapping) >= 2 * sizeof(uint64_t) + sizeof(uint32_t),
+		       "a look-up's result holds a key, its copy and an index while sorting");
+	size_t cnt[8][256], i, b;
+	uint64_t *key = scratch, *key2 = key + n, diff = 0;
+	uint32_t *own, *ord, *ord2 = (uint32_t *)(key2 + n);
+	bool sorted = true;
+
+	if (n > UINT32_MAX || !(own = malloc(n * sizeof(*own))))
+		return NULL;
+	ord = own;
+	memset(cnt, 0, sizeof(cnt));
+	for (i = 0; i < n; i++) {
+		uint64_t k = (uint64_t)lines[i] << 32 | cols[i];
+
+		key[i] = k;
+		ord[i] = (uint32_t)i;
+		diff |= k ^ key[0];
+		if (i > 0 && k < key[i - 1])
+			sorted = false;
+		for (b = 0; b < 8; b++)
+			cnt[b][(k >> (8 * b)) & 0xff]++;
+	}
+	for (b = 0; b < 8 && !sorted; b++) {
+		size_t at = 0, c;
+		uint64_t *tk;
+		uint32_t *to;
+
+		if (!((diff >> (8 * b)) & 0xff))
+			continue; /* the same byte in every key */
+		for (c = 0; c < 256; c++) {
+			size_t k = cnt[b][c];
+
+			cnt[b][c] = at;
+			at += k;
+		}
+		for (i = 0; i < n; i++) {
+			size_t d = cnt[b][(key[i] >> (8 * b)) & 0xff]++;
+
+			key2[d] = key[i];
+			ord2[d] = ord[i];
+		}
+		tk = key;
+		key = key2;
+		key2 = tk;
+		to = ord;
+		ord = ord2;
+		ord2 = to;
+	}
+	if (ord != own)
+		memcpy(own, ord, n * sizeof(*own));
+	return own;
+}
+
+/* How many look-ups ahead smap_lookup_many() fetches the caller's slots. */
+#define MANY_AHEAD 16
+
+int smap_lookup_many(struct smap_map *m, size_t n, const uint32_t *lines, const uint32_t *cols,
+		     struct smap_mapping *out, int *rc)
+{
+	uint32_t *ord = NULL;
+	size_t i, j;
+
+	/* The first problem a look-up meets is the warning.  Within a
+	 * section the lines are passed in order whatever the order of the
+	 * look-ups, but across an index map's sections the first met
+	 * depends on it, until there is one. */
+	if (n > 1 && (m->nsec <= 1 || (m->flags & SMAP_STRICT) || m->nwarn > 0))
+		ord = sort_positions(n, lines, cols, out); /* written later */
+	for (j = 0; j < n; j++) {
+		if (ord && j + MANY_AHEAD < n) {
+			/* in the map's order, the caller's arrays are read and
+			 * written at random: a cache miss each, fetched ahead */
+			size_t a = ord[j + MANY_AHEAD];
+
+			__builtin_prefetch(&lines[a]);
+			__builtin_prefetch(&cols[a]);
+			__builtin_prefetch(&out[a], 1);
+			__builtin_prefetch(&rc[a], 1);
+		}
+		i = ord ? ord[j] : j;
+		rc[i] = smap_lookup(m, lines[i], cols[i], &out[i]);
+	}
+	free(ord);
+	for (i = 0; i < n; i++)
+		if (rc[i] != SMAP_OK && rc[i] != SMAP_NONE)
+			return rc[i];
 	return SMAP_OK;
 }

@@ -138,6 +138,23 @@ int smap_lookup(struct smap_map *m, uint32_t line, uint32_t column,
 		struct smap_mapping *out);
 
 /*
+ * N look-ups at once: RC[I] and OUT[I] are what smap_lookup(M, LINES[I],
+ * COLS[I], &OUT[I]) returns and fills, for each I, and the map says
+ * afterwards what it would say after the N calls in that order (the same
+ * warning).  The look-ups are done in the order of (line, column), so that
+ * those next to each other touch neighbouring parts of the map: for many
+ * positions of a big map, much less time than one call each in a random
+ * order.  (Without memory for that order, or for an index map whose order
+ * would change which problem is told first, the look-ups are done in the
+ * caller's order.)  OUT must not overlap LINES or COLS: it is the sort's
+ * scratch space before it is filled.  Returns SMAP_OK, or the first RC[I]
+ * (by I) that is neither SMAP_OK nor SMAP_NONE; smap_map_error() then
+ * holds the message of the last look-up that failed.
+ */
+int smap_lookup_many(struct smap_map *m, size_t n, const uint32_t *lines, const uint32_t *cols,
+		     struct smap_mapping *out, int *rc);
+
+/*
  * For positions without a column (a pprof Line without column): the
  * original source and line of generated LINE when all its mapped segments
  * agree on them (column and generated column of the first segment, no

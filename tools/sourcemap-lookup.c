@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "sourcemap.h"
@@ -142,54 +143,218 @@ static void put_num(FILE *out, char sep, uint64_t v)
 	fwrite(buf + i, 1, sizeof(buf) - i, out);
 }
 
-static void print_result(FILE *out, struct smap_map *m, const char *s,
-			 size_t n, bool zero, bool func, bool *bad, struct cli *c)
+/* Positions read and not yet printed.  Those with a column are looked up
+ * together (smap_lookup_many(), in the order of the map), the others one
+ * by one; all are printed in the order read. */
+struct batch {
+	size_t n, cap, room; /* positions: read, at most, room for */
+	unsigned char *kind; /* each one's POS_ */
+	size_t ncol;         /* with a column: */
+	uint32_t *lines, *cols;
+	struct smap_mapping *res;
+	int *rc;
+	size_t nline, lroom; /* a line alone: */
+	uint32_t *lline;
+	struct smap_mapping *lres;
+	int *lrc;
+	char *text; /* bad positions: each its size_t length and bytes */
+	size_t tlen, tcap;
+};
+
+enum { POS_COL, POS_LINE, POS_BAD };
+
+/* Stdin is read in batches of this many positions, or fewer when the bad
+ * ones' text passes BATCH_TEXT bytes. */
+#define BATCH_POS ((size_t)1 << 20)
+#define BATCH_TEXT ((size_t)1 << 20)
+/* Room for this many at first. */
+#define BATCH_FIRST ((size_t)1 << 17)
+
+static void batch_free(struct batch *b)
 {
-	struct smap_mapping r;
+	free(b->kind);
+	free(b->lines);
+	free(b->cols);
+	free(b->res);
+	free(b->rc);
+	free(b->lline);
+	free(b->lres);
+	free(b->lrc);
+	free(b->text);
+}
+
+/* At most CAP positions at a time (the arrays grow up to it). */
+static void batch_init(struct batch *b, size_t cap)
+{
+	memset(b, 0, sizeof(*b));
+	b->cap = cap ? cap : 1;
+}
+
+/* Grows array P to NC elements, or returns false. */
+#define GROW(p, nc)                                           \
+	do {                                                  \
+		void *q_ = realloc((p), (nc) * sizeof(*(p))); \
+		if (!q_)                                      \
+			return false;                         \
+		(p) = q_;                                     \
+	} while (0)
+
+/* Adds position S (N bytes).  False when out of memory. */
+static bool batch_add(struct batch *b, const char *s, size_t n, bool zero)
+{
 	uint32_t line, col;
 	bool has_col;
-	int rc;
+
+	if (b->n == b->room) {
+		/* grown as needed: most inputs are far below a batch; not from
+		 * a few, which costs a page fault per 4 KiB copied */
+		size_t nc = b->room ? b->room * 2 : BATCH_FIRST;
+
+		if (nc > b->cap)
+			nc = b->cap;
+		GROW(b->kind, nc);
+		GROW(b->lines, nc);
+		GROW(b->cols, nc);
+		GROW(b->res, nc);
+		GROW(b->rc, nc);
+		b->room = nc;
+	}
+	if (!parse_pos(s, n, zero, &line, &col, &has_col)) {
+		size_t need = sizeof(n) + n;
+
+		if (n > SIZE_MAX - sizeof(n) - b->tlen)
+			return false;
+		if (b->tcap - b->tlen < need) {
+			size_t nc = b->tcap * 2 > b->tlen + need ? b->tcap * 2 : b->tlen + need;
+			char *t = realloc(b->text, nc);
+
+			if (!t)
+				return false;
+			b->text = t;
+			b->tcap = nc;
+		}
+		memcpy(b->text + b->tlen, &n, sizeof(n));
+		memcpy(b->text + b->tlen + sizeof(n), s, n);
+		b->tlen += need;
+		b->kind[b->n++] = POS_BAD;
+	} else if (has_col) {
+		b->lines[b->ncol] = line;
+		b->cols[b->ncol++] = col;
+		b->kind[b->n++] = POS_COL;
+	} else {
+		if (b->nline == b->lroom) {
+			size_t nc = b->lroom ? b->lroom * 2 : 256;
+
+			if (nc > b->cap)
+				nc = b->cap;
+			GROW(b->lline, nc);
+			GROW(b->lres, nc);
+			GROW(b->lrc, nc);
+			b->lroom = nc;
+		}
+		b->lline[b->nline++] = line;
+		b->kind[b->n++] = POS_LINE;
+	}
+	return true;
+}
+
+/* Looks up the positions of B.  In an index map, the lines alone are
+ * looked up between the columns before and after them, as one by one. */
+static void batch_lookup(struct batch *b, struct smap_map *m)
+{
+	bool index = smap_map_is_index(m);
+	size_t i, j = 0, k = 0, from = 0;
+
+	for (i = 0; i < b->n; i++) {
+		if (b->kind[i] == POS_COL)
+			j++;
+		if (b->kind[i] != POS_LINE)
+			continue;
+		if (index) {
+			smap_lookup_many(m, j - from, b->lines + from, b->cols + from,
+					 b->res + from, b->rc + from);
+			from = j;
+		}
+		b->lrc[k] = smap_lookup_line(m, b->lline[k], &b->lres[k]);
+		k++;
+	}
+	smap_lookup_many(m, j - from, b->lines + from, b->cols + from, b->res + from, b->rc + from);
+}
+
+/* Prints the positions of B in order, and empties it. */
+static void batch_print(FILE *out, struct batch *b, struct smap_map *m, bool zero, bool func,
+			bool *bad, struct cli *c)
+{
+	size_t i, j = 0, k = 0, t = 0;
 	unsigned add = zero ? 0 : 1;
 
-	if (!parse_pos(s, n, zero, &line, &col, &has_col)) {
-		cli_error(c, "bad position '%.*s' (expected %s)", (int)n, s,
-			  zero ? "LINE:COL, 0-based" : "LINE:COL, 1-based");
-		*bad = true;
-		fputs("-\n", out);
-		return;
-	}
-	rc = has_col ? smap_lookup(m, line, col, &r) :
-		       smap_lookup_line(m, line, &r);
-	if (rc == SMAP_NONE) {
-		fputs("-\n", out);
-		return;
-	}
-	if (rc != SMAP_OK) {
-		cli_error(c, "%s", smap_map_error(m));
-		*bad = true;
-		fputs("-\n", out);
-		return;
-	}
-	/* by hand: a hundred thousand positions make printf show */
-	if (func) {
-		struct smap_function f;
+	for (i = 0; i < b->n; i++) {
+		struct smap_mapping r;
+		uint32_t line = 0, col = 0;
+		bool has_col = b->kind[i] == POS_COL;
+		int rc;
 
-		r.name = NULL;
-		if (has_col && smap_function_at(m, line, col, &f) != SMAP_OK) {
+		if (b->kind[i] == POS_BAD) {
+			size_t n;
+
+			memcpy(&n, b->text + t, sizeof(n));
+			cli_error(c, "bad position '%.*s' (expected %s)", (int)n,
+				  b->text + t + sizeof(n),
+				  zero ? "LINE:COL, 0-based" : "LINE:COL, 1-based");
+			t += sizeof(n) + n;
+			*bad = true;
+			fputs("-\n", out);
+			continue;
+		}
+		if (has_col) {
+			line = b->lines[j];
+			col = b->cols[j];
+			r = b->res[j];
+			rc = b->rc[j++];
+		} else {
+			r = b->lres[k];
+			rc = b->lrc[k++];
+		}
+		if (rc == SMAP_NONE) {
+			fputs("-\n", out);
+			continue;
+		}
+		if (rc != SMAP_OK) {
 			cli_error(c, "%s", smap_map_error(m));
 			*bad = true;
-		} else if (has_col && f.name) {
-			r.name = f.name[0] ? f.name : "(anonymous)";
+			fputs("-\n", out);
+			continue;
 		}
+		/* by hand: a hundred thousand positions make printf show */
+		if (func) {
+			struct smap_function f;
+
+			r.name = NULL;
+			if (has_col && smap_function_at(m, line, col, &f) != SMAP_OK) {
+				cli_error(c, "%s", smap_map_error(m));
+				*bad = true;
+			} else if (has_col && f.name) {
+				r.name = f.name[0] ? f.name : "(anonymous)";
+			}
+		}
+		fputs(r.source ? r.source : "?", out);
+		put_num(out, ':', (uint64_t)r.line + add);
+		put_num(out, ':', (uint64_t)r.column + add);
+		if (r.name) {
+			fputc(' ', out);
+			fputs(r.name, out);
+		}
+		fputc('\n', out);
 	}
-	fputs(r.source ? r.source : "?", out);
-	put_num(out, ':', (uint64_t)r.line + add);
-	put_num(out, ':', (uint64_t)r.column + add);
-	if (r.name) {
-		fputc(' ', out);
-		fputs(r.name, out);
-	}
-	fputc('\n', out);
+	b->n = b->ncol = b->nline = b->tlen = 0;
+}
+
+/* Looks up and prints the positions of B. */
+static void batch_run(FILE *out, struct batch *b, struct smap_map *m, bool zero, bool func,
+		      bool *bad, struct cli *c)
+{
+	batch_lookup(b, m);
+	batch_print(out, b, m, zero, func, bad, c);
 }
 
 /* The generated script for --function: FILE, else the map's name without
@@ -271,6 +436,7 @@ int main(int argc, char **argv)
 	};
 	struct cli c;
 	struct smap_map *m = NULL;
+	struct batch b = {0};
 	bool zero = false, validate = false, func = false, bad = false;
 	const char *path, *w, *script = NULL, *srcdir = NULL;
 	int opt, status = CLI_FAIL, i;
@@ -326,10 +492,15 @@ int main(int argc, char **argv)
 	out = cli_open_output(&c);
 	if (!out)
 		goto done;
+	/* a user typing positions sees each answer at once */
+	batch_init(&b, optind < argc          ? (size_t)(argc - optind)
+		       : isatty(STDIN_FILENO) ? 1
+					      : BATCH_POS);
 	if (optind < argc) {
 		for (i = optind; i < argc; i++)
-			print_result(out, m, argv[i], strlen(argv[i]), zero, func,
-				     &bad, &c);
+			if (!batch_add(&b, argv[i], strlen(argv[i]), zero))
+				goto nomem;
+		batch_run(out, &b, m, zero, func, &bad, &c);
 	} else {
 		char *line = NULL;
 		size_t cap = 0;
@@ -347,9 +518,15 @@ int main(int argc, char **argv)
 			}
 			if (n == 0)
 				continue;
-			print_result(out, m, s, (size_t)n, zero, func, &bad, &c);
+			if (!batch_add(&b, s, (size_t)n, zero)) {
+				free(line);
+				goto nomem;
+			}
+			if (b.n == b.cap || b.tlen >= BATCH_TEXT)
+				batch_run(out, &b, m, zero, func, &bad, &c);
 		}
 		free(line);
+		batch_run(out, &b, m, zero, func, &bad, &c);
 		if (ferror(stdin)) {
 			cli_error(&c, "<stdin>: read error");
 			bad = true;
@@ -372,7 +549,11 @@ int main(int argc, char **argv)
 	status = cli_commit(&c);
 	if (status == CLI_OK && bad)
 		status = CLI_FAIL;
+	goto done;
+nomem:
+	cli_error(&c, "out of memory");
 done:
+	batch_free(&b);
 	smap_map_free(m);
 	cli_release(&c);
 	return status;

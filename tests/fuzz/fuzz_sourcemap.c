@@ -4,7 +4,8 @@
  * left in the file's mapping) and prepared ahead (smap_map_prepare(),
  * smap_map_prepare_functions() beside smap_map_prepare_script() on a
  * thread) answering as the parsed one; the look-ups on lines cut into
- * blocks against the lines decoded whole; and the same
+ * blocks against the lines decoded whole; smap_lookup_many() against
+ * one look-up at a time; and the same
  * bytes taken as a script (its sourceMappingURL comment) and as a data:
  * URL.
  * Seeds: the fixtures' maps and the ECMA-426 conformance suite. */
@@ -170,6 +171,64 @@ static const struct pp_smap_seg *find_in(const struct pp_smap_seg *v, size_t n, 
 	return &v[lo];
 }
 
+/* smap_lookup_many() over the grid of positions in a scrambled order
+ * (with duplicates) against smap_lookup() one by one, on two parses of
+ * the map: the same answers and, after them, the same warning. */
+static void compare_many(const uint8_t *data, size_t size)
+{
+	enum {
+		NL = sizeof(lines) / sizeof(lines[0]),
+		NC = sizeof(cols) / sizeof(cols[0]),
+		N = 2 * NL * NC
+	};
+	static uint32_t pl[N], pc[N];
+	static struct smap_mapping out[N];
+	static int rc[N];
+	struct smap_map *a = smap_map_new(), *b = smap_map_new();
+	uint32_t x = (uint32_t)size;
+
+	if (!a || !b || smap_map_parse(a, data, size, 0) != SMAP_OK ||
+	    smap_map_parse(b, data, size, 0) != SMAP_OK)
+		goto out;
+	for (size_t i = 0; i < N; i++) {
+		pl[i] = lines[(i / NC) % NL];
+		pc[i] = cols[i % NC];
+	}
+	for (size_t i = N - 1; i > 0; i--) {
+		x = x * 1103515245u + 12345u + (size ? data[i % size] : 0);
+		size_t k = (x >> 8) % (i + 1);
+		uint32_t t = pl[i];
+		pl[i] = pl[k];
+		pl[k] = t;
+		t = pc[i];
+		pc[i] = pc[k];
+		pc[k] = t;
+	}
+	int first = SMAP_OK, got = smap_lookup_many(b, N, pl, pc, out, rc);
+	for (size_t i = 0; i < N; i++) {
+		struct smap_mapping r;
+		int want = smap_lookup(a, pl[i], pc[i], &r);
+		if (want != rc[i])
+			fail("smap_lookup_many(): another status", "");
+		if (want != SMAP_OK && want != SMAP_NONE && first == SMAP_OK)
+			first = want;
+		if (want == SMAP_OK &&
+		    (!same_str(r.source, out[i].source) || !same_str(r.name, out[i].name) ||
+		     r.source_index != out[i].source_index || r.line != out[i].line ||
+		     r.column != out[i].column || r.ignored != out[i].ignored ||
+		     r.generated_line != out[i].generated_line ||
+		     r.generated_column != out[i].generated_column))
+			fail("smap_lookup_many(): another mapping", r.source);
+	}
+	if (got != first)
+		fail("smap_lookup_many(): another status returned", "");
+	if (first == SMAP_OK && !same_str(smap_map_warning(a), smap_map_warning(b)))
+		fail("smap_lookup_many(): another warning", smap_map_warning(b));
+out:
+	smap_map_free(a);
+	smap_map_free(b);
+}
+
 /* The look-ups on lines cut into blocks (every line of two bytes or more
  * here), prepared ahead, against each line decoded whole. */
 static void compare_blocks(const uint8_t *data, size_t size)
@@ -321,6 +380,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	smap_map_free(m);
 	compare_loaded(data, size);
 	compare_blocks(data, size);
+	compare_many(data, size);
 
 	m = smap_map_new();
 	if (!m)

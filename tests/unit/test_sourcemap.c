@@ -841,6 +841,125 @@ static void test_sourcemap_blocks(void **state)
 	smap_map_free(b);
 }
 
+/* smap_lookup_many() on TEXT (parsed with FLAGS) against smap_lookup()
+ * one by one on another parse, over a grid of lines and columns (and a
+ * few far ones) in a shuffled order with duplicates; the same warning. */
+static void many_as_one_by_one(const char *text, unsigned flags, uint32_t nl, uint32_t nc)
+{
+	struct smap_map *a = load(text, flags), *b = load(text, flags);
+	size_t n = (size_t)(nl + 2) * (nc + 2) * 2, i = 0, k;
+	uint32_t *lines = malloc(n * sizeof(*lines)), *cols = malloc(n * sizeof(*cols));
+	struct smap_mapping *out = malloc(n * sizeof(*out));
+	int *rc = malloc(n * sizeof(*rc)), first = SMAP_OK;
+	uint32_t x = 12345;
+
+	assert_true(lines && cols && out && rc);
+	for (uint32_t l = 0; l < nl + 2; l++)
+		for (uint32_t c = 0; c < nc + 2; c++) {
+			lines[i] = l == nl + 1 ? UINT32_MAX : l;
+			cols[i++] = c == nc + 1 ? UINT32_MAX - (c & 1) : c;
+		}
+	for (; i < n; i++) { /* duplicates */
+		lines[i] = lines[i / 3];
+		cols[i] = cols[i / 3];
+	}
+	for (i = n - 1; i > 0; i--) { /* Fisher-Yates, a fixed LCG */
+		uint32_t t;
+
+		x = x * 1103515245u + 12345u;
+		k = (x >> 8) % (i + 1);
+		t = lines[i], lines[i] = lines[k], lines[k] = t;
+		t = cols[i], cols[i] = cols[k], cols[k] = t;
+	}
+	assert_int_equal(smap_lookup_many(b, n, lines, cols, out, rc), SMAP_OK);
+	for (i = 0; i < n; i++) {
+		struct smap_mapping r;
+		int want = smap_lookup(a, lines[i], cols[i], &r);
+
+		if (want != SMAP_OK && want != SMAP_NONE && first == SMAP_OK)
+			first = want;
+		assert_int_equal(rc[i], want);
+		if (r.source)
+			assert_string_equal(out[i].source, r.source);
+		else
+			assert_null(out[i].source);
+		if (r.name)
+			assert_string_equal(out[i].name, r.name);
+		else
+			assert_null(out[i].name);
+		assert_int_equal(out[i].source_index, r.source_index);
+		assert_int_equal(out[i].line, r.line);
+		assert_int_equal(out[i].column, r.column);
+		assert_int_equal(out[i].ignored, r.ignored);
+		assert_int_equal(out[i].generated_line, r.generated_line);
+		assert_int_equal(out[i].generated_column, r.generated_column);
+	}
+	assert_int_equal(first, SMAP_OK);
+	if (smap_map_warning(a))
+		assert_string_equal(smap_map_warning(a), smap_map_warning(b));
+	else
+		assert_null(smap_map_warning(b));
+	smap_map_free(a);
+	smap_map_free(b);
+	free(lines);
+	free(cols);
+	free(out);
+	free(rc);
+}
+
+static void test_sourcemap_lookup_many(void **state)
+{
+	static const char index_map[] =
+		"{\"version\":3,\"file\":\"app.js\",\"sections\":["
+		"{\"offset\":{\"line\":0,\"column\":0},\"map\":{\"version\":3,"
+		"\"sources\":[\"a.js\"],\"names\":[],\"mappings\":\"AAAA,UAAC\"}},"
+		"{\"offset\":{\"line\":0,\"column\":20},\"map\":{\"version\":3,"
+		"\"sourceRoot\":\"lib\",\"sources\":[\"b.js\"],\"names\":[\"n\"],"
+		"\"mappings\":\"UAAEA;AACA\",\"ignoreList\":[0]}},"
+		"{\"offset\":{\"line\":5,\"column\":7},\"map\":{\"version\":3,"
+		"\"sources\":[\"c.js\"],\"names\":[],\"mappings\":\"AAAA;CAAC\"}}]}";
+	/* sections with bad segments: the first told depends on the order */
+	static const char bad_index_map[] =
+		"{\"version\":3,\"sections\":["
+		"{\"offset\":{\"line\":0,\"column\":0},\"map\":{\"version\":3,"
+		"\"sources\":[\"a.js\"],\"names\":[],\"mappings\":\"AAAA;E$AA;AACA\"}},"
+		"{\"offset\":{\"line\":4,\"column\":3},\"map\":{\"version\":3,"
+		"\"sources\":[\"b.js\"],\"names\":[],\"mappings\":\"AAAA,E!AA;AACA\"}}]}";
+	char *text;
+	size_t len, i;
+
+	(void)state;
+	/* no segment before column 2 of line 0; several at exactly column 4
+	 * of line 1; an empty line; past the last line */
+	many_as_one_by_one("{\"version\":3,\"sources\":[\"a.js\",\"b.js\"],\"names\":[\"x\",\"y\"],"
+			   "\"mappings\":\"EAAA,EAAEA,AAAE,CCAAC;IAAA,AAAC,AAAE,EAAA;;ACAA,C,EAAA\"}",
+			   0, 5, 12);
+	many_as_one_by_one(index_map, SMAP_STRICT, 8, 40);
+	many_as_one_by_one(index_map, 0, 8, 40);
+	many_as_one_by_one(bad_index_map, 0, 7, 8);
+	/* lenient, a bad segment and an unsorted line */
+	many_as_one_by_one("{\"version\":3,\"sources\":[\"a.js\"],\"names\":[],"
+			   "\"mappings\":\"AAAA,EA$A,EACA;AACA;AAC,AACA;KAAA,DAAA,MAAA\"}",
+			   0, 5, 12);
+	/* a long line, cut into blocks */
+	len = 0;
+	text = malloc(200 + 300 * 6);
+	assert_non_null(text);
+	len += (size_t)sprintf(text, "{\"version\":3,\"sources\":[\"a.js\"],\"names\":[],"
+				     "\"mappings\":\"AAAA;");
+	for (i = 0; i < 300; i++)
+		len += (size_t)sprintf(text + len, i % 5 == 4 ? "AACA," : "CACA,");
+	strcpy(text + len - 1, "\"}");
+	{
+		size_t keep = pp_smap_block_min;
+
+		pp_smap_block_min = 1;
+		many_as_one_by_one(text, 0, 3, 300);
+		pp_smap_block_min = keep;
+	}
+	free(text);
+}
+
 static void test_sourcemap_lookup_line(void **state)
 {
 	struct smap_map *m = load(
@@ -1362,6 +1481,7 @@ int main(void)
 		cmocka_unit_test(test_sourcemap_not_a_map),
 		cmocka_unit_test(test_sourcemap_strict),
 		cmocka_unit_test(test_sourcemap_lookup_line),
+		cmocka_unit_test(test_sourcemap_lookup_many),
 		cmocka_unit_test(test_sourcemap_blocks),
 		cmocka_unit_test(test_sourcemap_scopes_goldens),
 		cmocka_unit_test(test_sourcemap_function_names),
