@@ -89,6 +89,15 @@ test_fails() {
 	fi
 }
 
+# expect_code STATUS CMD...: CMD exits with STATUS (its output left as it is).
+expect_code() {
+	_t_want=$1
+	shift
+	"$@"
+	_t_got=$?
+	[ "$_t_got" = "$_t_want" ] || { echo "exit status $_t_got, expected $_t_want"; return 1; }
+}
+
 # test_usage PROGRAM ARGS...: a usage error (DESIGN.md): exit 2, empty
 # stdout, and two lines on stderr: "PROGRAM: what is wrong" and
 # "Try 'PROGRAM --help' for more information." (the program as named,

@@ -7,15 +7,6 @@
 
 X=$EXP/t0510
 
-# expect_code STATUS CMD...: CMD exits with STATUS
-expect_code() {
-	_want=$1
-	shift
-	"$@"
-	_got=$?
-	[ "$_got" = "$_want" ] || { echo "exit status $_got, expected $_want"; return 1; }
-}
-
 # a.js line 0: columns 0 (a.ts 0:0), 4 (a.ts 1:2 "run"), 9 (unmapped);
 # line 1: column 0 (b.ts 4:0, on the ignore list)
 write_map() {

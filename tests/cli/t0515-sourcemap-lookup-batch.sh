@@ -10,15 +10,6 @@ X=$EXP/t0515
 W=$FIX/worker/worker.js.map
 I=$FIX/names/esbuild/min-index/names.js.map
 
-# expect_code STATUS CMD...: CMD exits with STATUS
-expect_code() {
-	_want=$1
-	shift
-	"$@"
-	_got=$?
-	[ "$_got" = "$_want" ] || { echo "exit status $_got, expected $_want"; return 1; }
-}
-
 test_expect_success 'shuffled positions on standard input, as one by one' '
 	expect_code 1 sourcemap-lookup "$W" <"$X/positions" >actual 2>err &&
 	test_cmp "$X/expect" actual &&
