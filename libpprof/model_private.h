@@ -88,11 +88,17 @@ struct pp_sample_type {
 struct pp_hash;   /* open addressing, private to profile.c */
 struct pp_idhash; /* the same holding ids only */
 
-/* Their life cycle (profile.c), for the shares' profiles (profile_share.c). */
-struct pp_hash *pp_hash_new(void);
-void pp_hash_free(struct pp_hash *h);
-struct pp_idhash *pp_idhash_new(void);
+/* Frees an id index (profile.c): the shares drop theirs when merged. */
 void pp_idhash_free(struct pp_idhash *h);
+
+struct pprof_profile;
+/* The tree of P (profile.c), for a new profile and the shares' profiles
+ * (profile_share.c), which borrow the rest: the node, sample and label
+ * indexes, the root node and the empty label set; false when out of
+ * memory (pp_tree_release() frees what was made).  pp_tree_release() also
+ * frees the labels, aggregated samples, values and error buffer. */
+bool pp_tree_init(struct pprof_profile *p);
+void pp_tree_release(struct pprof_profile *p);
 
 struct pprof_profile {
 	struct pp_arena arena;

@@ -43,7 +43,7 @@ static void hash_arrays_free(uint64_t *keys, uint32_t *vals, uint32_t cap)
 	pp_big_free(vals, cap, sizeof(*vals));
 }
 
-struct pp_hash *pp_hash_new(void)
+static struct pp_hash *hash_new(void)
 {
 	struct pp_hash *h = calloc(1, sizeof(*h));
 	if (!h)
@@ -56,7 +56,7 @@ struct pp_hash *pp_hash_new(void)
 	return h;
 }
 
-void pp_hash_free(struct pp_hash *h)
+static void hash_free(struct pp_hash *h)
 {
 	if (!h)
 		return;
@@ -103,14 +103,23 @@ void pp_give_back(const void *base, size_t upto, uintptr_t *given)
 #endif
 }
 
+/* A huge page, and BYTES rounded up to whole ones (as they are when too
+ * close to SIZE_MAX to round). */
+#define HUGE_PAGE ((size_t)2 << 20)
+
+static size_t huge_round(size_t bytes)
+{
+	return bytes <= SIZE_MAX - HUGE_PAGE ? (bytes + HUGE_PAGE - 1) / HUGE_PAGE * HUGE_PAGE
+					     : bytes;
+}
+
 void *pp_huge_alloc(size_t *bytes)
 {
 #ifdef MADV_HUGEPAGE
-	const size_t huge = (size_t)2 << 20;
-	if (*bytes >= huge / 2 && *bytes <= SIZE_MAX - huge) {
-		size_t b = (*bytes + huge - 1) / huge * huge;
+	if (*bytes >= HUGE_PAGE / 2 && *bytes <= SIZE_MAX - HUGE_PAGE) {
+		size_t b = huge_round(*bytes);
 		void *a;
-		if (posix_memalign(&a, huge, b) != 0)
+		if (posix_memalign(&a, HUGE_PAGE, b) != 0)
 			return NULL;
 		(void)madvise(a, b, MADV_HUGEPAGE);
 		*bytes = b;
@@ -129,8 +138,7 @@ void *pp_huge_alloc(size_t *bytes)
  * end. */
 static size_t big_round(size_t bytes)
 {
-	const size_t huge = (size_t)2 << 20;
-	return bytes >= huge && bytes <= SIZE_MAX - huge ? (bytes + huge - 1) / huge * huge : bytes;
+	return bytes >= HUGE_PAGE ? huge_round(bytes) : bytes;
 }
 
 void *pp_big_calloc(size_t n, size_t size)
@@ -147,7 +155,7 @@ void *pp_big_calloc(size_t n, size_t size)
 #ifdef MADV_HUGEPAGE
 	/* a mapping of its own: advised whole, whatever its size
 	 * (pp_advise_huge() leaves blocks under 4 MiB alone) */
-	if (bytes >= ((size_t)2 << 20))
+	if (bytes >= HUGE_PAGE)
 		(void)madvise(a, bytes, MADV_HUGEPAGE);
 #endif
 	return a;
@@ -252,7 +260,7 @@ static inline uint32_t idhash_tag(uint64_t mix, uint32_t cap)
 	return (uint32_t)(mix >> 32) & ~(cap - 1);
 }
 
-struct pp_idhash *pp_idhash_new(void)
+static struct pp_idhash *idhash_new(void)
 {
 	struct pp_idhash *h = calloc(1, sizeof(*h));
 	if (!h)
@@ -403,6 +411,39 @@ const char *pprof_profile_warning(const struct pprof_profile *p, size_t i)
 
 /* ---- life cycle ---- */
 
+bool pp_tree_init(struct pprof_profile *p)
+{
+	p->nodehash = idhash_new();
+	p->entryhash = idhash_new();
+	p->labelhash = hash_new();
+	p->nodes = malloc(sizeof(*p->nodes) * 1024);
+	p->labelsets = malloc(sizeof(*p->labelsets) * 2);
+	if (!p->nodehash || !p->entryhash || !p->labelhash || !p->nodes || !p->labelsets)
+		return false;
+	p->capnodes = 1024;
+	p->nnodes = 1; /* the root */
+	p->nodes[0].parent = 0;
+	p->nodes[0].frame = 0;
+	p->caplabelsets = 2;
+	p->nlabelsets = 1; /* set 0: no labels */
+	p->labelsets[0] = 0;
+	p->labelsets[1] = 0;
+	return true;
+}
+
+void pp_tree_release(struct pprof_profile *p)
+{
+	pp_idhash_free(p->nodehash);
+	pp_idhash_free(p->entryhash);
+	hash_free(p->labelhash);
+	free(p->nodes);
+	free(p->labels);
+	free(p->labelsets);
+	free(p->entries);
+	free(p->values);
+	pp_buf_release(&p->error);
+}
+
 struct pprof_profile *pprof_profile_new(void)
 {
 	struct pprof_profile *p = calloc(1, sizeof(*p));
@@ -418,28 +459,14 @@ struct pprof_profile *pprof_profile_new(void)
 	uint64_t rnd;
 	if (getrandom(&rnd, sizeof(rnd), GRND_NONBLOCK) == (ssize_t)sizeof(rnd))
 		p->hseed ^= rnd;
-	p->strhash = pp_hash_new();
-	p->framehash = pp_hash_new();
-	p->nodehash = pp_idhash_new();
-	p->labelhash = pp_hash_new();
-	p->entryhash = pp_idhash_new();
-	p->nodes = malloc(sizeof(*p->nodes) * 1024);
+	p->strhash = hash_new();
+	p->framehash = hash_new();
 	p->frames = malloc(sizeof(*p->frames) * 1024);
-	p->labelsets = malloc(sizeof(*p->labelsets) * 2);
-	if (!p->strhash || !p->framehash || !p->nodehash || !p->labelhash ||
-	    !p->entryhash || !p->nodes || !p->frames || !p->labelsets)
+	if (!pp_tree_init(p) || !p->strhash || !p->framehash || !p->frames)
 		goto fail;
-	p->capnodes = 1024;
-	p->nnodes = 1; /* the root */
-	p->nodes[0].parent = 0;
-	p->nodes[0].frame = 0;
 	p->capframes = 1024;
 	p->nframes = 1; /* id 0: no frame */
 	memset(&p->frames[0], 0, sizeof(p->frames[0]));
-	p->caplabelsets = 2;
-	p->nlabelsets = 1; /* set 0: no labels */
-	p->labelsets[0] = 0;
-	p->labelsets[1] = 0;
 	uint32_t empty;
 	if (pp_intern(p, "", 0, &empty) != PPROF_OK || empty != 0)
 		goto fail;
@@ -455,20 +482,13 @@ void pprof_profile_free(struct pprof_profile *p)
 {
 	if (!p)
 		return;
-	pp_hash_free(p->strhash);
-	pp_hash_free(p->framehash);
-	pp_idhash_free(p->nodehash);
-	pp_hash_free(p->labelhash);
-	pp_idhash_free(p->entryhash);
+	pp_tree_release(p);
+	hash_free(p->strhash);
+	hash_free(p->framehash);
 	free(p->strs);
 	free(p->strlens);
 	free(p->frames);
-	free(p->nodes);
-	free(p->labels);
-	free(p->labelsets);
 	free(p->types);
-	free(p->entries);
-	free(p->values);
 	free(p->seq);
 	free(p->comments);
 	free(p->typemap);
@@ -477,7 +497,6 @@ void pprof_profile_free(struct pprof_profile *p)
 	for (size_t i = 0; i < p->nwarnings; i++)
 		free(p->warnings[i]);
 	free(p->warnings);
-	pp_buf_release(&p->error);
 	pp_arena_release(&p->arena);
 	free(p);
 }
@@ -579,7 +598,7 @@ static uint64_t frame_key(const struct pprof_profile *p, const struct pp_frame *
  * never changed once interned, so each is in it once, as before. */
 static int frame_index(struct pprof_profile *p)
 {
-	struct pp_hash *t = pp_hash_new();
+	struct pp_hash *t = hash_new();
 	if (!t)
 		return pp_nomem(p);
 	for (uint32_t id = 1; id < p->nframes; id++) {
@@ -592,7 +611,7 @@ static int frame_index(struct pprof_profile *p)
 		t->vals[i] = id + 1;
 		t->n++;
 		if (!hash_reserve(t)) {
-			pp_hash_free(t);
+			hash_free(t);
 			return pp_nomem(p);
 		}
 	}
@@ -602,7 +621,7 @@ static int frame_index(struct pprof_profile *p)
 
 void pp_drop_frame_index(struct pprof_profile *p)
 {
-	pp_hash_free(p->framehash);
+	hash_free(p->framehash);
 	p->framehash = NULL;
 }
 
@@ -644,7 +663,7 @@ int pp_frame_intern(struct pprof_profile *p, const struct pp_frame *f, uint32_t 
 static struct pp_idhash *index_ids(struct pprof_profile *p, uint32_t from, uint32_t to,
 				   uint64_t (*key)(const struct pprof_profile *, uint32_t))
 {
-	struct pp_idhash *t = pp_idhash_new();
+	struct pp_idhash *t = idhash_new();
 	if (!t)
 		return NULL;
 	for (uint32_t id = from; id < to; id++) {
@@ -916,7 +935,7 @@ int pp_remap_frames(struct pprof_profile *p, const uint32_t *map)
 	uint32_t noldent = p->nentries;
 	uint32_t *nn = malloc((size_t)nold * sizeof(*nn));
 	struct pp_node *fresh = malloc(1024 * sizeof(*fresh));
-	struct pp_idhash *fh = pp_idhash_new(), *eh = pp_idhash_new();
+	struct pp_idhash *fh = idhash_new(), *eh = idhash_new();
 	if (!nn || !fresh || !fh || !eh) {
 		free(nn);
 		free(fresh);
@@ -1284,17 +1303,11 @@ static bool room_idhash(struct pprof_profile *p, struct pp_idhash *h, uint64_t n
 	uint32_t cap = room_cap(h->cap, n);
 	if (cap == h->cap)
 		return true;
+	/* slots are written at random: pp_big_calloc() gives huge pages
+	 * from 2 MiB on */
 	uint32_t *slots = pp_big_calloc(cap, sizeof(*slots));
 	if (!slots)
 		return false;
-#ifdef MADV_HUGEPAGE
-	/* A mapping of its own (pp_big_calloc) whose size is a multiple of
-	 * 2 MiB, which the kernel aligns to 2 MiB: huge pages fit it whole,
-	 * where pp_advise_huge() waits for 4 MiB.  Slots are written at
-	 * random, a fault per 4 KiB page otherwise. */
-	if ((size_t)cap * sizeof(*slots) >= ((size_t)2 << 20))
-		(void)madvise(slots, (size_t)cap * sizeof(*slots), MADV_HUGEPAGE);
-#endif
 	idhash_move(p, h, slots, cap, key);
 	return true;
 }

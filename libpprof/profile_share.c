@@ -26,22 +26,10 @@ struct pprof_profile *pp_share_new(const struct pprof_profile *p)
 	s->types = p->types;
 	s->ntypes = p->ntypes;
 	s->typemap = p->typemap;
-	s->nodehash = pp_idhash_new();
-	s->entryhash = pp_idhash_new();
-	s->labelhash = pp_hash_new();
-	s->nodes = malloc(sizeof(*s->nodes) * 1024);
-	s->labelsets = malloc(sizeof(*s->labelsets) * 2);
-	if (!s->nodehash || !s->entryhash || !s->labelhash || !s->nodes || !s->labelsets) {
+	if (!pp_tree_init(s)) {
 		pp_share_free(s);
 		return NULL;
 	}
-	s->capnodes = 1024;
-	s->nnodes = 1;
-	s->nodes[0].parent = 0;
-	s->nodes[0].frame = 0;
-	s->caplabelsets = 2;
-	s->nlabelsets = 1;
-	s->labelsets[0] = s->labelsets[1] = 0;
 	return s;
 }
 
@@ -49,15 +37,7 @@ void pp_share_free(struct pprof_profile *s)
 {
 	if (!s)
 		return;
-	pp_idhash_free(s->nodehash);
-	pp_idhash_free(s->entryhash);
-	pp_hash_free(s->labelhash);
-	free(s->nodes);
-	free(s->labels);
-	free(s->labelsets);
-	free(s->entries);
-	free(s->values);
-	pp_buf_release(&s->error);
+	pp_tree_release(s);
 	free(s);
 }
 

@@ -206,10 +206,13 @@ static bool reserve(unsigned char **b, size_t *cap, size_t need)
 		n = n > SIZE_MAX / 2 ? need : n * 2;
 	/* the first block (most often the only one: a gzip member says
 	 * its size) from a 2 MiB boundary */
-	unsigned char *nb = *b ? realloc(*b, n) : pp_huge_alloc(&n);
+	unsigned char *nb;
+	if (!*b)
+		nb = pp_huge_alloc(&n);
+	else if ((nb = realloc(*b, n)) != NULL)
+		pp_advise_huge(nb, n);
 	if (!nb)
 		return false;
-	pp_advise_huge(nb, n);
 	*b = nb;
 	*cap = n;
 	return true;

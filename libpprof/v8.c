@@ -29,7 +29,7 @@ void pp_v8_size_hint(struct pp_v8 *v, size_t len)
 
 /* *A (*CAP elements of SIZE bytes, N used) with room for one more: doubled,
  * or HINT elements at first (pp_huge_alloc(): whole huge pages from its
- * first byte when it is big); huge pages asked for when it is big. */
+ * first byte when it is big); huge pages asked for when it grows big. */
 static bool grow_hinted(void **a, size_t *cap, size_t n, size_t size, size_t hint, size_t first)
 {
 	size_t c;
@@ -45,10 +45,11 @@ static bool grow_hinted(void **a, size_t *cap, size_t n, size_t size, size_t hin
 		if (!(b = pp_huge_alloc(&bytes)))
 			return false;
 		c = bytes / size;
-	} else if (!(b = realloc(*a, c * size))) {
-		return false;
+	} else {
+		if (!(b = realloc(*a, c * size)))
+			return false;
+		pp_advise_huge(b, c * size);
 	}
-	pp_advise_huge(b, c * size);
 	*a = b;
 	*cap = c;
 	return true;
