@@ -269,7 +269,13 @@ static bool member_fast(struct zin *z, struct libdeflate_decompressor *d, unsign
  * verdict before it says anything (verdict_join()).  zlib's error, if it
  * finds one, is the read's, as when zlib inflated the member alone.  The
  * guess is bounded (SPECULATE_*), so that a bomb costs no more memory
- * than before. */
+ * than before.
+ *
+ * zlib stops as soon as the bound where it is reaches the member's end as
+ * libdeflate made it: the bound only grows with the bytes read, so no
+ * later judgement could fail.  On a profile a few times smaller gzipped,
+ * that is its first MiB or so, not the whole member: the second core is
+ * then free for the walk rather than inflating the input a second time. */
 
 /* Output libdeflate may make before zlib's verdict: the largest of the
  * bound where the member starts, SPECULATE_MIN, and SPECULATE_RATIO times
@@ -280,6 +286,7 @@ static bool member_fast(struct zin *z, struct libdeflate_decompressor *d, unsign
 struct zverdict {
 	pthread_t th;
 	struct zin z;              /* at the member's start; zlib runs on */
+	uint64_t end;              /* the output at its end, as libdeflate made it */
 	struct pprof_profile sink; /* its error, if any (error only) */
 	int status;
 	struct pp_hold hold; /* the compressed input (mapped), let go once joined */
@@ -306,7 +313,7 @@ static void *verdict_run(void *arg)
 			v->status = -r;
 			break;
 		}
-		if (r == Z_DONE)
+		if (r == Z_DONE || bound_at(&v->z.b, v->z.pos) >= v->end)
 			break;
 		if (v->hold.mapped && v->z.pos >= next) {
 			pp_give_back(v->z.in, v->z.pos, &given);
@@ -339,11 +346,11 @@ static int verdict_join(struct pprof_profile *p, struct zverdict *v)
 }
 
 /* Starts zlib's verdict on the member that Z (before it) begins, which
- * libdeflate made; HOLD (or NULL) is IN's buffer, which the verdict then
+ * libdeflate made up to output END; HOLD (or NULL) is IN's buffer, which the verdict then
  * owns when it is mapped (a buffer of the heap can't be given back a piece
  * at a time: no verdict is left pending on it).  NULL when no thread could
  * start: the caller asks zlib itself. */
-static struct zverdict *verdict_start(const struct zin *z, struct pp_hold *hold)
+static struct zverdict *verdict_start(const struct zin *z, uint64_t end, struct pp_hold *hold)
 {
 	if (hold && hold->ptr && !hold->mapped)
 		return NULL;
@@ -351,6 +358,7 @@ static struct zverdict *verdict_start(const struct zin *z, struct pp_hold *hold)
 	if (!v)
 		return NULL;
 	v->z = *z;
+	v->end = end;
 	v->z.init = false; /* a zlib state of its own */
 	v->z.o = NULL;     /* no progress from the thread (none is shown here) */
 	pp_buf_init(&v->sink.error);
@@ -408,7 +416,7 @@ static int gunzip(struct pprof_profile *p, const unsigned char *in, size_t inlen
 			if (member_fast(&z, d, &b, &cap, spec > z.out ? spec - z.out : 0, &nomem)) {
 				if (z.out <= limit)
 					continue;
-				if ((*pending = verdict_start(&before, hold)) != NULL)
+				if ((*pending = verdict_start(&before, z.out, hold)) != NULL)
 					continue;
 				z = before; /* no thread: zlib here, as before */
 			}
