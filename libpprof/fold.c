@@ -66,11 +66,34 @@ static int item_cmp(const void *a, const void *b)
 
 /* An open-addressing map from (parent, name) to a display node: a slot
  * holds the node + 1 (0 = empty), its key is read back from the node, so a
- * slot is 4 bytes (a profile of millions of nodes has as many slots). */
+ * slot is 4 bytes (a profile of millions of nodes has as many slots).  It
+ * holds only the children of parents with two or more: most parents of a
+ * call tree have one child, found without the map (build()). */
 struct dmap {
 	uint32_t *slots;
 	uint32_t cap;
 };
+
+/* The slot of (DP, NAME) in M: its node's, or the empty one where it goes. */
+static inline uint32_t dmap_slot(const struct dmap *m, const struct dnode *dn, uint32_t dp,
+				 uint32_t name)
+{
+	uint64_t key = ((uint64_t)dp << 32) | name;
+	uint64_t h = key * 0x9E3779B97F4A7C15ull;
+	uint32_t s = (uint32_t)(h >> 32) & (m->cap - 1);
+	for (;;) {
+		uint32_t v = m->slots[s];
+		if (!v || (dn[v - 1].name == name && dn[v - 1].parent == dp))
+			return s;
+		s = (s + 1) & (m->cap - 1);
+	}
+}
+
+/* Puts display node D, not in M, into M. */
+static inline void dmap_put(struct dmap *m, const struct dnode *dn, uint32_t d)
+{
+	m->slots[dmap_slot(m, dn, dn[d].parent, dn[d].name)] = d + 1;
+}
 
 /* The selected value of the entry in the low half of K. */
 static inline int64_t entry_value(const struct pprof_profile *p, uint64_t k, int sel)
@@ -113,6 +136,9 @@ static int sort_by_node(struct pprof_profile *p, uint64_t *k, size_t n)
 	free(count);
 	return PPROF_OK;
 }
+
+/* How many nodes ahead build() fetches what a node will read. */
+#define FETCH_AHEAD 8
 
 static int build(struct folder *f, const struct pprof_fold_options *o)
 {
@@ -188,30 +214,45 @@ static int build(struct folder *f, const struct pprof_fold_options *o)
 			goto out;
 		}
 	}
+	/* While the tree is made, a display node's FIRST is its newest child
+	 * (step 4 sets it): a parent of one child needs no map, and the
+	 * newest child is tried first, since frames that print alike
+	 * often follow one another under a parent (two lines of a function). */
+	const struct pp_node *nodes = p->nodes;
 	for (uint32_t n = 1; n < p->nnodes; n++) {
-		uint32_t dp = dof[p->nodes[n].parent];
-		uint32_t name = fname[p->nodes[n].frame];
-		uint32_t d;
-		if (injective) {
+		/* A parent is read at random, a cache miss on a big tree: its
+		 * display node, and that one's newest child, are fetched ahead
+		 * (a parent made since is near, in the cache anyway). */
+		if (n + 2 * FETCH_AHEAD < p->nnodes)
+			__builtin_prefetch(&dof[nodes[n + 2 * FETCH_AHEAD].parent]);
+		if (n + FETCH_AHEAD < p->nnodes) {
+			const struct dnode *a = &f->dn[dof[nodes[n + FETCH_AHEAD].parent]];
+			__builtin_prefetch(a);
+			__builtin_prefetch(&f->dn[a->first]);
+		}
+		uint32_t dp = dof[nodes[n].parent];
+		uint32_t name = fname[nodes[n].frame];
+		uint32_t d, count = f->dn[dp].count, newest = f->dn[dp].first;
+		if (!injective && count && f->dn[newest].name == name) {
+			d = newest;
+		} else if (injective || count < 2) {
 			d = f->ndn++;
 			f->dn[d] = (struct dnode){name, 0, 0, dp, 0};
+			f->dn[dp].first = d;
 			f->dn[dp].count++;
-		} else {
-			uint64_t key = ((uint64_t)dp << 32) | name;
-			uint64_t h = key * 0x9E3779B97F4A7C15ull;
-			uint32_t s = (uint32_t)(h >> 32) & (m.cap - 1);
-			for (;;) {
-				uint32_t v = m.slots[s];
-				if (!v || (f->dn[v - 1].name == name && f->dn[v - 1].parent == dp))
-					break;
-				s = (s + 1) & (m.cap - 1);
+			if (!injective && count == 1) { /* the second: both in the map */
+				dmap_put(&m, f->dn, newest);
+				dmap_put(&m, f->dn, d);
 			}
+		} else {
+			uint32_t s = dmap_slot(&m, f->dn, dp, name);
 			if (m.slots[s]) {
 				d = m.slots[s] - 1;
 			} else {
 				d = f->ndn++;
 				f->dn[d] = (struct dnode){name, 0, 0, dp, 0};
 				m.slots[s] = d + 1;
+				f->dn[dp].first = d;
 				f->dn[dp].count++;
 			}
 		}
@@ -310,6 +351,9 @@ static bool walker_room(struct walker *w, size_t need)
 	return true;
 }
 
+/* Items sorted in place, without qsort()'s calls, up to this many. */
+#define SMALL_SORT 16
+
 /* Enters NODE, whose path is w->path: a level of its children's items,
  * sorted. */
 static bool walker_enter(struct walker *w, uint32_t node)
@@ -326,9 +370,21 @@ static bool walker_enter(struct walker *w, uint32_t node)
 		if (f->dn[c].count)
 			w->items[w->nitems++] = (struct item){c, 1};
 	}
-	sort_ctx = f;
-	if (w->nitems - begin > 1)
-		qsort(w->items + begin, w->nitems - begin, sizeof(*w->items), item_cmp);
+	/* one child: its own line, then its descendants', already in order */
+	size_t n = w->nitems - begin;
+	if (d->count > 1 && n <= SMALL_SORT) {
+		struct item *a = w->items + begin;
+		for (size_t i = 1; i < n; i++) {
+			struct item x = a[i];
+			size_t j = i;
+			for (; j > 0 && item_cmp_ctx(&x, &a[j - 1], f) < 0; j--)
+				a[j] = a[j - 1];
+			a[j] = x;
+		}
+	} else if (d->count > 1) {
+		sort_ctx = f;
+		qsort(w->items + begin, n, sizeof(*w->items), item_cmp);
+	}
 	w->lv[w->nlv++] = (struct level){begin, begin, w->nitems, w->path.len, node};
 	return true;
 }
