@@ -367,8 +367,11 @@ static bool walker_enter(struct walker *w, uint32_t node)
 		uint32_t c = f->children[d->first + k];
 		if (f->dn[c].value != 0)
 			w->items[w->nitems++] = (struct item){c, 0};
-		if (f->dn[c].count)
+		if (f->dn[c].count) {
 			w->items[w->nitems++] = (struct item){c, 1};
+			/* entered soon: its children's list fetched meanwhile */
+			__builtin_prefetch(&f->children[f->dn[c].first]);
+		}
 	}
 	/* one child: its own line, then its descendants', already in order */
 	size_t n = w->nitems - begin;
