@@ -74,13 +74,19 @@ struct dmap {
 	uint32_t cap;
 };
 
+/* Where (DP, NAME) is first looked for in M. */
+static inline uint32_t dmap_home(const struct dmap *m, uint32_t dp, uint32_t name)
+{
+	uint64_t key = ((uint64_t)dp << 32) | name;
+	uint64_t h = key * 0x9E3779B97F4A7C15ull;
+	return (uint32_t)(h >> 32) & (m->cap - 1);
+}
+
 /* The slot of (DP, NAME) in M: its node's, or the empty one where it goes. */
 static inline uint32_t dmap_slot(const struct dmap *m, const struct dnode *dn, uint32_t dp,
 				 uint32_t name)
 {
-	uint64_t key = ((uint64_t)dp << 32) | name;
-	uint64_t h = key * 0x9E3779B97F4A7C15ull;
-	uint32_t s = (uint32_t)(h >> 32) & (m->cap - 1);
+	uint32_t s = dmap_home(m, dp, name);
 	for (;;) {
 		uint32_t v = m->slots[s];
 		if (!v || (dn[v - 1].name == name && dn[v - 1].parent == dp))
@@ -223,12 +229,17 @@ static int build(struct folder *f, const struct pprof_fold_options *o)
 		/* A parent is read at random, a cache miss on a big tree: its
 		 * display node, and that one's newest child, are fetched ahead
 		 * (a parent made since is near, in the cache anyway). */
+		if (n + 3 * FETCH_AHEAD < p->nnodes)
+			__builtin_prefetch(&dof[nodes[n + 3 * FETCH_AHEAD].parent]);
 		if (n + 2 * FETCH_AHEAD < p->nnodes)
-			__builtin_prefetch(&dof[nodes[n + 2 * FETCH_AHEAD].parent]);
+			__builtin_prefetch(&f->dn[dof[nodes[n + 2 * FETCH_AHEAD].parent]]);
 		if (n + FETCH_AHEAD < p->nnodes) {
-			const struct dnode *a = &f->dn[dof[nodes[n + FETCH_AHEAD].parent]];
-			__builtin_prefetch(a);
+			const struct pp_node *x = &nodes[n + FETCH_AHEAD];
+			uint32_t xp = dof[x->parent];
+			const struct dnode *a = &f->dn[xp];
 			__builtin_prefetch(&f->dn[a->first]);
+			if (!injective && a->count)
+				__builtin_prefetch(&m.slots[dmap_home(&m, xp, fname[x->frame])]);
 		}
 		uint32_t dp = dof[nodes[n].parent];
 		uint32_t name = fname[nodes[n].frame];
@@ -287,14 +298,12 @@ static int build(struct folder *f, const struct pprof_fold_options *o)
 		at += f->dn[d].count;
 		f->dn[d].count = 0;
 	}
-	/* Display nodes were made parent first, in node order. */
-	uint32_t last = 0;
-	for (uint32_t n = 1; n < p->nnodes; n++) {
-		uint32_t d = dof[n];
-		if (d <= last)
-			continue; /* merged into an earlier display node */
-		last = d;
-		uint32_t dp = dof[p->nodes[n].parent];
+	/* Display nodes were made parent first: in id order, each goes to the
+	 * end of its parent's list (the parent fetched ahead). */
+	for (uint32_t d = 1; d < f->ndn; d++) {
+		if (d + FETCH_AHEAD < f->ndn)
+			__builtin_prefetch(&f->dn[f->dn[d + FETCH_AHEAD].parent]);
+		uint32_t dp = f->dn[d].parent;
 		f->children[f->dn[dp].first + f->dn[dp].count++] = d;
 	}
 out:
