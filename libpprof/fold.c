@@ -161,6 +161,7 @@ static int build(struct folder *f, const struct pprof_fold_options *o)
 	uint64_t *byn = pp_big_calloc(ne, sizeof(*byn));
 	uint32_t *dof = pp_big_calloc(nn, sizeof(*dof));
 	struct dmap m = {0};
+	struct pp_populate *pg = NULL;
 	f->dn = pp_big_calloc(nn, sizeof(*f->dn));
 	f->capdn = nn;
 	if (!fname || !byn || !dof || !f->dn) {
@@ -220,6 +221,12 @@ static int build(struct folder *f, const struct pprof_fold_options *o)
 			goto out;
 		}
 	}
+	/* the map's pages first (touched anywhere), then the display nodes'
+	 * and DOF's (touched in order, from their start) */
+	pg = pp_populate_start((void *[]){m.slots, f->dn, dof},
+			       (size_t[]){m.cap * sizeof(*m.slots), nn * sizeof(*f->dn),
+					  nn * sizeof(*dof)},
+			       3);
 	/* While the tree is made, a display node's FIRST is its newest child
 	 * (step 4 sets it): a parent of one child needs no map, and the
 	 * newest child is tried first, since frames that print alike
@@ -280,6 +287,8 @@ static int build(struct folder *f, const struct pprof_fold_options *o)
 			goto out;
 		}
 	}
+	pp_populate_end(pg);
+	pg = NULL;
 	pp_big_free(byn, ne, sizeof(*byn));
 	byn = NULL;
 	pp_big_free(m.slots, m.cap, sizeof(*m.slots));
@@ -307,6 +316,7 @@ static int build(struct folder *f, const struct pprof_fold_options *o)
 		f->children[f->dn[dp].first + f->dn[dp].count++] = d;
 	}
 out:
+	pp_populate_end(pg);
 	free(fname);
 	pp_big_free(byn, ne, sizeof(*byn));
 	pp_big_free(dof, nn, sizeof(*dof));

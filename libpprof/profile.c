@@ -3,6 +3,8 @@
 #include "config.h"
 
 #include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -159,6 +161,74 @@ void *pp_big_calloc(size_t n, size_t size)
 		(void)madvise(a, bytes, MADV_HUGEPAGE);
 #endif
 	return a;
+}
+
+/* ---- pages made ahead, on a thread of their own ---- */
+
+#define POPULATE_MIN ((size_t)8 << 20)
+#define POPULATE_STEP ((size_t)2 << 20)
+#define POPULATE_RANGES 4
+
+struct pp_populate {
+	pthread_t th;
+	struct {
+		unsigned char *from;
+		size_t len;
+	} r[POPULATE_RANGES];
+	int n;
+	atomic_bool stop;
+};
+
+static void *populate_run(void *arg)
+{
+	struct pp_populate *pg = arg;
+#ifdef MADV_POPULATE_WRITE
+	for (int k = 0; k < pg->n; k++)
+		for (size_t at = 0; at < pg->r[k].len; at += POPULATE_STEP) {
+			if (atomic_load_explicit(&pg->stop, memory_order_relaxed))
+				return NULL;
+			size_t n = pg->r[k].len - at < POPULATE_STEP ? pg->r[k].len - at
+								     : POPULATE_STEP;
+			if (madvise(pg->r[k].from + at, n, MADV_POPULATE_WRITE) != 0)
+				return NULL;
+		}
+#else
+	(void)pg;
+#endif
+	return NULL;
+}
+
+struct pp_populate *pp_populate_start(void *const *ptr, const size_t *bytes, int n)
+{
+	struct pp_populate *pg = calloc(1, sizeof(*pg));
+	if (!pg)
+		return NULL;
+	size_t total = 0;
+	for (int k = 0; k < n && pg->n < POPULATE_RANGES; k++) {
+		uintptr_t a = ((uintptr_t)ptr[k] + 4095) & ~(uintptr_t)4095;
+		uintptr_t e = ((uintptr_t)ptr[k] + bytes[k]) & ~(uintptr_t)4095;
+		if (!ptr[k] || e <= a)
+			continue;
+		pg->r[pg->n].from = (unsigned char *)a;
+		pg->r[pg->n].len = e - a;
+		pg->n++;
+		total += e - a;
+	}
+	atomic_init(&pg->stop, false);
+	if (total < POPULATE_MIN || pthread_create(&pg->th, NULL, populate_run, pg) != 0) {
+		free(pg);
+		return NULL;
+	}
+	return pg;
+}
+
+void pp_populate_end(struct pp_populate *pg)
+{
+	if (!pg)
+		return;
+	atomic_store_explicit(&pg->stop, true, memory_order_relaxed);
+	pthread_join(pg->th, NULL);
+	free(pg);
 }
 
 void pp_big_free(void *ptr, size_t n, size_t size)

@@ -16,7 +16,6 @@
 #include "config.h"
 
 #include <pthread.h>
-#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -219,60 +218,6 @@ static bool reserve(unsigned char **b, size_t *cap, size_t need)
 	return true;
 }
 
-/* ---- the output's pages made on the other core ----
- *
- * libdeflate writes its output into fresh memory: a page fault, and the
- * page zeroed, every 2 MiB (4 KiB where huge pages are short).  While it
- * inflates a big member, a thread makes the pages ahead of it
- * (MADV_POPULATE_WRITE: the pages are made, their bytes left alone, so
- * racing libdeflate's writes is harmless).  Where the kernel does not know
- * the advice, it fails at once and nothing changes. */
-#define POPULATE_MIN ((size_t)8 << 20)
-#define POPULATE_STEP ((size_t)2 << 20)
-
-struct populate {
-	pthread_t th;
-	unsigned char *from;
-	size_t len;
-	atomic_bool stop; /* libdeflate is done: the rest is not needed */
-};
-
-static void *populate_run(void *arg)
-{
-	struct populate *pg = arg;
-#ifdef MADV_POPULATE_WRITE
-	for (size_t at = 0; at < pg->len && !atomic_load_explicit(&pg->stop, memory_order_relaxed);
-	     at += POPULATE_STEP) {
-		size_t n = pg->len - at < POPULATE_STEP ? pg->len - at : POPULATE_STEP;
-		if (madvise(pg->from + at, n, MADV_POPULATE_WRITE) != 0)
-			break;
-	}
-#else
-	(void)pg;
-#endif
-	return NULL;
-}
-
-/* Starts making the pages of [FROM, FROM + LEN) (whole pages inside it);
- * false when it does not (a small block, or no thread). */
-static bool populate_start(struct populate *pg, unsigned char *from, size_t len)
-{
-	uintptr_t a = ((uintptr_t)from + 4095) & ~(uintptr_t)4095;
-	uintptr_t e = ((uintptr_t)from + len) & ~(uintptr_t)4095;
-	if (e <= a || e - a < POPULATE_MIN)
-		return false;
-	pg->from = (unsigned char *)a;
-	pg->len = e - a;
-	atomic_init(&pg->stop, false);
-	return pthread_create(&pg->th, NULL, populate_run, pg) == 0;
-}
-
-static void populate_end(struct populate *pg)
-{
-	atomic_store_explicit(&pg->stop, true, memory_order_relaxed);
-	pthread_join(pg->th, NULL);
-}
-
 /* The member at z->pos by libdeflate, when it fits within ROOM: true with
  * the member appended to *B; false to leave it to zlib (nothing changed
  * but the buffer's size; false with *NOMEM when out of memory). */
@@ -300,14 +245,14 @@ static bool member_fast(struct zin *z, struct libdeflate_decompressor *d, unsign
 		if (avail > room)
 			avail = (size_t)room;
 		size_t used = 0, made = 0;
-		/* at most the size the member says it has is made ahead */
-		struct populate pg;
-		bool populating =
-			populate_start(&pg, *b + z->out, avail < want ? avail : (size_t)want);
+		/* libdeflate writes fresh pages: made ahead of it on the other
+		 * core, as far as the size the member says it has */
+		void *at = *b + z->out;
+		size_t ahead = avail < want ? avail : (size_t)want;
+		struct pp_populate *pg = pp_populate_start(&at, &ahead, 1);
 		enum libdeflate_result r = libdeflate_gzip_decompress_ex(
 			d, in, inlen, *b + z->out, avail, &used, &made);
-		if (populating)
-			populate_end(&pg);
+		pp_populate_end(pg);
 		if (r == LIBDEFLATE_SUCCESS) {
 			z->pos += used;
 			z->out += made;
