@@ -496,6 +496,120 @@ static void test_model_frame_names(void **state)
 	pprof_profile_free(p);
 }
 
+struct oline {
+	char *stack;
+	int64_t value;
+};
+
+static int oline_cmp(const void *a, const void *b)
+{
+	return strcmp(((const struct oline *)a)->stack, ((const struct oline *)b)->stack);
+}
+
+/* The name tree (fold.c) against a fold done here the slow way: random
+ * stacks over frames of which many print alike at -g functions (same name,
+ * other lines), so that siblings merge in every order: a parent's only
+ * child, its newest, and the map of a parent's many children. */
+static void test_fold_names_merge(void **state)
+{
+	(void)state;
+	struct pprof_profile *p = pprof_profile_new();
+	struct pp_sample_type t;
+	pp_intern_cstr(p, "samples", &t.type);
+	pp_intern_cstr(p, "count", &t.unit);
+	pp_begin_input(p, &t, 1, -1);
+	enum { NF = 48, NS = 30000 };
+	uint32_t frames[NF];
+	char names[NF][8];
+	for (int i = 0; i < NF; i++) {
+		snprintf(names[i], sizeof(names[i]), "f%d", i % 9);
+		struct pp_frame f = {0};
+		pp_intern_cstr(p, names[i], &f.name);
+		f.line = i;
+		assert_int_equal(pp_frame_intern(p, &f, &frames[i]), PPROF_OK);
+	}
+	struct oline *o = calloc(NS, sizeof(*o));
+	assert_non_null(o);
+	uint64_t x = 0x2545F4914F6CDD1Dull;
+	for (int s = 0; s < NS; s++) {
+		uint32_t node = 0;
+		char path[16 * 8] = "";
+		x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+		int depth = 1 + (int)(x % 14);
+		for (int d = 0; d < depth; d++) {
+			x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+			/* few frames near the root, so that stacks share paths */
+			int fi = (int)(x % (d < 3 ? 4 + 4 * (uint64_t)d : NF));
+			assert_int_equal(pp_node_child(p, node, frames[fi], &node), PPROF_OK);
+			if (d)
+				strcat(path, ";");
+			strcat(path, names[fi]);
+		}
+		int64_t v = (int64_t)(x >> 40) % 7 - 2;
+		assert_int_equal(pp_add_sample(p, node, 0, &v, 0), PPROF_OK);
+		o[s].stack = strdup(path);
+		o[s].value = v;
+	}
+	qsort(o, NS, sizeof(*o), oline_cmp);
+	struct pp_buf want;
+	pp_buf_init(&want);
+	for (int s = 0; s < NS;) {
+		int e = s;
+		int64_t sum = 0;
+		for (; e < NS && strcmp(o[e].stack, o[s].stack) == 0; e++)
+			sum += o[e].value;
+		if (sum)
+			pp_buf_addf(&want, "%s %lld\n", o[s].stack, (long long)sum);
+		s = e;
+	}
+	char *got = fold_str(p, 0, PPROF_G_FUNCTIONS);
+	assert_string_equal(got, want.s);
+	free(got);
+	pp_buf_release(&want);
+	for (int s = 0; s < NS; s++)
+		free(o[s].stack);
+	free(o);
+	pprof_profile_free(p);
+}
+
+/* pp_populate_start() makes pages and leaves their bytes alone, however
+ * they are written meanwhile. */
+static void test_populate_keeps_bytes(void **state)
+{
+	(void)state;
+	size_t n = (size_t)24 << 20;
+	unsigned char *a = pp_big_calloc(n, 1), *b = pp_big_calloc(n / 2, 1);
+	assert_non_null(a);
+	assert_non_null(b);
+	memset(a, 0x5a, n / 3);
+	void *ptr[2] = {a, b};
+	size_t bytes[2] = {n, n / 2};
+	struct pp_populate *pg = pp_populate_start(ptr, bytes, 2);
+	for (size_t i = n / 3; i < n; i += 4096 - 7)
+		a[i] = (unsigned char)(i * 31);
+	b[n / 2 - 1] = 7;
+	pp_populate_end(pg);
+	for (size_t i = 0; i < n / 3; i++)
+		if (a[i] != 0x5a)
+			fail_msg("byte %zu changed", i);
+	for (size_t i = n / 3; i < n; i++) {
+		size_t k = i - n / 3;
+		unsigned char want = k % (4096 - 7) == 0 ? (unsigned char)(i * 31) : 0;
+		if (a[i] != want)
+			fail_msg("byte %zu is %d, not %d", i, a[i], want);
+	}
+	for (size_t i = 0; i + 1 < n / 2; i++)
+		if (b[i])
+			fail_msg("byte %zu of the second block is %d", i, b[i]);
+	assert_int_equal(b[n / 2 - 1], 7);
+	/* too little to be worth a thread; NULL ends as nothing */
+	size_t small = (size_t)1 << 20;
+	assert_null(pp_populate_start(ptr, &small, 1));
+	pp_populate_end(NULL);
+	pp_big_free(a, n, 1);
+	pp_big_free(b, n / 2, 1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -517,6 +631,8 @@ int main(void)
 		cmocka_unit_test(test_read_merge_inputs),
 		cmocka_unit_test(test_fold_deep_stack),
 		cmocka_unit_test(test_fold_two_threads),
+		cmocka_unit_test(test_fold_names_merge),
+		cmocka_unit_test(test_populate_keeps_bytes),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
