@@ -16,6 +16,18 @@
 #include "folded_private.h"
 #include "pprof_private.h"
 
+/* A new profile of one sample type, samples/count, begun. */
+static struct pprof_profile *counted_profile(void)
+{
+	struct pprof_profile *p = pprof_profile_new();
+	assert_non_null(p);
+	struct pp_sample_type t;
+	assert_int_equal(pp_intern_cstr(p, "samples", &t.type), PPROF_OK);
+	assert_int_equal(pp_intern_cstr(p, "count", &t.unit), PPROF_OK);
+	assert_int_equal(pp_begin_input(p, &t, 1, -1), PPROF_OK);
+	return p;
+}
+
 /* Folds P at sample index 0 and granularity G into a malloc'd string. */
 static char *fold_str(struct pprof_profile *p, int sel, enum pprof_granularity g)
 {
@@ -138,11 +150,7 @@ static void test_model_frame_index_dropped(void **state)
 static void test_model_sum_overflow(void **state)
 {
 	(void)state;
-	struct pprof_profile *p = pprof_profile_new();
-	struct pp_sample_type t;
-	pp_intern_cstr(p, "samples", &t.type);
-	pp_intern_cstr(p, "count", &t.unit);
-	assert_int_equal(pp_begin_input(p, &t, 1, -1), PPROF_OK);
+	struct pprof_profile *p = counted_profile();
 	int64_t v = INT64_MAX;
 	assert_int_equal(pp_add_sample(p, 1, 0, &v, 0), PPROF_OK);
 	v = 1;
@@ -202,11 +210,7 @@ static void test_fold_zero_and_negative(void **state)
 static void test_fold_separators_in_names(void **state)
 {
 	(void)state;
-	struct pprof_profile *p = pprof_profile_new();
-	struct pp_sample_type t;
-	pp_intern_cstr(p, "samples", &t.type);
-	pp_intern_cstr(p, "count", &t.unit);
-	pp_begin_input(p, &t, 1, -1);
+	struct pprof_profile *p = counted_profile();
 	struct pp_frame f = {0};
 	pp_intern_cstr(p, "a;b\nc\r", &f.name);
 	uint32_t fid, n;
@@ -223,11 +227,7 @@ static void test_fold_separators_in_names(void **state)
 static void test_fold_granularities(void **state)
 {
 	(void)state;
-	struct pprof_profile *p = pprof_profile_new();
-	struct pp_sample_type t;
-	pp_intern_cstr(p, "samples", &t.type);
-	pp_intern_cstr(p, "count", &t.unit);
-	pp_begin_input(p, &t, 1, -1);
+	struct pprof_profile *p = counted_profile();
 	struct pp_frame f = {0}, g = {0}, h = {0};
 	pp_intern_cstr(p, "main", &f.name);
 	pp_intern_cstr(p, "app/main.c", &f.file);
@@ -371,11 +371,7 @@ static char *fold_write_str(struct pprof_profile *p, bool threads, size_t *len)
 static void test_fold_two_threads(void **state)
 {
 	(void)state;
-	struct pprof_profile *p = pprof_profile_new();
-	struct pp_sample_type t;
-	pp_intern_cstr(p, "samples", &t.type);
-	pp_intern_cstr(p, "count", &t.unit);
-	pp_begin_input(p, &t, 1, -1);
+	struct pprof_profile *p = counted_profile();
 	uint32_t frames[64];
 	for (int i = 0; i < 64; i++) {
 		char name[64];
@@ -513,11 +509,7 @@ static int oline_cmp(const void *a, const void *b)
 static void test_fold_names_merge(void **state)
 {
 	(void)state;
-	struct pprof_profile *p = pprof_profile_new();
-	struct pp_sample_type t;
-	pp_intern_cstr(p, "samples", &t.type);
-	pp_intern_cstr(p, "count", &t.unit);
-	pp_begin_input(p, &t, 1, -1);
+	struct pprof_profile *p = counted_profile();
 	enum { NF = 48, NS = 30000 };
 	uint32_t frames[NF];
 	char names[NF][8];
