@@ -146,6 +146,17 @@ static int sort_by_node(struct pprof_profile *p, uint64_t *k, size_t n)
 /* How many nodes ahead build() fetches what a node will read. */
 #define FETCH_AHEAD 8
 
+/* A new display node NAME, child of DP, and DP's newest child until
+ * build()'s step 4 makes FIRST the start of its list. */
+static inline uint32_t dnode_add(struct folder *f, uint32_t name, uint32_t dp)
+{
+	uint32_t d = f->ndn++;
+	f->dn[d] = (struct dnode){name, 0, 0, dp, 0};
+	f->dn[dp].first = d;
+	f->dn[dp].count++;
+	return d;
+}
+
 static int build(struct folder *f, const struct pprof_fold_options *o)
 {
 	struct pprof_profile *p = f->p;
@@ -254,10 +265,7 @@ static int build(struct folder *f, const struct pprof_fold_options *o)
 		if (!injective && count && f->dn[newest].name == name) {
 			d = newest;
 		} else if (injective || count < 2) {
-			d = f->ndn++;
-			f->dn[d] = (struct dnode){name, 0, 0, dp, 0};
-			f->dn[dp].first = d;
-			f->dn[dp].count++;
+			d = dnode_add(f, name, dp);
 			if (!injective && count == 1) { /* the second: both in the map */
 				dmap_put(&m, f->dn, newest);
 				dmap_put(&m, f->dn, d);
@@ -267,11 +275,8 @@ static int build(struct folder *f, const struct pprof_fold_options *o)
 			if (m.slots[s]) {
 				d = m.slots[s] - 1;
 			} else {
-				d = f->ndn++;
-				f->dn[d] = (struct dnode){name, 0, 0, dp, 0};
+				d = dnode_add(f, name, dp);
 				m.slots[s] = d + 1;
-				f->dn[dp].first = d;
-				f->dn[dp].count++;
 			}
 		}
 		dof[n] = d;
@@ -394,18 +399,18 @@ static bool walker_enter(struct walker *w, uint32_t node)
 	}
 	/* one child: its own line, then its descendants', already in order */
 	size_t n = w->nitems - begin;
-	if (d->count > 1 && n <= SMALL_SORT) {
-		struct item *a = w->items + begin;
-		for (size_t i = 1; i < n; i++) {
+	struct item *a = w->items + begin;
+	if (d->count > 1 && n > SMALL_SORT) {
+		sort_ctx = f;
+		qsort(a, n, sizeof(*a), item_cmp);
+	} else if (d->count > 1) {
+		for (size_t i = 1; i < n; i++) { /* insertion */
 			struct item x = a[i];
 			size_t j = i;
 			for (; j > 0 && item_cmp_ctx(&x, &a[j - 1], f) < 0; j--)
 				a[j] = a[j - 1];
 			a[j] = x;
 		}
-	} else if (d->count > 1) {
-		sort_ctx = f;
-		qsort(w->items + begin, n, sizeof(*w->items), item_cmp);
 	}
 	w->lv[w->nlv++] = (struct level){begin, begin, w->nitems, w->path.len, node};
 	return true;

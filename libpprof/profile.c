@@ -66,6 +66,13 @@ static void hash_free(struct pp_hash *h)
 	free(h);
 }
 
+/* The system's page size (4 KiB when it does not say). */
+static uintptr_t page_size(void)
+{
+	long ps = sysconf(_SC_PAGESIZE);
+	return ps > 0 ? (uintptr_t)ps : 4096;
+}
+
 void pp_advise_huge(void *ptr, size_t bytes)
 {
 #ifdef MADV_HUGEPAGE
@@ -74,8 +81,7 @@ void pp_advise_huge(void *ptr, size_t bytes)
 	 * mremap() rather than copy it. */
 	if (!ptr || bytes < ((size_t)4 << 20))
 		return;
-	long ps = sysconf(_SC_PAGESIZE);
-	uintptr_t page = ps > 0 ? (uintptr_t)ps : 4096;
+	uintptr_t page = page_size();
 	uintptr_t a = (uintptr_t)ptr & ~(page - 1);
 	uintptr_t e = ((uintptr_t)ptr + bytes + page - 1) & ~(page - 1);
 	(void)madvise((void *)a, e - a, MADV_HUGEPAGE);
@@ -88,8 +94,7 @@ void pp_advise_huge(void *ptr, size_t bytes)
 void pp_give_back(const void *base, size_t upto, uintptr_t *given)
 {
 #ifdef MADV_DONTNEED
-	long ps = sysconf(_SC_PAGESIZE);
-	uintptr_t page = ps > 0 ? (uintptr_t)ps : 4096;
+	uintptr_t page = page_size();
 	uintptr_t b = ((uintptr_t)base + page - 1) & ~(page - 1);
 	uintptr_t e = ((uintptr_t)base + upto) & ~(page - 1);
 	if (*given < b)
@@ -166,7 +171,6 @@ void *pp_big_calloc(size_t n, size_t size)
 /* ---- pages made ahead, on a thread of their own ---- */
 
 #define POPULATE_MIN ((size_t)8 << 20)
-#define POPULATE_STEP ((size_t)2 << 20)
 #define POPULATE_RANGES 4
 
 struct pp_populate {
@@ -179,34 +183,39 @@ struct pp_populate {
 	atomic_bool stop;
 };
 
+#ifdef MADV_POPULATE_WRITE
+/* A huge page at a time, the stop looked at between them. */
 static void *populate_run(void *arg)
 {
 	struct pp_populate *pg = arg;
-#ifdef MADV_POPULATE_WRITE
 	for (int k = 0; k < pg->n; k++)
-		for (size_t at = 0; at < pg->r[k].len; at += POPULATE_STEP) {
+		for (size_t at = 0; at < pg->r[k].len; at += HUGE_PAGE) {
 			if (atomic_load_explicit(&pg->stop, memory_order_relaxed))
 				return NULL;
-			size_t n = pg->r[k].len - at < POPULATE_STEP ? pg->r[k].len - at
-								     : POPULATE_STEP;
+			size_t n = pg->r[k].len - at < HUGE_PAGE ? pg->r[k].len - at : HUGE_PAGE;
 			if (madvise(pg->r[k].from + at, n, MADV_POPULATE_WRITE) != 0)
 				return NULL;
 		}
-#else
-	(void)pg;
-#endif
 	return NULL;
 }
+#endif
 
 struct pp_populate *pp_populate_start(void *const *ptr, const size_t *bytes, int n)
 {
+#ifndef MADV_POPULATE_WRITE
+	(void)ptr;
+	(void)bytes;
+	(void)n;
+	return NULL;
+#else
 	struct pp_populate *pg = calloc(1, sizeof(*pg));
 	if (!pg)
 		return NULL;
+	uintptr_t page = page_size();
 	size_t total = 0;
 	for (int k = 0; k < n && pg->n < POPULATE_RANGES; k++) {
-		uintptr_t a = ((uintptr_t)ptr[k] + 4095) & ~(uintptr_t)4095;
-		uintptr_t e = ((uintptr_t)ptr[k] + bytes[k]) & ~(uintptr_t)4095;
+		uintptr_t a = ((uintptr_t)ptr[k] + page - 1) & ~(page - 1);
+		uintptr_t e = ((uintptr_t)ptr[k] + bytes[k]) & ~(page - 1);
 		if (!ptr[k] || e <= a)
 			continue;
 		pg->r[pg->n].from = (unsigned char *)a;
@@ -220,6 +229,7 @@ struct pp_populate *pp_populate_start(void *const *ptr, const size_t *bytes, int
 		return NULL;
 	}
 	return pg;
+#endif
 }
 
 void pp_populate_end(struct pp_populate *pg)

@@ -352,10 +352,10 @@ static int verdict_join(struct pprof_profile *p, struct zverdict *v)
 }
 
 /* Starts zlib's verdict on the member that Z (before it) begins, which
- * libdeflate made up to output END; HOLD (or NULL) is IN's buffer, which the verdict then
- * owns when it is mapped (a buffer of the heap can't be given back a piece
- * at a time: no verdict is left pending on it).  NULL when no thread could
- * start: the caller asks zlib itself. */
+ * libdeflate made up to output END; HOLD (or NULL) is IN's buffer, which
+ * the verdict then owns when it is mapped (a buffer of the heap can't be
+ * given back a piece at a time: no verdict is left pending on it).  NULL
+ * when no thread could start: the caller asks zlib itself. */
 static struct zverdict *verdict_start(const struct zin *z, uint64_t end, struct pp_hold *hold)
 {
 	if (hold && hold->ptr && !hold->mapped)
