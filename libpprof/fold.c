@@ -397,13 +397,14 @@ static bool walker_enter(struct walker *w, uint32_t node)
 			__builtin_prefetch(&f->children[f->dn[c].first]);
 		}
 	}
-	/* one child: its own line, then its descendants', already in order */
+	/* one child: its own line, then its descendants', already in order (and
+	 * no child: W->items may still be NULL, not to be offset) */
 	size_t n = w->nitems - begin;
-	struct item *a = w->items + begin;
 	if (d->count > 1 && n > SMALL_SORT) {
 		sort_ctx = f;
-		qsort(a, n, sizeof(*a), item_cmp);
+		qsort(w->items + begin, n, sizeof(*w->items), item_cmp);
 	} else if (d->count > 1) {
+		struct item *a = w->items + begin;
 		for (size_t i = 1; i < n; i++) { /* insertion */
 			struct item x = a[i];
 			size_t j = i;
