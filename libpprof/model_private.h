@@ -253,10 +253,11 @@ void pp_give_back(const void *base, size_t upto, uintptr_t *given);
  * start anywhere in a 2 MiB page, and their first megabyte or so takes a
  * fault per 4 KiB. */
 void *pp_huge_alloc(size_t *bytes);
-/* N zeroed elements of SIZE bytes for a big temporary array: a mapping of
- * its own (huge pages advised) when large, so that freeing it gives the
- * memory back at once, else calloc().  NULL when out of memory.  Freed
- * with pp_big_free() given the same N and SIZE. */
+/* N zeroed elements of SIZE bytes for a big array: from 256 KiB on, a
+ * mapping of its own in whole 2 MiB huge pages (asked for), so that its
+ * pages cost a fault per 2 MiB and freeing it gives the memory back at
+ * once, else calloc().  NULL when out of memory.  Freed with pp_big_free()
+ * given the same N and SIZE. */
 void *pp_big_calloc(size_t n, size_t size);
 void pp_big_free(void *ptr, size_t n, size_t size);
 /* Makes the pages of N blocks (PTR[k], BYTES[k] bytes; at most 4) on a
