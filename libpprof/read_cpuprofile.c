@@ -452,6 +452,31 @@ static void ahead_sums(struct ahead *a)
 	u->count = calloc(u->nids, sizeof(*u->count));
 	u->wall = calloc(u->nids, sizeof(*u->wall));
 	u->g.hist = calloc(GAP_HIST, sizeof(*u->g.hist));
+	if (!u->count || !u->wall || !u->g.hist)
+		goto out;
+	/* V8's deltas are never negative after the first: the samples are in
+	 * time order as they are, sample i's gap to the next is delta i + 1,
+	 * and no copies are needed (what the sort below would find) */
+	for (i = 1; i < n && dv[i] >= 0; i++)
+		;
+	if (i == n) {
+		cum = dv[0];
+		for (i = 0; i + 1 < n; i++) {
+			int64_t gap = dv[i + 1], wall;
+
+			if (__builtin_add_overflow(cum, gap, &cum) ||
+			    __builtin_mul_overflow(gap, 1000, &wall) ||
+			    __builtin_add_overflow(u->wall[sid[i]], wall, &u->wall[sid[i]]) ||
+			    !gap_add(&u->g, gap))
+				goto out;
+			u->count[sid[i]]++;
+		}
+		u->first = dv[0];
+		u->last = cum;
+		u->last_id = sid[n - 1];
+		u->ok = true;
+		goto out;
+	}
 	/* both copies in one block: whole huge pages from 1 MiB on, a fault
 	 * per 2 MiB rather than per 4 KiB */
 	size_t rbytes = n * (sizeof(*r) + sizeof(*id));
@@ -512,6 +537,8 @@ static void *ahead_thread(void *arg)
 {
 	struct ahead *a = arg;
 	struct pprof_profile *p = pprof_profile_new();
+
+	ahead_find(a);
 	size_t s = a->samples.at, d = a->deltas.at;
 
 	/* V8 writes a sample's id in 4 to 6 bytes, its delta in 3 to 5 */
@@ -532,7 +559,7 @@ static void *ahead_thread(void *arg)
 	return NULL;
 }
 
-/* Starts the thread when the input is big and the arrays are found. */
+/* Starts the thread when the input is big. */
 static void ahead_start(struct cpu *c, bool want_sums)
 {
 	struct ahead *a;
@@ -543,9 +570,10 @@ static void ahead_start(struct cpu *c, bool want_sums)
 	a->buf = c->buf;
 	a->len = c->len;
 	a->max_depth = c->max_depth;
-	ahead_find(a);
-	if ((a->samples.at != SIZE_MAX || a->deltas.at != SIZE_MAX) &&
-	    pthread_create(&a->th, NULL, ahead_thread, a) == 0) {
+	/* the arrays are found on the thread too: a look at the last few
+	 * megabytes of the text, which the main thread reaches last */
+	a->samples.at = a->deltas.at = SIZE_MAX;
+	if (pthread_create(&a->th, NULL, ahead_thread, a) == 0) {
 		a->running = true;
 		c->ahead = a;
 	} else {
@@ -581,10 +609,10 @@ static bool ahead_take(struct cpu *c, int t, bool deltas)
 	if (!c->ahead)
 		return false;
 	struct ahead_array *r = deltas ? &c->ahead->deltas : &c->ahead->samples;
-	if (t != JSON_ARRAY_BEGIN || json_offset(&c->j) != r->at)
+	if (t != JSON_ARRAY_BEGIN)
 		return false;
-	ahead_join(c->ahead);
-	if (!r->ok)
+	ahead_join(c->ahead); /* R is the thread's until then */
+	if (json_offset(&c->j) != r->at || !r->ok)
 		return false;
 	json_value_done(&c->j, c->buf + r->end);
 	return true;
