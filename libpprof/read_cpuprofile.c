@@ -1188,7 +1188,8 @@ static int cpu_read(struct pprof_profile *p, const unsigned char *buf, size_t le
 	    (s = pp_begin_input(p, types, 2, default_type)) != PPROF_OK)
 		goto out;
 
-	acc = calloc((size_t)c.v.n + 1, sizeof(*acc));
+	/* written where the samples fall: huge pages once it is big enough */
+	acc = pp_big_calloc((size_t)c.v.n + 1, sizeof(*acc));
 	if (!acc) {
 		s = pp_nomem(p);
 		goto out;
@@ -1244,7 +1245,7 @@ out:
 	sums_free(&c.sums);
 	free(ticks.first);
 	free(ticks.lt);
-	free(acc);
+	pp_big_free(acc, (size_t)c.v.n + 1, sizeof(*acc));
 	free(c.sid);
 	free(c.samples);
 	free(c.deltas);
