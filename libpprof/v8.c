@@ -497,6 +497,10 @@ int pp_v8_fast_node(struct pp_v8 *v, bool *done)
 	int s;
 
 	*done = false;
+	if (p && e - p > 8192) {
+		__builtin_prefetch(p + 4096);
+		__builtin_prefetch(p + 8192);
+	}
 	if (!p || !LIT(p, e, "{\"id\":") || fast_int(&p, e, &id) != ',' ||
 	    !LIT(p, e, ",\"callFrame\":{\"functionName\":") || !fast_str(&p, e, &name, &nname) ||
 	    !LIT(p, e, ",\"scriptId\":") || !fast_str(&p, e, &script, &nscript) ||
