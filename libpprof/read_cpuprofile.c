@@ -173,8 +173,7 @@ struct sums {
 
 static void sums_free(struct sums *u)
 {
-	free(u->count);
-	free(u->wall);
+	pp_big_free(u->count, 2 * u->nids, sizeof(*u->count)); /* and wall */
 	free(u->g.hist);
 	free(u->g.big);
 	memset(u, 0, sizeof(*u));
@@ -194,6 +193,9 @@ struct cpu {
 	uint32_t *sid;
 	int64_t *samples, *deltas, *stamps;
 	size_t nsamples, capsamples, ndeltas, capdeltas, nstamps, capstamps;
+	/* the offset of timeDeltas' '[' when the thread summed the deltas
+	 * without keeping them (DELTAS NULL, NDELTAS counted) */
+	size_t deltas_at;
 	/* the integer arrays read ahead on another thread (NULL: none) */
 	struct ahead *ahead;
 	/* both arrays came from the thread, and its sums with them */
@@ -427,6 +429,104 @@ static void *ahead_alloc(size_t n, size_t size, size_t *cap)
 	return a;
 }
 
+/* The empty tables of the sums of the samples read: false when they
+ * cannot be made (the ids spread thinner than the samples, no memory). */
+static bool sums_tables(struct ahead *a)
+{
+	struct sums *u = &a->sums;
+	const uint32_t *sid = a->ids.sid;
+	size_t n = a->ids.nsamples, i;
+	uint32_t maxid = 0;
+
+	for (i = 0; i < n; i++)
+		if (sid[i] > maxid)
+			maxid = sid[i];
+	/* a table per id, as long as the ids are not spread thinner than
+	 * the samples */
+	if (maxid > n / 2 + 65536)
+		return false;
+	u->nids = (size_t)maxid + 1;
+	/* count and wall in one block, huge pages from 256 KiB on: written
+	 * where the samples fall */
+	if ((u->count = pp_big_calloc(2 * u->nids, sizeof(*u->count))) != NULL)
+		u->wall = u->count + u->nids;
+	u->g.hist = calloc(GAP_HIST, sizeof(*u->g.hist));
+	return u->count && u->g.hist;
+}
+
+/* Sample ID's gap GAP to the next one in time order added to the sums,
+ * the time *CUM moved on by it: false when a sum leaves int64. */
+static inline bool sum_gap(struct sums *u, uint32_t id, int64_t gap, int64_t *cum)
+{
+	int64_t wall;
+
+	if (__builtin_add_overflow(*cum, gap, cum) || __builtin_mul_overflow(gap, 1000, &wall) ||
+	    __builtin_add_overflow(u->wall[id], wall, &u->wall[id]) || !gap_add(&u->g, gap))
+		return false;
+	u->count[id]++;
+	return true;
+}
+
+/* The sums straight from the text of timeDeltas, the deltas not kept:
+ * true when every delta after the first is >= 0, as V8 writes them (then
+ * the samples are in time order as they are and sample i's gap to the next
+ * is delta i + 1), the deltas are plain integers and as many as the
+ * samples, and no sum leaves int64.  A->deltas is then read (A->ndeltas
+ * counts them, A->deltav stays NULL); otherwise nothing is kept. */
+static bool ahead_stream(struct ahead *a)
+{
+	struct sums *u = &a->sums;
+	struct ahead_array *r = &a->deltas;
+	const uint32_t *sid = a->ids.sid;
+	size_t n = a->ids.nsamples, i = 0;
+	int64_t buf[4096], cum = 0, first = 0;
+	struct json j;
+	bool ok = false;
+
+	if (!a->samples.ok || r->at == SIZE_MAX || a->ids.samples || !sid || n < 2)
+		return false;
+	if (!sums_tables(a)) {
+		sums_free(u);
+		return false;
+	}
+	json_init(&j, a->buf + r->at, a->len - r->at, a->max_depth);
+	json_set_base(&j, r->at);
+	if (json_next(&j) != JSON_ARRAY_BEGIN)
+		goto out;
+	for (;;) {
+		size_t got = json_ints(&j, buf, sizeof(buf) / sizeof(*buf));
+
+		for (size_t k = 0; k < got; k++, i++) {
+			if (i == 0) {
+				first = cum = buf[k];
+				continue;
+			}
+			if (i >= n || buf[k] < 0 || !sum_gap(u, sid[i - 1], buf[k], &cum))
+				goto out;
+		}
+		if (got == sizeof(buf) / sizeof(*buf))
+			continue;
+		if (json_next(&j) != JSON_ARRAY_END)
+			goto out; /* another number, an error: read as an array */
+		break;
+	}
+	if (i != n)
+		goto out;
+	u->first = first;
+	u->last = cum;
+	u->last_id = sid[n - 1];
+	u->ok = true;
+	a->ndeltas = n;
+	r->ok = true;
+	r->end = json_offset(&j) + 1;
+	ok = true;
+out:
+	json_release(&j);
+	if (!ok)
+		sums_free(u);
+	return ok;
+}
+
 /* The sums (struct sums) of the arrays read, when they can stand for the
  * samples: on copies put in time order, the arrays being the main
  * thread's to read as they are when the sums cannot be used. */
@@ -436,23 +536,12 @@ static void ahead_sums(struct ahead *a)
 	const uint32_t *sid = a->ids.sid;
 	const int64_t *dv = a->deltav;
 	size_t n = a->ids.nsamples, i, moves = 0, budget = 16 * n;
-	uint32_t maxid = 0, *id = NULL;
+	uint32_t *id = NULL;
 	int64_t *r = NULL, cum;
 
 	if (!a->samples.ok || !a->deltas.ok || a->ids.samples || !sid || a->ndeltas != n || n < 2)
 		return;
-	for (i = 0; i < n; i++)
-		if (sid[i] > maxid)
-			maxid = sid[i];
-	/* a table per id, as long as the ids are not spread thinner than
-	 * the samples */
-	if (maxid > n / 2 + 65536)
-		return;
-	u->nids = (size_t)maxid + 1;
-	u->count = calloc(u->nids, sizeof(*u->count));
-	u->wall = calloc(u->nids, sizeof(*u->wall));
-	u->g.hist = calloc(GAP_HIST, sizeof(*u->g.hist));
-	if (!u->count || !u->wall || !u->g.hist)
+	if (!sums_tables(a))
 		goto out;
 	/* V8's deltas are never negative after the first: the samples are in
 	 * time order as they are, sample i's gap to the next is delta i + 1,
@@ -461,16 +550,9 @@ static void ahead_sums(struct ahead *a)
 		;
 	if (i == n) {
 		cum = dv[0];
-		for (i = 0; i + 1 < n; i++) {
-			int64_t gap = dv[i + 1], wall;
-
-			if (__builtin_add_overflow(cum, gap, &cum) ||
-			    __builtin_mul_overflow(gap, 1000, &wall) ||
-			    __builtin_add_overflow(u->wall[sid[i]], wall, &u->wall[sid[i]]) ||
-			    !gap_add(&u->g, gap))
+		for (i = 0; i + 1 < n; i++)
+			if (!sum_gap(u, sid[i], dv[i + 1], &cum))
 				goto out;
-			u->count[sid[i]]++;
-		}
 		u->first = dv[0];
 		u->last = cum;
 		u->last_id = sid[n - 1];
@@ -545,15 +627,19 @@ static void *ahead_thread(void *arg)
 	if (s != SIZE_MAX)
 		a->ids.sid = ahead_alloc(((d != SIZE_MAX && d > s ? d : a->len) - s) / 4,
 					 sizeof(*a->ids.sid), &a->ids.capsamples);
-	if (d != SIZE_MAX)
-		a->deltav = ahead_alloc(((s != SIZE_MAX && s > d ? s : a->len) - d) / 3,
-					sizeof(*a->deltav), &a->capdeltas);
 
 	if (p) {
 		ahead_read(a, &a->samples, p, true);
-		ahead_read(a, &a->deltas, p, false);
-		if (a->want_sums)
-			ahead_sums(a);
+		/* the deltas summed as they are read, else kept and summed */
+		if (!(a->want_sums && ahead_stream(a))) {
+			if (d != SIZE_MAX)
+				a->deltav = ahead_alloc(
+					((s != SIZE_MAX && s > d ? s : a->len) - d) / 3,
+					sizeof(*a->deltav), &a->capdeltas);
+			ahead_read(a, &a->deltas, p, false);
+			if (a->want_sums)
+				ahead_sums(a);
+		}
 	}
 	pprof_profile_free(p);
 	return NULL;
@@ -749,6 +835,7 @@ static int top_level(struct cpu *c)
 			if (ahead_take(c, t, true)) {
 				c->took_deltas = true;
 				c->deltas = c->ahead->deltav;
+				c->deltas_at = c->ahead->deltas.at;
 				c->ndeltas = c->ahead->ndeltas;
 				c->capdeltas = c->ahead->capdeltas;
 				c->ahead->deltav = NULL;
@@ -865,6 +952,24 @@ static int samples_from_sums(struct cpu *c, struct acc *acc, bool *done)
 	return PPROF_OK;
 }
 
+/* The deltas the thread summed without keeping them, read again when the
+ * sums cannot stand for the samples after all. */
+static int deltas_again(struct cpu *c)
+{
+	struct json j;
+	size_t n = 0;
+	int s;
+
+	json_init(&j, c->buf + c->deltas_at, c->len - c->deltas_at, c->max_depth);
+	json_set_base(&j, c->deltas_at);
+	s = pp_v8_int_array(c->p, &j, json_next(&j), "timeDeltas", &c->deltas, &n,
+			    &c->capdeltas);
+	json_release(&j);
+	if (s == PPROF_OK && n != c->ndeltas)
+		s = pp_error(c->p, PPROF_EINPUT, "timeDeltas read twice differ");
+	return s;
+}
+
 /*
  * The samples' values per node (ACC) and, unless the caller asked to skip
  * it, the time-ordered sequence.  c->period and c->duration (ns) are the
@@ -939,6 +1044,9 @@ static int samples_to_model(struct cpu *c, struct acc *acc, bool want_seq)
 				return range_error(c);
 			have_end = true;
 		}
+		if (c->have_deltas && !c->deltas && c->ndeltas &&
+		    (s = deltas_again(c)) != PPROF_OK)
+			return s;
 		if (c->have_deltas) {
 			/* The deltas become timestamps in place. */
 			int64_t cum = base;
