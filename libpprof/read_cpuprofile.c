@@ -454,32 +454,68 @@ static bool sums_tables(struct ahead *a)
 	return u->count && u->g.hist;
 }
 
-/* Sample ID's gap GAP to the next one in time order added to the sums,
- * the time *CUM moved on by it: false when a sum leaves int64. */
-static inline bool sum_gap(struct sums *u, uint32_t id, int64_t gap, int64_t *cum)
+/* Sample ID's gap GAP to the next one in time order added to the sums:
+ * false when a sum leaves int64. */
+static inline bool sum_one(struct sums *u, uint32_t id, int64_t gap)
 {
 	int64_t wall;
 
-	if (__builtin_add_overflow(*cum, gap, cum) || __builtin_mul_overflow(gap, 1000, &wall) ||
+	if (__builtin_mul_overflow(gap, 1000, &wall) ||
 	    __builtin_add_overflow(u->wall[id], wall, &u->wall[id]) || !gap_add(&u->g, gap))
 		return false;
 	u->count[id]++;
 	return true;
 }
 
-/* The sums straight from the text of timeDeltas, the deltas not kept:
- * true when every delta after the first is >= 0, as V8 writes them (then
- * the samples are in time order as they are and sample i's gap to the next
- * is delta i + 1), the deltas are plain integers and as many as the
- * samples, and no sum leaves int64.  A->deltas is then read (A->ndeltas
- * counts them, A->deltav stays NULL); otherwise nothing is kept. */
+/* The same, the time *CUM moved on by GAP. */
+static inline bool sum_gap(struct sums *u, uint32_t id, int64_t gap, int64_t *cum)
+{
+	return !__builtin_add_overflow(*cum, gap, cum) && sum_one(u, id, gap);
+}
+
+/* The samples of ahead_stream() not yet summed, in time order: a ring of
+ * STREAM_WIN, oldest at HEAD.  V8's deltas are now and then negative (its
+ * sampler's order; 0.2% of them on the bench profile), by less than the
+ * gap before: such a sample moves back a place or two. */
+#define STREAM_WIN 64
+struct win {
+	struct {
+		int64_t t;
+		uint32_t id;
+	} e[STREAM_WIN];
+	unsigned head, n;
+};
+
+/* The oldest sample of W summed with its gap to the next: false when a sum
+ * leaves int64. */
+static inline bool win_pop(struct sums *u, struct win *w)
+{
+	unsigned a = w->head, b = (a + 1) % STREAM_WIN;
+	int64_t gap;
+
+	if (__builtin_sub_overflow(w->e[b].t, w->e[a].t, &gap) || !sum_one(u, w->e[a].id, gap))
+		return false;
+	w->head = b;
+	w->n--;
+	return true;
+}
+
+/* The sums straight from the text of timeDeltas, the deltas not kept,
+ * with the same outcome as ahead_sums()'s (a stable sort of the samples by
+ * time, the gaps between neighbours): true when the deltas are plain
+ * integers, as many as the samples, no sample goes back past the
+ * STREAM_WIN before it, and no sum leaves int64.  A->deltas is then read
+ * (A->ndeltas counts them, A->deltav stays NULL); otherwise nothing is
+ * kept. */
 static bool ahead_stream(struct ahead *a)
 {
 	struct sums *u = &a->sums;
 	struct ahead_array *r = &a->deltas;
 	const uint32_t *sid = a->ids.sid;
 	size_t n = a->ids.nsamples, i = 0;
-	int64_t buf[4096], cum = 0, first = 0;
+	int64_t buf[4096], cum = 0, first = 0, floor = 0;
+	bool popped = false; /* FLOOR: the time of the last sample summed */
+	struct win w;
 	struct json j;
 	bool ok = false;
 
@@ -489,6 +525,7 @@ static bool ahead_stream(struct ahead *a)
 		sums_free(u);
 		return false;
 	}
+	w.head = w.n = 0;
 	json_init(&j, a->buf + r->at, a->len - r->at, a->max_depth);
 	json_set_base(&j, r->at);
 	if (json_next(&j) != JSON_ARRAY_BEGIN)
@@ -497,12 +534,28 @@ static bool ahead_stream(struct ahead *a)
 		size_t got = json_ints(&j, buf, sizeof(buf) / sizeof(*buf));
 
 		for (size_t k = 0; k < got; k++, i++) {
-			if (i == 0) {
-				first = cum = buf[k];
-				continue;
-			}
-			if (i >= n || buf[k] < 0 || !sum_gap(u, sid[i - 1], buf[k], &cum))
+			if (i >= n || (i && __builtin_add_overflow(cum, buf[k], &cum)))
 				goto out;
+			if (!i)
+				cum = buf[k];
+			/* before a sample summed: the whole sort's way */
+			if (popped && cum < floor)
+				goto out;
+			unsigned at = w.n;
+			while (at > 0 && w.e[(w.head + at - 1) % STREAM_WIN].t > cum) {
+				w.e[(w.head + at) % STREAM_WIN] = w.e[(w.head + at - 1) % STREAM_WIN];
+				at--;
+			}
+			w.e[(w.head + at) % STREAM_WIN].t = cum;
+			w.e[(w.head + at) % STREAM_WIN].id = sid[i];
+			if (++w.n == STREAM_WIN) {
+				if (!popped)
+					first = w.e[w.head].t;
+				floor = w.e[w.head].t;
+				popped = true;
+				if (!win_pop(u, &w))
+					goto out;
+			}
 		}
 		if (got == sizeof(buf) / sizeof(*buf))
 			continue;
@@ -512,9 +565,14 @@ static bool ahead_stream(struct ahead *a)
 	}
 	if (i != n)
 		goto out;
+	if (!popped)
+		first = w.e[w.head].t;
+	while (w.n > 1)
+		if (!win_pop(u, &w))
+			goto out;
 	u->first = first;
-	u->last = cum;
-	u->last_id = sid[n - 1];
+	u->last = w.e[w.head].t;
+	u->last_id = w.e[w.head].id;
 	u->ok = true;
 	a->ndeltas = n;
 	r->ok = true;
