@@ -339,10 +339,7 @@ static int read_samples(struct pprof_profile *p, struct json *j, int t, struct i
  * on anything, an error included) this thread reads the value itself, and
  * its errors are the ones reported.
  */
-#ifndef PP_AHEAD_MIN /* tests build with 0 to put every input through the thread */
-#define PP_AHEAD_MIN ((size_t)1 << 20)
-#endif
-static const size_t ahead_min = PP_AHEAD_MIN; /* smaller inputs: no thread */
+size_t pp_ahead_min = (size_t)1 << 20; /* smaller inputs: no thread */
 #define AHEAD_QUOTES 256                      /* quotes looked at from the end */
 
 struct ahead_array {
@@ -503,8 +500,9 @@ static inline bool win_pop(struct sums *u, struct win *w)
 /* The sums straight from the text of timeDeltas, the deltas not kept,
  * with the same outcome as ahead_sums()'s (a stable sort of the samples by
  * time, the gaps between neighbours): true when the deltas are plain
- * integers, as many as the samples, no sample goes back past the
- * STREAM_WIN before it, and no sum leaves int64.  A->deltas is then read
+ * integers, as many as the samples, no sample goes back before the oldest
+ * one not yet summed (STREAM_WIN - 1 back at most), and no sum leaves
+ * int64.  A->deltas is then read
  * (A->ndeltas counts them, A->deltav stays NULL); otherwise nothing is
  * kept. */
 static bool ahead_stream(struct ahead *a)
@@ -513,8 +511,8 @@ static bool ahead_stream(struct ahead *a)
 	struct ahead_array *r = &a->deltas;
 	const uint32_t *sid = a->ids.sid;
 	size_t n = a->ids.nsamples, i = 0;
-	int64_t buf[4096], cum = 0, first = 0, floor = 0;
-	bool popped = false; /* FLOOR: the time of the last sample summed */
+	int64_t buf[4096], cum = 0, first = 0;
+	bool popped = false; /* a sample was summed */
 	struct win w;
 	struct json j;
 	bool ok = false;
@@ -538,8 +536,9 @@ static bool ahead_stream(struct ahead *a)
 				goto out;
 			if (!i)
 				cum = buf[k];
-			/* before a sample summed: the whole sort's way */
-			if (popped && cum < floor)
+			/* before the oldest sample not summed, the gap of the
+			 * last one summed would change: the whole sort's way */
+			if (popped && cum < w.e[w.head].t)
 				goto out;
 			unsigned at = w.n;
 			while (at > 0 && w.e[(w.head + at - 1) % STREAM_WIN].t > cum) {
@@ -551,7 +550,6 @@ static bool ahead_stream(struct ahead *a)
 			if (++w.n == STREAM_WIN) {
 				if (!popped)
 					first = w.e[w.head].t;
-				floor = w.e[w.head].t;
 				popped = true;
 				if (!win_pop(u, &w))
 					goto out;
@@ -708,7 +706,7 @@ static void ahead_start(struct cpu *c, bool want_sums)
 {
 	struct ahead *a;
 
-	if (c->len < ahead_min || !(a = calloc(1, sizeof(*a))))
+	if (c->len < pp_ahead_min || !(a = calloc(1, sizeof(*a))))
 		return;
 	a->want_sums = want_sums;
 	a->buf = c->buf;

@@ -82,6 +82,11 @@ struct pp_v8 {
 	size_t hint_nodes, hint_kids, hint_ticks;
 };
 
+/* .cpuprofile inputs of at least this many bytes have their samples and
+ * deltas read ahead on a second thread (read_cpuprofile.c); the unit tests
+ * and the fuzzer put every input through it (0). */
+extern size_t pp_ahead_min;
+
 void pp_v8_init(struct pp_v8 *v, struct pprof_profile *p, struct json *j);
 /* Sizes the arrays of nodes, kids and ticks for an input of LEN bytes of
  * V8's flat layout before they fill (an estimate: they still grow past

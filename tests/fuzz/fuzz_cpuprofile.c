@@ -3,13 +3,16 @@
  *
  * Each input is also read the ways the tools read it, which must fail with
  * the same message or fold to the same stacks as the plain read: without
- * the time order (pprof_read_options.skip_sequence: the second thread's
- * sums, for inputs past PP_AHEAD_MIN; build with -DPP_AHEAD_MIN=0 to put
- * every input through it), at every granularity; and also without the
- * lines (skip_lines), at the granularities that print no line. */
+ * the time order (pprof_read_options.skip_sequence), read with the second
+ * thread whatever the input's size (pp_ahead_min 0: the arrays found from
+ * the end, the deltas summed as they are read, the fallbacks to the whole
+ * sort and to the main thread's read), at every granularity; and also
+ * without the lines (skip_lines), at the granularities that print no
+ * line.  The plain read has no thread (the inputs are small). */
 #include "config.h"
 
 #include "harness.h"
+#include "v8.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -59,7 +62,10 @@ static void same_as_plain(const uint8_t *data, size_t size, struct pprof_profile
 	q->format = PPROF_FMT_CPUPROFILE;
 	o.skip_sequence = 1;
 	o.skip_lines = skip_lines;
+	size_t saved = pp_ahead_min;
+	pp_ahead_min = 0;
 	int sq = pp_reader_cpuprofile.read(q, data, size, &o);
+	pp_ahead_min = saved;
 	const char *what = skip_lines ? "skip_lines" : "skip_sequence";
 	if (sp != sq)
 		fuzz_fail(what, pprof_profile_error(sp ? p : q),

@@ -13,6 +13,7 @@
 #include <cmocka.h>
 
 #include "pprof_private.h"
+#include "v8.h"
 
 /* ---- helpers ---- */
 
@@ -1231,7 +1232,7 @@ static char *big_profile(size_t n, int64_t (*delta)(size_t), const char *start, 
 	for (size_t i = 0; i < n; i++)
 		pp_buf_addf(&b, "%s%lld", i ? "," : "", (long long)delta(i));
 	pp_buf_add(&b, "]}", 2);
-	assert_true(b.len > ((size_t)1 << 20));
+	assert_true(n < 100000 || b.len > ((size_t)1 << 20));
 	char *s = strdup(b.s);
 	assert_non_null(s);
 	pp_buf_release(&b);
@@ -1274,6 +1275,39 @@ static int64_t d_wall_sum(size_t i)
 static int64_t d_negative_time(size_t i)
 {
 	return i == 0 ? -5 : 1;
+}
+
+/* Sample 500 goes back BACK places (the others 10 apart), for the ring of
+ * samples not yet summed (read_cpuprofile.c, 64 of them). */
+static size_t back;
+static int64_t d_back(size_t i)
+{
+	return i == 500 ? -(int64_t)(10 * back + 5) : i == 501 ? (int64_t)(10 * back + 15) : 10;
+}
+
+/* Small inputs through the second thread too (pp_ahead_min 0): samples
+ * that go back less than the ring holds, as many, one more, far more. */
+static void test_read_v8_cpu_sums_small(void **state)
+{
+	(void)state;
+	size_t saved = pp_ahead_min;
+	pp_ahead_min = 0;
+	const size_t backs[] = {0, 1, 2, 62, 63, 64, 65, 66, 200, 499};
+	for (size_t k = 0; k < sizeof(backs) / sizeof(*backs); k++) {
+		back = backs[k];
+		char *in = big_profile(1000, d_back, "0", "20000");
+		expect_same_sums(in);
+		free(in);
+	}
+	int64_t (*deltas[])(size_t) = {d_few_back, d_sorted, d_shuffled, d_equal, d_negative_time};
+	for (size_t k = 0; k < sizeof(deltas) / sizeof(*deltas); k++) {
+		for (size_t n = 1; n <= 130; n += 43) {
+			char *in = big_profile(n, deltas[k], "5", "900000");
+			expect_same_sums(in);
+			free(in);
+		}
+	}
+	pp_ahead_min = saved;
 }
 
 static void test_read_v8_cpu_sums_ahead(void **state)
@@ -1418,6 +1452,7 @@ int main(void)
 		cmocka_unit_test(test_read_v8_cpu_fast_layout),
 		cmocka_unit_test(test_read_v8_cpu_samples_ahead),
 		cmocka_unit_test(test_read_v8_cpu_sums_ahead),
+		cmocka_unit_test(test_read_v8_cpu_sums_small),
 		cmocka_unit_test(test_read_v8_heap_missing_node),
 		cmocka_unit_test(test_read_v8_heap_errors),
 		cmocka_unit_test(test_read_v8_heap_deep_chain),
