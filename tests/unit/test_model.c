@@ -602,6 +602,31 @@ static void test_populate_keeps_bytes(void **state)
 	pp_big_free(b, n / 2, 1);
 }
 
+/* pp_big_calloc() at the sizes around where its blocks become mappings of
+ * their own (256 KiB) in whole huge pages: zeroed, writable to the last
+ * byte, and freed (where they start is the kernel's choice). */
+static void test_big_calloc_sizes(void **state)
+{
+	(void)state;
+	const size_t sizes[] = {0, 1, 4096, ((size_t)256 << 10) - 8, (size_t)256 << 10,
+				((size_t)1 << 20) + 8, (size_t)2 << 20, ((size_t)2 << 20) + 1};
+	for (size_t k = 0; k < sizeof(sizes) / sizeof(*sizes); k++) {
+		size_t n = sizes[k] / 8;
+		uint64_t *a = pp_big_calloc(n, sizeof(*a));
+		assert_non_null(a);
+		for (size_t i = 0; i < n; i++) {
+			if (a[i])
+				fail_msg("element %zu of %zu is not zero", i, n);
+			a[i] = i;
+		}
+		for (size_t i = 0; i < n; i++)
+			assert_int_equal(a[i], i);
+		pp_big_free(a, n, sizeof(*a));
+	}
+	/* a count whose product with the size leaves size_t */
+	assert_null(pp_big_calloc(SIZE_MAX / 4, 8));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -625,6 +650,7 @@ int main(void)
 		cmocka_unit_test(test_fold_two_threads),
 		cmocka_unit_test(test_fold_names_merge),
 		cmocka_unit_test(test_populate_keeps_bytes),
+		cmocka_unit_test(test_big_calloc_sizes),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
