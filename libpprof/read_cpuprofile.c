@@ -339,7 +339,7 @@ static int read_samples(struct pprof_profile *p, struct json *j, int t, struct i
  * on anything, an error included) this thread reads the value itself, and
  * its errors are the ones reported.
  */
-size_t pp_ahead_min = (size_t)1 << 20; /* smaller inputs: no thread */
+size_t pp_ahead_min = (size_t)1 << 20;        /* smaller inputs: no thread */
 #define AHEAD_QUOTES 256                      /* quotes looked at from the end */
 
 struct ahead_array {
@@ -542,7 +542,8 @@ static bool ahead_stream(struct ahead *a)
 				goto out;
 			unsigned at = w.n;
 			while (at > 0 && w.e[(w.head + at - 1) % STREAM_WIN].t > cum) {
-				w.e[(w.head + at) % STREAM_WIN] = w.e[(w.head + at - 1) % STREAM_WIN];
+				w.e[(w.head + at) % STREAM_WIN] =
+					w.e[(w.head + at - 1) % STREAM_WIN];
 				at--;
 			}
 			w.e[(w.head + at) % STREAM_WIN].t = cum;
@@ -689,9 +690,9 @@ static void *ahead_thread(void *arg)
 		/* the deltas summed as they are read, else kept and summed */
 		if (!(a->want_sums && ahead_stream(a))) {
 			if (d != SIZE_MAX)
-				a->deltav = ahead_alloc(
-					((s != SIZE_MAX && s > d ? s : a->len) - d) / 3,
-					sizeof(*a->deltav), &a->capdeltas);
+				a->deltav =
+					ahead_alloc(((s != SIZE_MAX && s > d ? s : a->len) - d) / 3,
+						    sizeof(*a->deltav), &a->capdeltas);
 			ahead_read(a, &a->deltas, p, false);
 			if (a->want_sums)
 				ahead_sums(a);
@@ -1018,8 +1019,7 @@ static int deltas_again(struct cpu *c)
 
 	json_init(&j, c->buf + c->deltas_at, c->len - c->deltas_at, c->max_depth);
 	json_set_base(&j, c->deltas_at);
-	s = pp_v8_int_array(c->p, &j, json_next(&j), "timeDeltas", &c->deltas, &n,
-			    &c->capdeltas);
+	s = pp_v8_int_array(c->p, &j, json_next(&j), "timeDeltas", &c->deltas, &n, &c->capdeltas);
 	json_release(&j);
 	if (s == PPROF_OK && n != c->ndeltas)
 		s = pp_error(c->p, PPROF_EINPUT, "timeDeltas read twice differ");
@@ -1100,8 +1100,7 @@ static int samples_to_model(struct cpu *c, struct acc *acc, bool want_seq)
 				return range_error(c);
 			have_end = true;
 		}
-		if (c->have_deltas && !c->deltas && c->ndeltas &&
-		    (s = deltas_again(c)) != PPROF_OK)
+		if (c->have_deltas && !c->deltas && c->ndeltas && (s = deltas_again(c)) != PPROF_OK)
 			return s;
 		if (c->have_deltas) {
 			/* The deltas become timestamps in place. */

@@ -608,8 +608,14 @@ static void test_populate_keeps_bytes(void **state)
 static void test_big_calloc_sizes(void **state)
 {
 	(void)state;
-	const size_t sizes[] = {0, 1, 4096, ((size_t)256 << 10) - 8, (size_t)256 << 10,
-				((size_t)1 << 20) + 8, (size_t)2 << 20, ((size_t)2 << 20) + 1};
+	const size_t sizes[] = {0,
+				1,
+				4096,
+				((size_t)256 << 10) - 8,
+				(size_t)256 << 10,
+				((size_t)1 << 20) + 8,
+				(size_t)2 << 20,
+				((size_t)2 << 20) + 1};
 	for (size_t k = 0; k < sizeof(sizes) / sizeof(*sizes); k++) {
 		size_t n = sizes[k] / 8;
 		uint64_t *a = pp_big_calloc(n, sizeof(*a));
