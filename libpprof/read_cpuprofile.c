@@ -386,6 +386,15 @@ static void ahead_find(struct ahead *a)
 	}
 }
 
+/* J made to read the value at byte AT of BUF (LEN bytes), its offsets
+ * counted from BUF's start. */
+static void json_from(struct json *j, const unsigned char *buf, size_t len, uint32_t max_depth,
+		      size_t at)
+{
+	json_init(j, buf + at, len - at, max_depth);
+	json_set_base(j, at);
+}
+
 /* The array at A->at read as the main parse would read it, on a profile of
  * its own for the errors, which are dropped. */
 static void ahead_read(struct ahead *a, struct ahead_array *r, struct pprof_profile *p, bool ids)
@@ -395,8 +404,7 @@ static void ahead_read(struct ahead *a, struct ahead_array *r, struct pprof_prof
 
 	if (r->at == SIZE_MAX)
 		return;
-	json_init(&j, a->buf + r->at, a->len - r->at, a->max_depth);
-	json_set_base(&j, r->at);
+	json_from(&j, a->buf, a->len, a->max_depth, r->at);
 	if (ids)
 		s = read_samples(p, &j, json_next(&j), &a->ids);
 	else
@@ -464,12 +472,6 @@ static inline bool sum_one(struct sums *u, uint32_t id, int64_t gap)
 	return true;
 }
 
-/* The same, the time *CUM moved on by GAP. */
-static inline bool sum_gap(struct sums *u, uint32_t id, int64_t gap, int64_t *cum)
-{
-	return !__builtin_add_overflow(*cum, gap, cum) && sum_one(u, id, gap);
-}
-
 /* The samples of ahead_stream() not yet summed, in time order: a ring of
  * STREAM_WIN, oldest at HEAD.  V8's deltas are now and then negative (its
  * sampler's order; 0.2% of them on the bench profile), by less than the
@@ -524,18 +526,19 @@ static bool ahead_stream(struct ahead *a)
 		return false;
 	}
 	w.head = w.n = 0;
-	json_init(&j, a->buf + r->at, a->len - r->at, a->max_depth);
-	json_set_base(&j, r->at);
+	json_from(&j, a->buf, a->len, a->max_depth, r->at);
 	if (json_next(&j) != JSON_ARRAY_BEGIN)
 		goto out;
 	for (;;) {
 		size_t got = json_ints(&j, buf, sizeof(buf) / sizeof(*buf));
 
 		for (size_t k = 0; k < got; k++, i++) {
-			if (i >= n || (i && __builtin_add_overflow(cum, buf[k], &cum)))
+			if (i >= n)
 				goto out;
 			if (!i)
 				cum = buf[k];
+			else if (__builtin_add_overflow(cum, buf[k], &cum))
+				goto out;
 			/* before the oldest sample not summed, the gap of the
 			 * last one summed would change: the whole sort's way */
 			if (popped && cum < w.e[w.head].t)
@@ -585,8 +588,9 @@ out:
 }
 
 /* The sums (struct sums) of the arrays read, when they can stand for the
- * samples: on copies put in time order, the arrays being the main
- * thread's to read as they are when the sums cannot be used. */
+ * samples and ahead_stream() could not make them: on copies put in time
+ * order, the arrays being the main thread's to read as they are when the
+ * sums cannot be used. */
 static void ahead_sums(struct ahead *a)
 {
 	struct sums *u = &a->sums;
@@ -600,28 +604,12 @@ static void ahead_sums(struct ahead *a)
 		return;
 	if (!sums_tables(a))
 		goto out;
-	/* V8's deltas are never negative after the first: the samples are in
-	 * time order as they are, sample i's gap to the next is delta i + 1,
-	 * and no copies are needed (what the sort below would find) */
-	for (i = 1; i < n && dv[i] >= 0; i++)
-		;
-	if (i == n) {
-		cum = dv[0];
-		for (i = 0; i + 1 < n; i++)
-			if (!sum_gap(u, sid[i], dv[i + 1], &cum))
-				goto out;
-		u->first = dv[0];
-		u->last = cum;
-		u->last_id = sid[n - 1];
-		u->ok = true;
-		goto out;
-	}
 	/* both copies in one block: whole huge pages from 1 MiB on, a fault
 	 * per 2 MiB rather than per 4 KiB */
 	size_t rbytes = n * (sizeof(*r) + sizeof(*id));
 	if ((r = pp_huge_alloc(&rbytes)) != NULL)
 		id = (uint32_t *)(r + n);
-	if (!u->count || !u->wall || !u->g.hist || !r)
+	if (!r)
 		goto out;
 	/* the time of sample i from startTime, the sum of deltas 0 .. i, put
 	 * in time order as it comes (time_order()'s insertion sort, in the
@@ -655,14 +643,10 @@ static void ahead_sums(struct ahead *a)
 			goto out;
 	}
 	for (i = 0; i + 1 < n; i++) {
-		int64_t gap, wall;
+		int64_t gap;
 
-		if (__builtin_sub_overflow(r[i + 1], r[i], &gap) ||
-		    __builtin_mul_overflow(gap, 1000, &wall) ||
-		    __builtin_add_overflow(u->wall[id[i]], wall, &u->wall[id[i]]) ||
-		    !gap_add(&u->g, gap))
+		if (__builtin_sub_overflow(r[i + 1], r[i], &gap) || !sum_one(u, id[i], gap))
 			goto out;
-		u->count[id[i]]++;
 	}
 	u->first = r[0];
 	u->last = r[n - 1];
@@ -713,9 +697,8 @@ static void ahead_start(struct cpu *c, bool want_sums)
 	a->buf = c->buf;
 	a->len = c->len;
 	a->max_depth = c->max_depth;
-	/* the arrays are found on the thread too: a look at the last few
-	 * megabytes of the text, which the main thread reaches last */
-	a->samples.at = a->deltas.at = SIZE_MAX;
+	/* the thread finds the arrays itself (ahead_find(): a look at the
+	 * last few megabytes of the text, which this thread reaches last) */
 	if (pthread_create(&a->th, NULL, ahead_thread, a) == 0) {
 		a->running = true;
 		c->ahead = a;
@@ -1017,8 +1000,7 @@ static int deltas_again(struct cpu *c)
 	size_t n = 0;
 	int s;
 
-	json_init(&j, c->buf + c->deltas_at, c->len - c->deltas_at, c->max_depth);
-	json_set_base(&j, c->deltas_at);
+	json_from(&j, c->buf, c->len, c->max_depth, c->deltas_at);
 	s = pp_v8_int_array(c->p, &j, json_next(&j), "timeDeltas", &c->deltas, &n, &c->capdeltas);
 	json_release(&j);
 	if (s == PPROF_OK && n != c->ndeltas)

@@ -816,8 +816,8 @@ int pp_v8_build(struct pp_v8 *v)
 	for (i = 0; i < v->n; i++)
 		first[i + 1] += first[i];
 	{
-		/* ORDER temporarily holds the children by parent; the queue of
-		 * the walk reuses FIRST's slots as fill counters. */
+		/* KIDS holds the children by parent (FILL: where the next of
+		 * each goes); ORDER is the walk's queue. */
 		uint32_t *fill = order + ((size_t)v->n + 1);
 		uint32_t *kids = fill + ((size_t)v->n + 1);
 
