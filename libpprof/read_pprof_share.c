@@ -20,8 +20,13 @@
  * The walk into the tree is most of a big profile's read (a random access
  * per new node).  The samples are shared out by the first two frames of
  * their stacks (root side), so that below a node of depth 1 the two
- * shares' trees have nothing in common: each share is walked into a
- * profile of its own (pp_share_new()) on its own thread, with its own copy
+ * shares' trees have nothing in common.  A hash of the two frames gives
+ * one of NCLASS classes, and plan_shares() deals the classes out by their
+ * bytes among the first samples, so that the two shares are about even
+ * (the hash's last bit alone gave them 43% and 57% of the 4x bench
+ * pprof's sample bytes, and the lighter one then waited for the other:
+ * see share_lag()).  Which share walks a sample does not change the result:
+ * each share is walked into a profile of its own (pp_share_new()) on its own thread, with its own copy
  * of the locations' memo, and the two are merged at the end
  * (pp_share_merge()), numbered as one walk in input order would number
  * them, since each share makes its nodes, aggregated samples and label
@@ -34,10 +39,19 @@
  * skips the other share's samples: finding a sample's share costs its
  * last two location ids, read from the end. */
 size_t pp_share_min = (size_t)16 << 20;
-/* A share that gives back the input it read waits while it is this far
- * ahead of the other: the input is given back behind the slower one, and
- * the faster would otherwise keep a growing stretch of it in memory. */
-#define SHARE_LAG ((size_t)2 << 20)
+/* A share that gives back the input it read waits while it is a
+ * thirty-second of the input (2 MiB at least) ahead of the other: the
+ * input is given back behind the slower one, and the faster would
+ * otherwise keep a growing stretch of it in memory.  Even shares do not
+ * run at one speed on this VM's two cores (one was 15% slower for the
+ * whole walk of the 16x bench pprof, either one): at 2 MiB they took turns
+ * waiting, 2-3 s of its 20 s walk; 36 MiB there (3% of the input) left
+ * 0.1-1.4 s (one run each). */
+#define SHARE_LAG_MIN ((size_t)2 << 20)
+static size_t share_lag(size_t len)
+{
+	return len / 32 > SHARE_LAG_MIN ? len / 32 : SHARE_LAG_MIN;
+}
 /* and gives it back this often (two threads' trees grow at once) */
 #define SHARE_RELEASE_STEP ((size_t)1 << 20)
 
@@ -50,6 +64,7 @@ struct share {
 	atomic_size_t pos;   /* the input read so far */
 	atomic_size_t *stop; /* the first error's offset in either share */
 	struct share *other;
+	const uint8_t *plan; /* the share of each class */
 	bool give_back;
 	pthread_t th;
 };
@@ -80,10 +95,13 @@ static bool last_varint(const unsigned char *b, size_t start, size_t end, uint64
 	return true;
 }
 
-/* The share (0 or 1) of sample F: from the first two frames of its stack
- * (root side).  A sample that does not read (the error is share 0's to
- * find) and an empty stack are share 0's. */
-static int share_of(struct rd *r, const struct field *f)
+#define CLASS_BITS 8
+#define NCLASS (1u << CLASS_BITS)
+
+/* The class of sample F (0 .. NCLASS - 1): a hash of the first two frames
+ * of its stack (root side); -1 for a sample that does not read (the error
+ * is share 0's to find) and an empty stack (share 0's). */
+static int sample_class(struct rd *r, const struct field *f)
 {
 	size_t pos = f->data, end = f->data + f->len;
 	uint64_t last = 0, prev = 0;
@@ -91,7 +109,7 @@ static int share_of(struct rd *r, const struct field *f)
 	while (pos < end) {
 		struct field g;
 		if (next_field(r, &pos, end, &g, "sample"))
-			return 0;
+			return -1;
 		if (g.num != 1)
 			continue;
 		if (g.wt == WT_VARINT) {
@@ -104,10 +122,10 @@ static int share_of(struct rd *r, const struct field *f)
 			if (g.len == 0)
 				continue;
 			if (!last_varint(r->b, g.data, g.data + g.len, &v, &at))
-				return 0;
+				return -1;
 			if (at > g.data) {
 				if (!last_varint(r->b, g.data, at, &w, &at2))
-					return 0;
+					return -1;
 				prev = w;
 				nids = 2;
 			} else {
@@ -116,14 +134,14 @@ static int share_of(struct rd *r, const struct field *f)
 			}
 			last = v;
 		} else {
-			return 0;
+			return -1;
 		}
 	}
 	if (nids == 0)
-		return 0;
+		return -1;
 	uint32_t l1, l2;
 	if (!loc_index(r, last, &l1))
-		return 0;
+		return -1;
 	const struct pp_loc *a = &r->locations[l1];
 	uint64_t f1 = r->frames[a->off], f2 = 0;
 	if (a->n >= 2)
@@ -131,10 +149,62 @@ static int share_of(struct rd *r, const struct field *f)
 	else if (nids == 2 && loc_index(r, prev, &l2))
 		f2 = r->frames[r->locations[l2].off];
 	else if (nids == 2)
-		return 0;
+		return -1;
 	uint64_t h = (f1 + 1) * 0x9E3779B97F4A7C15ull ^ (f2 + 1) * 0xC2B2AE3D27D4EB4Full;
 	h ^= h >> 29;
-	return (int)((h * 0xff51afd7ed558ccdull) >> 63);
+	return (int)((h * 0xff51afd7ed558ccdull) >> (64 - CLASS_BITS));
+}
+
+/* The first samples read by plan_shares(): a sixty-fourth of the input,
+ * within these bounds (the 1x bench pprof: 1.2 MB, about 9,000 samples). */
+#define PLAN_MIN ((size_t)1 << 20)
+#define PLAN_MAX ((size_t)8 << 20)
+
+static int class_cmp(const void *a, const void *b, void *ctx)
+{
+	const uint64_t *w = ctx;
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	if (w[x] != w[y])
+		return w[x] < w[y] ? 1 : -1;
+	return x < y ? -1 : x > y;
+}
+
+/* The share of each class in PLAN[]: the classes by their bytes among the
+ * first samples, heaviest first, each to the share with fewer bytes so far;
+ * a class none of them was in goes by its last bit (its samples are few).
+ * R reads nothing else: an error stops the count, and is found again
+ * where the shares walk. */
+static void plan_shares(struct rd *r, uint8_t plan[NCLASS])
+{
+	uint64_t weight[NCLASS] = {0}, load[2] = {0, 0};
+	uint32_t order[NCLASS];
+	size_t budget = r->len / 64, pos = 0;
+	if (budget < PLAN_MIN)
+		budget = PLAN_MIN;
+	if (budget > PLAN_MAX)
+		budget = PLAN_MAX;
+	while (pos < r->len && budget > 0) {
+		struct field f;
+		if (next_field(r, &pos, r->len, &f, "profile"))
+			break;
+		if (f.num != F_SAMPLE)
+			continue;
+		int c = sample_class(r, &f);
+		if (c < 0)
+			load[0] += f.len;
+		else
+			weight[c] += f.len;
+		budget -= f.len < budget ? f.len : budget;
+	}
+	for (uint32_t c = 0; c < NCLASS; c++)
+		order[c] = c;
+	qsort_r(order, NCLASS, sizeof(*order), class_cmp, weight);
+	for (uint32_t k = 0; k < NCLASS; k++) {
+		uint32_t c = order[k];
+		int to = weight[c] ? load[1] < load[0] : (int)(c & 1);
+		plan[c] = (uint8_t)to;
+		load[to] += weight[c];
+	}
 }
 
 static void share_fail(struct share *w, int s, size_t off)
@@ -172,15 +242,14 @@ static void share_walk(struct share *w)
 	uint32_t idx = 0, made[3] = {1, 0, 1};
 	size_t pos = 0;
 	uintptr_t given = 0;
-	size_t next_give = SHARE_RELEASE_STEP;
+	size_t next_give = SHARE_RELEASE_STEP, lag = share_lag(r->len);
 	while (pos < r->len) {
 		size_t at = pos;
 		if (at > atomic_load_explicit(w->stop, memory_order_relaxed))
 			break;
 		/* (the other's pos is SIZE_MAX once it is done) */
-		while (w->give_back &&
-		       atomic_load_explicit(&w->other->pos, memory_order_acquire) < pos - SHARE_LAG &&
-		       pos > SHARE_LAG) {
+		while (w->give_back && pos > lag &&
+		       atomic_load_explicit(&w->other->pos, memory_order_acquire) < pos - lag) {
 			struct timespec ts = {0, 100000};
 			nanosleep(&ts, NULL);
 		}
@@ -192,7 +261,8 @@ static void share_walk(struct share *w)
 		}
 		if (f.num == F_SAMPLE) {
 			idx++;
-			if (share_of(r, &f) == w->which) {
+			int c = sample_class(r, &f);
+			if ((c < 0 ? 0 : w->plan[c]) == w->which) {
 				if ((st = decode_sample(r, &f, ntypes))) {
 					share_fail(w, st, at);
 					break;
@@ -287,8 +357,11 @@ int scan_shares(struct rd *r, bool give_back, bool *tried)
 			ok = false;
 	}
 	int s = PPROF_OK;
+	uint8_t plan[NCLASS];
 	if (ok) {
 		*tried = true;
+		plan_shares(&w[0].r, plan);
+		w[0].plan = w[1].plan = plan;
 		bool threaded = pthread_create(&w[1].th, NULL, share_thread, &w[1]) == 0;
 		if (!threaded) /* one after the other: the same result */
 			w[0].give_back = w[1].give_back = false;
