@@ -23,21 +23,21 @@
  * shares' trees have nothing in common.  A hash of the two frames gives
  * one of NCLASS classes, and plan_shares() deals the classes out by their
  * bytes among the first samples, so that the two shares are about even
- * (the hash's last bit alone gave them 43% and 57% of the 4x bench
- * pprof's sample bytes, and the lighter one then waited for the other:
- * see share_lag()).  Which share walks a sample does not change the result:
- * each share is walked into a profile of its own (pp_share_new()) on its own thread, with its own copy
- * of the locations' memo, and the two are merged at the end
- * (pp_share_merge()), numbered as one walk in input order would number
- * them, since each share makes its nodes, aggregated samples and label
- * sets in the order of its samples and records at which sample.  An error
- * is the first in input order of the two shares' first errors: each is
- * about one sample (the sums of a node's samples are made in one share,
- * in input order), or about the input itself, found by both; the bound on
- * the frames walked can't be reached (SHARE_* below), the only error that
- * depends on the samples before.  Each thread reads every field and
- * skips the other share's samples: finding a sample's share costs its
- * last two location ids, read from the end. */
+ * (the hash's top bit alone gave them 43% and 57% of the 4x bench pprof's
+ * sample bytes, and the lighter one then waited for the other: see
+ * share_lag()).  Which share walks a sample does not change the result:
+ * each share is walked into a profile of its own (pp_share_new()) on its
+ * own thread, with its own copy of the locations' memo, and the two are
+ * merged at the end (pp_share_merge()), numbered as one walk in input
+ * order would number them, since each share makes its nodes, aggregated
+ * samples and label sets in the order of its samples and records at which
+ * sample.  An error is the first in input order of the two shares' first
+ * errors: each is about one sample (the sums of a node's samples are made
+ * in one share, in input order), or about the input itself, found by both;
+ * the bound on the frames walked can't be reached (see scan_shares()), the
+ * only error that depends on the samples before.  Each thread reads every
+ * field and skips the other share's samples: finding a sample's share
+ * costs its last two location ids, read from the end. */
 size_t pp_share_min = (size_t)16 << 20;
 /* A share that gives back the input it read waits while it is a
  * thirty-second of the input (2 MiB at least) ahead of the other: the
