@@ -485,6 +485,20 @@ struct win {
 	unsigned head, n;
 };
 
+/* Sample ID at time T into W (not full), after those not later. */
+static inline void win_put(struct win *w, int64_t t, uint32_t id)
+{
+	unsigned at = w->n;
+
+	while (at > 0 && w->e[(w->head + at - 1) % STREAM_WIN].t > t) {
+		w->e[(w->head + at) % STREAM_WIN] = w->e[(w->head + at - 1) % STREAM_WIN];
+		at--;
+	}
+	w->e[(w->head + at) % STREAM_WIN].t = t;
+	w->e[(w->head + at) % STREAM_WIN].id = id;
+	w->n++;
+}
+
 /* The oldest sample of W summed with its gap to the next: false when a sum
  * leaves int64. */
 static inline bool win_pop(struct sums *u, struct win *w)
@@ -504,16 +518,15 @@ static inline bool win_pop(struct sums *u, struct win *w)
  * time, the gaps between neighbours): true when the deltas are plain
  * integers, as many as the samples, no sample goes back before the oldest
  * one not yet summed (STREAM_WIN - 1 back at most), and no sum leaves
- * int64.  A->deltas is then read
- * (A->ndeltas counts them, A->deltav stays NULL); otherwise nothing is
- * kept. */
+ * int64.  A->deltas is then read (A->ndeltas counts them, A->deltav stays
+ * NULL); otherwise nothing is kept. */
 static bool ahead_stream(struct ahead *a)
 {
 	struct sums *u = &a->sums;
 	struct ahead_array *r = &a->deltas;
 	const uint32_t *sid = a->ids.sid;
 	size_t n = a->ids.nsamples, i = 0;
-	int64_t buf[4096], cum = 0, first = 0;
+	int64_t buf[4096], cum = 0;
 	bool popped = false; /* a sample was summed */
 	struct win w;
 	struct json j;
@@ -543,17 +556,10 @@ static bool ahead_stream(struct ahead *a)
 			 * last one summed would change: the whole sort's way */
 			if (popped && cum < w.e[w.head].t)
 				goto out;
-			unsigned at = w.n;
-			while (at > 0 && w.e[(w.head + at - 1) % STREAM_WIN].t > cum) {
-				w.e[(w.head + at) % STREAM_WIN] =
-					w.e[(w.head + at - 1) % STREAM_WIN];
-				at--;
-			}
-			w.e[(w.head + at) % STREAM_WIN].t = cum;
-			w.e[(w.head + at) % STREAM_WIN].id = sid[i];
-			if (++w.n == STREAM_WIN) {
+			win_put(&w, cum, sid[i]);
+			if (w.n == STREAM_WIN) {
 				if (!popped)
-					first = w.e[w.head].t;
+					u->first = w.e[w.head].t;
 				popped = true;
 				if (!win_pop(u, &w))
 					goto out;
@@ -568,11 +574,10 @@ static bool ahead_stream(struct ahead *a)
 	if (i != n)
 		goto out;
 	if (!popped)
-		first = w.e[w.head].t;
+		u->first = w.e[w.head].t;
 	while (w.n > 1)
 		if (!win_pop(u, &w))
 			goto out;
-	u->first = first;
 	u->last = w.e[w.head].t;
 	u->last_id = w.e[w.head].id;
 	u->ok = true;
