@@ -104,7 +104,7 @@ static size_t after_params(const struct ctx *c, size_t i, bool arrow)
 /* The last token of the concise arrow body starting at I. */
 static size_t concise_end(const struct ctx *c, size_t i)
 {
-	size_t j = i, last = i;
+	size_t j = i, last = i, subs = 0; /* the body's own open "${" */
 	while (j < c->n) {
 		const struct pp_js_tok *t = &c->t[j];
 		if (t->kind == PP_JS_PUNCT && t->len == 1) {
@@ -117,23 +117,187 @@ static size_t concise_end(const struct ctx *c, size_t i)
 				continue;
 			}
 		}
-		if (t->kind == PP_JS_TEMPLATE && j > i && c->s[t->off] == '}')
-			break; /* the end of a template substitution */
+		if (t->kind == PP_JS_TEMPLATE) {
+			/* a piece "}..." closes a substitution: one of the
+			 * body's own templates (x => `a${x}b`), else the one
+			 * that holds the arrow (`${x => x}`), where it ends */
+			const char *ts = c->s + t->off;
+			if (ts[0] == '}') {
+				if (!subs)
+					break;
+				subs--;
+			}
+			if (t->len >= 2 && ts[t->len - 2] == '$' && ts[t->len - 1] == '{')
+				subs++;
+		}
 		last = j;
 		j++;
 	}
 	return last;
 }
 
-/*
- * The binding of a function expression whose first token is H: what it is
- * assigned to (x = , a.b.c = , const x: T = ), or the key of an object
- * literal property (k: ).  Sets F's name_tok, chain and this_chain.
- */
-static void binding(const struct ctx *c, size_t h, struct pp_js_func *f)
+/* Whether the expression ending at token E is called or taken a member
+ * of: "(", "." or "?." after it (V8 names no function that is called
+ * where it is written: var j = function () {}() is anonymous). */
+static bool called_after(const struct ctx *c, size_t e)
 {
-	if (h == 0)
+	return e != NIL && e + 1 < c->n &&
+	       (is(c, e + 1, "(") || is(c, e + 1, ".") || is(c, e + 1, "?."));
+}
+
+/* Whether token I may be part of an operand of the expressions
+ * through_operators() passes: a name, a literal, a member's dot, a unary
+ * or binary operator that is none of ? : || && ?? , = (those it handles
+ * itself); not a word that starts a statement or a clause. */
+static bool operand_tok(const struct ctx *c, size_t i)
+{
+	static const char *const stop[] = {"return", "throw",  "case",   "default",  "else",
+					   "do",     "yield",  "export", "extends",  "const",
+					   "let",    "var",    "if",     "while",    "for",
+					   "with",   "switch", "catch",  "function", "class",
+					   "import", "of"};
+	const struct pp_js_tok *t = &c->t[i];
+	switch (t->kind) {
+	case PP_JS_IDENT:
+		for (size_t k = 0; k < sizeof(stop) / sizeof(stop[0]); k++)
+			if (is(c, i, stop[k]))
+				return false;
+		return true;
+	case PP_JS_PRIVATE:
+	case PP_JS_NUMBER:
+	case PP_JS_STRING:
+	case PP_JS_TEMPLATE:
+	case PP_JS_REGEX:
+		return true;
+	default:
+		break;
+	}
+	static const char *const ops[] = {".",  "?.", "!",   "~",  "+",   "-", "*",  "/",  "%",
+					  "**", "==", "===", "!=", "!==", "<", ">",  "<=", ">=",
+					  "<<", ">>", ">>>", "&",  "|",   "^", "++", "--"};
+	for (size_t k = 0; k < sizeof(ops) / sizeof(ops[0]); k++)
+		if (is(c, i, ops[k]))
+			return true;
+	return false;
+}
+
+/* Back from token P over one operand (matched brackets whole; ARROWS: an
+ * arrow function whole too, for a conditional's first branch, where one
+ * ends at the ":"; elsewhere a "=>" means the walk is in an arrow's body):
+ * the token before it, or NIL when the text starts there or *BUDGET steps
+ * ran out, or the first token met that no operand holds (the caller looks
+ * at it). */
+static size_t pass_operand(const struct ctx *c, size_t p, bool arrows, size_t *budget)
+{
+	for (; *budget; --*budget) {
+		const struct pp_js_tok *t = &c->t[p];
+		if (t->kind == PP_JS_PUNCT && t->len == 1 && t->match != NIL && t->match < p) {
+			if (t->match == 0)
+				return NIL;
+			p = t->match - 1;
+			continue;
+		}
+		if (arrows && is(c, p, "=>") && p > 0) {
+			/* its parameters: (a, b) or a lone a; then "async" */
+			p--;
+			if (is(c, p, ")") && c->t[p].match != NIL)
+				p = c->t[p].match;
+			else if (!kind(c, p, PP_JS_IDENT))
+				return p;
+			if (p > 0 && is(c, p - 1, "async"))
+				p--;
+			if (p == 0)
+				return NIL;
+			p--;
+			continue;
+		}
+		if (!operand_tok(c, p))
+			return p;
+		if (p == 0)
+			return NIL;
+		p--;
+	}
+	return NIL;
+}
+
+/*
+ * V8 names a function by the assignment that holds it even through the
+ * expression between them: x = c ? f : g, x = a || f, x = a && (f),
+ * x = (0, f), x = [f] all name f x (checked with node --cpu-prof), where a
+ * call's argument (g(f)) and a function called where it is written are
+ * anonymous.  From the function's first token H: the token just after the "=" (or "||=" ...) that holds it, when
+ * the walk back passes only conditional and logical operators, their
+ * operands, and grouping parentheses and array brackets not called; H
+ * itself otherwise, with nothing between or anything else met (an
+ * object's key, a statement's start, a call).
+ */
+static size_t through_operators(const struct ctx *c, size_t h)
+{
+	size_t p = h - 1;
+	bool moved = false, comma = false;
+	/* the tokens looked at, all told: what lies between a binding and
+	 * its function is short, and a text of 10^5 functions in one long
+	 * chain (a || (() => 1) || ...) is not 10^10 steps */
+	size_t budget = 512;
+	while (p != NIL && budget) {
+		budget--;
+		const struct pp_js_tok *t = &c->t[p];
+		if ((is(c, p, "(") || is(c, p, "[")) && t->match != NIL && t->match > p) {
+			/* an enclosing bracket: a group, or an array literal */
+			bool paren = is(c, p, "(");
+			if (p == 0 || called_after(c, t->match) ||
+			    (paren && is(c, t->match + 1, "=>")))
+				return h;
+			if (kind(c, p - 1, PP_JS_IDENT)
+				    ? operand_tok(c, p - 1)
+				    : (is(c, p - 1, ")") || is(c, p - 1, "]") ||
+				       is(c, p - 1, "?.") || kind(c, p - 1, PP_JS_TEMPLATE)))
+				return h; /* a call's arguments, an index */
+			comma = false;
+			moved = true;
+			p--;
+			continue;
+		}
+		if (is(c, p, "=") || is(c, p, "||=") || is(c, p, "&&=") || is(c, p, "?\?=")) {
+			/* after a "," that no group holds: a sequence's
+			 * earlier part (x = a, f) */
+			return moved && !comma ? p + 1 : h;
+		}
+		bool op = is(c, p, "?") || is(c, p, "||") || is(c, p, "&&") || is(c, p, "?\?") ||
+			  is(c, p, ",");
+		if (is(c, p, ":")) {
+			/* a conditional's second branch: its first before, then "?" */
+			size_t q = p > 0 ? pass_operand(c, p - 1, true, &budget) : NIL;
+			if (q == NIL || q == p - 1 || !is(c, q, "?"))
+				return h;
+			p = q;
+			op = true;
+		}
+		if (!op || p == 0)
+			return h;
+		if (is(c, p, ","))
+			comma = true;
+		size_t q = pass_operand(c, p - 1, false, &budget);
+		if (q == NIL || q == p - 1)
+			return h; /* no operand before the operator */
+		p = q;
+		moved = true;
+	}
+	return h;
+}
+
+/*
+ * The binding of a function expression whose first token is H and last E
+ * (NIL when not known): what it is assigned to (x = , a.b.c = ,
+ * const x: T = , through the expressions of through_operators()), or the
+ * key of an object literal property (k: ).  Sets F's name_tok, chain and
+ * this_chain.
+ */
+static void binding(const struct ctx *c, size_t h, size_t e, struct pp_js_func *f)
+{
+	if (h == 0 || called_after(c, e))
 		return;
+	h = through_operators(c, h);
 	size_t p = h - 1;
 	/* (function () {...}) or (() => ...) bound as a whole: not named */
 	if (is(c, p, "=") || is(c, p, "||=") || is(c, p, "&&=") || is(c, p, "?\?=")) {
@@ -262,7 +426,7 @@ int pp_js_functions(const char *text, const struct pp_js_toks *v, struct pp_js_f
 				name = (uint32_t)j;
 			else {
 				struct pp_js_func b = f;
-				binding(&c, i, &b);
+				binding(&c, i, NIL, &b);
 				name = b.name_tok;
 			}
 			while (j < c.n && !is(&c, j, "{")) {
@@ -319,7 +483,7 @@ int pp_js_functions(const char *text, const struct pp_js_toks *v, struct pp_js_f
 			if (named)
 				f.name_tok = f.chain = (uint32_t)name_at;
 			else
-				binding(&c, f.head, &f);
+				binding(&c, f.head, f.close, &f);
 			if (add(out, &f))
 				goto fail;
 			continue;
@@ -370,7 +534,7 @@ int pp_js_functions(const char *text, const struct pp_js_toks *v, struct pp_js_f
 				f.open = (uint32_t)(i + 1);
 				f.close = (uint32_t)concise_end(&c, i + 1);
 			}
-			binding(&c, f.head, &f);
+			binding(&c, f.head, f.close, &f);
 			if (add(out, &f))
 				goto fail;
 			continue;
