@@ -654,7 +654,9 @@ static size_t put(char *buf, size_t cap, size_t at, const char *s, size_t n)
 	return at + n;
 }
 
-/* A token's text as a name part: a string key without its quotes. */
+/* A token's text as a name part: a string key without its quotes, and
+ * up to a NUL byte in it (a name is a C string: its length must be its
+ * strlen()). */
 static void tok_text(const char *text, const struct pp_js_tok *t, const char **s, size_t *n)
 {
 	*s = text + t->off;
@@ -662,6 +664,9 @@ static void tok_text(const char *text, const struct pp_js_tok *t, const char **s
 	if (t->kind == PP_JS_STRING && *n >= 2) {
 		(*s)++;
 		*n -= 2;
+		const char *z = memchr(*s, '\0', *n);
+		if (z)
+			*n = (size_t)(z - *s);
 	}
 }
 
