@@ -10,6 +10,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <pthread.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -827,7 +828,8 @@ static int check_fit(struct symb *y, struct fpos *a, size_t n)
 /* A class without a constructor of its own: V8 puts its default
  * constructor (a heap snapshot's class location) on the "class" keyword,
  * where no function of the source starts.  The class's name when the
- * original source has "class NAME" at the mapped position, else NULL. */
+ * original source has "class NAME" at the mapped position (or "export
+ * class NAME", "export default class NAME"), else NULL. */
 static const char *class_at(const struct smap_map *m, const struct smap_mapping *mp,
 			    size_t *len)
 {
@@ -847,6 +849,17 @@ static const char *class_at(const struct smap_map *m, const struct smap_mapping 
 		unsigned char b = (unsigned char)*t++;
 		if ((b & 0xc0) != 0x80)
 			c += b >= 0xf0 ? 2 : 1;
+	}
+	/* the map may point at an export before it (vite's does) */
+	static const char *const pre[] = {"export", "default"};
+	for (size_t k = 0; k < 2; k++) {
+		size_t w = strlen(pre[k]);
+		if (e - t > (ptrdiff_t)w && memcmp(t, pre[k], w) == 0 &&
+		    (t[w] == ' ' || t[w] == '\t')) {
+			t += w;
+			while (t < e && (*t == ' ' || *t == '\t'))
+				t++;
+		}
 	}
 	if (e - t < 6 || memcmp(t, "class", 5) != 0 || (t[5] != ' ' && t[5] != '\t'))
 		return NULL;

@@ -679,6 +679,20 @@ static bool tok_exact(const struct text *t, uint32_t line, uint32_t col, size_t 
 	return p.line == line && p.col == col;
 }
 
+/* Whether LINE:COL of T is a "class" keyword, or an "export" or "export
+ * default" before one (where a map may put a class's head). */
+static bool at_class(const struct text *t, uint32_t line, uint32_t col)
+{
+	size_t i;
+	if (!tok_exact(t, line, col, &i))
+		return false;
+	if (i + 1 < t->toks.n && pp_js_tok_is(t->s, &t->toks.t[i], "export"))
+		i++;
+	if (i + 1 < t->toks.n && pp_js_tok_is(t->s, &t->toks.t[i], "default"))
+		i++;
+	return pp_js_tok_is(t->s, &t->toks.t[i], "class");
+}
+
 struct named_src {
 	const char *name; /* resolved, NULL for a null source */
 	uint32_t i;
@@ -1165,6 +1179,10 @@ static int function_at(struct smap_map *m, uint32_t line, uint32_t column,
 		if (tok_exact(g, line, column, &ti))
 			gf = pp_js_func_starting(&g->funcs, (uint32_t)ti);
 		out->start = gf || (line == 0 && column == 0) ? 1 : 0;
+		/* V8's default constructor of a class without one of its own
+		 * (no function of the text starts there): not known */
+		if (!gf && at_class(g, line, column))
+			out->start = -1;
 		if (gf) {
 			size_t k = pp_js_func_name(g->s, &g->toks, gf, buf, sizeof(buf));
 			out->token = keep(m, buf, k);
@@ -1331,6 +1349,8 @@ static int function_at(struct smap_map *m, uint32_t line, uint32_t column,
 	const struct pp_js_func *of = heading(m, &mp, &ot);
 	if (ot && !g)
 		out->start = of ? 1 : 0;
+	if (ot && !g && !of && at_class(ot, mp.line, mp.column))
+		out->start = -1; /* a default constructor, as above */
 	if (of && !g) {
 		size_t l = pp_js_func_name(ot->s, &ot->toks, of, buf, sizeof(buf));
 		out->name = keep(m, buf, l);

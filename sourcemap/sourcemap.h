@@ -254,7 +254,9 @@ struct smap_function {
 	int from; /* enum smap_name_from */
 	/* Whether V8's position is a function start: in the generated script
 	 * when given, else at the mapped position of the original source: 1
-	 * yes, 0 no, -1 not known (neither text at hand). */
+	 * yes, 0 no, -1 not known (neither text at hand, or a "class" keyword
+	 * in the script: V8 puts there the default constructor of a class
+	 * without one of its own). */
 	int start;
 	/* Whether the map agrees at a function start: the mapped position of
 	 * V8's position lies on the head of a function of the original source

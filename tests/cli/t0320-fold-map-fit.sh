@@ -62,6 +62,24 @@ test_expect_success 'a directory without the script'"'"'s map: where it was look
 	test_cmp expect.err err
 '
 
+# V8 puts the default constructor of a class without one of its own on the
+# "class" keyword, where no function starts: not counted against the map
+# (its only position here), and named by the class when the source has
+# "class NAME" there, an "export" before it included (vite's maps point
+# at the export)
+test_expect_success 'a default constructor: named by its class, not counted against the map' '
+	mkdir -p dc &&
+	printf "var sv=class extends Y{m(){return 1}};" >dc/names.js &&
+	printf "%s" "{\"version\":3,\"file\":\"names.js\",\"sources\":[\"src/p.ts\"],\"sourcesContent\":[\"import { Y } from \\\"./y\\\";\\nexport class Foo extends Y {\\n  m() { return 1 }\\n}\\n\"],\"names\":[],\"mappings\":\"OACA,gBACE\"}" >dc/names.js.map &&
+	printf "%s" "{\"nodes\":[{\"id\":1,\"callFrame\":{\"functionName\":\"(root)\",\"scriptId\":\"0\",\"url\":\"\",\"lineNumber\":-1,\"columnNumber\":-1},\"hitCount\":0,\"children\":[2]},{\"id\":2,\"callFrame\":{\"functionName\":\"sv\",\"scriptId\":\"1\",\"url\":\"names.js\",\"lineNumber\":0,\"columnNumber\":7},\"hitCount\":2}],\"startTime\":0,\"endTime\":2000,\"samples\":[2,2],\"timeDeltas\":[1000,1000]}" >dc.cpuprofile &&
+	echo "Foo src/p.ts:2 1000000" >expect &&
+	pprof-fold -g lines -m dc dc.cpuprofile >actual 2>err &&
+	test_cmp expect actual && test ! -s err &&
+	mv dc/names.js dc-names.js &&
+	pprof-fold -g lines -m dc/names.js.map dc.cpuprofile >actual 2>err &&
+	test_cmp expect actual && test ! -s err
+'
+
 test_expect_success 'the maps that fit give no warning' '
 	for b in esbuild tsc-terser rollup-terser webpack swc vite; do
 		[ -d "$FIX/names/$b" ] || continue
