@@ -225,11 +225,12 @@ static size_t pass_operand(const struct ctx *c, size_t p, bool arrows, size_t *b
  * expression between them: x = c ? f : g, x = a || f, x = a && (f),
  * x = (0, f), x = [f] all name f x (checked with node --cpu-prof), where a
  * call's argument (g(f)) and a function called where it is written are
- * anonymous.  From the function's first token H: the token just after the "=" (or "||=" ...) that holds it, when
- * the walk back passes only conditional and logical operators, their
- * operands, and grouping parentheses and array brackets not called; H
- * itself otherwise, with nothing between or anything else met (an
- * object's key, a statement's start, a call).
+ * anonymous.  From the function's first token H: the token just after the
+ * "=" (or "||=" ...) that holds it, when the walk back passes only
+ * conditional and logical operators, their operands, and grouping
+ * parentheses and array brackets not called; H itself otherwise, with
+ * nothing between or anything else met (an object's key, a statement's
+ * start, a call).
  */
 static size_t through_operators(const struct ctx *c, size_t h)
 {
@@ -299,7 +300,7 @@ static void binding(const struct ctx *c, size_t h, size_t e, struct pp_js_func *
 		return;
 	h = through_operators(c, h);
 	size_t p = h - 1;
-	/* (function () {...}) or (() => ...) bound as a whole: not named */
+	/* x = function, x ||= () => (or through the expressions above) */
 	if (is(c, p, "=") || is(c, p, "||=") || is(c, p, "&&=") || is(c, p, "?\?=")) {
 		if (p == 0)
 			return;
