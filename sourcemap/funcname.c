@@ -1005,6 +1005,32 @@ static size_t mapped_name(struct smap_map *m, const struct text *g, const struct
 		memcpy(buf, f->prefix == 1 ? "get " : "set ", 5);
 		at = 4;
 	}
+	if (f->encl != NIL && !f->ctor) {
+		/* a member binding in a constructor-like function: its name
+		 * first, the original's: the map's name at its token, or the
+		 * token's own text where a segment without a name starts
+		 * (not renamed) or where it names a class (minifiers keep
+		 * those); else none (a minified name says nothing of a
+		 * capital) */
+		struct smap_mapping cm;
+		struct pos cp = tpos(g, f->encl);
+		const struct pp_js_tok *ct = &g->toks.t[f->encl];
+		const char *cs = NULL;
+		size_t cn = 0;
+		bool ex = exact(m, cp.line, cp.col, &cm);
+		if (ex && cm.name) {
+			cs = cm.name;
+			cn = strlen(cs);
+		} else if (ex || f->encl == f->cls) {
+			cs = g->s + ct->off;
+			cn = ct->len;
+		}
+		if (cs && pp_js_name_capital(cs, cn) && at + cn + 1 < cap) {
+			memcpy(buf + at, cs, cn);
+			at += cn;
+			buf[at] = '\0';
+		}
+	}
 	for (uint32_t i = first; i <= end; i += 2) {
 		const struct pp_js_tok *t = &g->toks.t[i];
 		const char *s = g->s + t->off;
@@ -1012,26 +1038,11 @@ static size_t mapped_name(struct smap_map *m, const struct text *g, const struct
 		struct smap_mapping mp;
 		struct pos ip = tpos(g, i);
 		bool ex = exact(m, ip.line, ip.col, &mp);
-		if (i == first && f->this_chain && !f->ctor) {
-			/* this.x: V8 says Class.x in a class, else x */
-			if (f->cls != NIL) {
-				const struct pp_js_tok *ct = &g->toks.t[f->cls];
-				struct smap_mapping cm;
-				const char *cs = g->s + ct->off;
-				size_t cn = ct->len;
-				struct pos cp = tpos(g, f->cls);
-				if (exact(m, cp.line, cp.col, &cm) && cm.name) {
-					cs = cm.name;
-					cn = strlen(cs);
-				}
-				if (at + cn + 1 < cap) {
-					memcpy(buf + at, cs, cn);
-					at += cn;
-					buf[at] = '\0';
-				}
-			}
+		/* this.x: "this" is no part; nor is a "prototype" in
+		 * a.prototype.f (V8 leaves it out) */
+		if ((i == first && f->this_chain && !f->ctor) ||
+		    (i != first && i < end && pp_js_tok_is(g->s, t, "prototype")))
 			continue;
-		}
 		if (i == first && i < end && t->kind == PP_JS_IDENT && !(ex && mp.name) &&
 		    (pp_js_tok_is(g->s, t, "exports") || pp_js_tok_is(g->s, t, "module"))) {
 			/* exports.f = , module.exports.f = : CommonJS's, not the source's */

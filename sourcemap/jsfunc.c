@@ -415,7 +415,8 @@ int pp_js_functions(const char *text, const struct pp_js_toks *v, struct pp_js_f
 		unsigned char ch = (unsigned char)text[c.t[i].off];
 		if (!may_start[ch] || (c.t[i].kind != PP_JS_IDENT && c.t[i].kind != PP_JS_PUNCT))
 			continue;
-		struct pp_js_func f = {NIL, NIL, NIL, NIL, NIL, NIL, NIL, 0, false, false, NIL};
+		struct pp_js_func f = {NIL, NIL, NIL,   NIL,   NIL, NIL,
+				       NIL, 0,   false, false, NIL, NIL};
 		bool dot_before = i > 0 && (is(&c, i - 1, ".") || is(&c, i - 1, "?."));
 
 		if (is(&c, i, "class") && !dot_before) {
@@ -626,6 +627,15 @@ int pp_js_functions(const char *text, const struct pp_js_toks *v, struct pp_js_f
 				break;
 			}
 		}
+		/* a member binding: the name of the function it is in, when
+		 * that is one word (the parent comes first in start order) */
+		if (f->name_tok != NIL && f->chain != f->name_tok && f->parent != NIL) {
+			const struct pp_js_func *pf = &out->f[f->parent];
+			if (pf->ctor)
+				f->encl = pf->cls;
+			else if (pf->chain == pf->name_tok && !pf->prefix)
+				f->encl = pf->name_tok;
+		}
 	}
 	free(fstack);
 	free(cstack);
@@ -689,23 +699,30 @@ size_t pp_js_func_name(const char *text, const struct pp_js_toks *v, const struc
 		return 0;
 	if (f->prefix)
 		at = put(buf, cap, at, f->prefix == 1 ? "get " : "set ", 4);
-	uint32_t i = f->chain;
-	if (f->this_chain) {
-		/* this.x = in a class: V8 says Class.x */
-		i += 2;
-		if (f->cls != NIL) {
-			tok_text(text, &v->t[f->cls], &s, &n);
+	bool part = false; /* a part written: the next one after a "." */
+	if (f->encl != NIL) {
+		tok_text(text, &v->t[f->encl], &s, &n);
+		if (pp_js_name_capital(s, n)) {
 			at = put(buf, cap, at, s, n);
-			at = put(buf, cap, at, ".", 1);
+			part = true;
 		}
 	}
-	for (; i <= f->name_tok; i += 2) {
+	/* this.x: "this" is no part; nor is a "prototype" in a.prototype.f */
+	for (uint32_t i = f->chain + (f->this_chain ? 2 : 0); i <= f->name_tok; i += 2) {
+		if (i != f->chain && i < f->name_tok && pp_js_tok_is(text, &v->t[i], "prototype"))
+			continue;
 		tok_text(text, &v->t[i], &s, &n);
-		at = put(buf, cap, at, s, n);
-		if (i < f->name_tok)
+		if (part)
 			at = put(buf, cap, at, ".", 1);
+		at = put(buf, cap, at, s, n);
+		part = true;
 	}
 	return at;
+}
+
+bool pp_js_name_capital(const char *s, size_t n)
+{
+	return n > 0 && s[0] >= 'A' && s[0] <= 'Z';
 }
 
 const struct pp_js_func *pp_js_func_starting(const struct pp_js_funcs *fs, uint32_t t)

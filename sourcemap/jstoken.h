@@ -110,6 +110,12 @@ struct pp_js_func {
 	bool ctor;          /* a class constructor: named by its class */
 	bool this_chain;    /* the binding starts with "this." */
 	uint32_t cls;       /* the enclosing class's naming token, or UINT32_MAX */
+	/* for a member binding (a.b = , this.x = ): the token that names the
+	 * function it is in (the class's for a constructor), whose name V8
+	 * puts first when it looks like a constructor's (a capital first:
+	 * function Foo () { this.x = function () {} } is Foo.x), or
+	 * UINT32_MAX */
+	uint32_t encl;
 };
 
 struct pp_js_funcs {
@@ -124,6 +130,11 @@ void pp_js_funcs_release(struct pp_js_funcs *fs);
  * CAP); "" for an anonymous function. */
 size_t pp_js_func_name(const char *text, const struct pp_js_toks *v, const struct pp_js_func *f,
 		       char *buf, size_t cap);
+/* Whether V8 takes a function named S (N bytes) for a constructor, whose
+ * name it puts before the member bindings made in it: a capital first
+ * (V8 asks Unicode's uppercase; a name starting with another byte is
+ * taken for none). */
+bool pp_js_name_capital(const char *s, size_t n);
 /* The function whose V8 position is token T, or NULL. */
 const struct pp_js_func *pp_js_func_starting(const struct pp_js_funcs *fs, uint32_t t);
 /* The innermost function whose body holds token T (strictly inside its braces,
