@@ -1306,6 +1306,32 @@ static int function_at(struct smap_map *m, uint32_t line, uint32_t column,
 				of = cand[c].f;
 				ot = cand[c].t;
 			}
+		/* but where a parameter maps, its function is the one: the
+		 * parameters are the function's own, where the body may hold
+		 * another's code (a callee inlined: terser's subscribe holds
+		 * isSubscriber's body and votes for it) */
+		const struct pp_js_tok *st = &g->toks.t[gf->start];
+		uint32_t pa = gf->start, pb = gf->start;
+		if (pp_js_tok_is(g->s, st, "(") && st->match != NIL) {
+			pa = gf->start + 1;
+			pb = st->match;
+		} else if (st->kind == PP_JS_IDENT) {
+			pb = gf->start + 1; /* a lone arrow parameter */
+		}
+		for (uint32_t k = pa; k < pb; k++) {
+			struct smap_mapping pm;
+			struct pos kp = tpos(g, k);
+			if (g->toks.t[k].kind != PP_JS_IDENT || !exact(m, kp.line, kp.col, &pm) ||
+			    !pm.source)
+				continue;
+			struct text *pt;
+			const struct pp_js_func *pf = heading(m, &pm, &pt);
+			if (pf) {
+				of = pf;
+				ot = pt;
+			}
+			break;
+		}
 		if (!of && !have_first) {
 			/* an empty body: the function's own position */
 			struct smap_mapping mp;

@@ -377,6 +377,31 @@ static void test_jstoken_function_at_prepared(void **state)
 	function_at(true);
 }
 
+/* A callee inlined into its caller (terser's isValid holding isDate's
+ * body): the body's mapped tokens vote for the callee, four to two; the
+ * parameter, the function's own, maps into the caller's, which is the
+ * function. */
+static void test_jstoken_function_at_inlined(void **state)
+{
+	(void)state;
+	static const char map[] =
+		"{\"version\":3,\"sources\":[\"a.js\"],\"names\":[\"isValid\"],"
+		"\"sourcesContent\":[\"function isDate(v) { return v instanceof Date; }\\n"
+		"function isValid(d) { return !isDate(d) || d > 0; }\\n\"],"
+		"\"mappings\":\"AACA,SAASA,EAAQ,GAAK,SADM,EAAA,EAAE,WAAW,OACE\"}";
+	static const char gen[] = "function v(t){return!((n=t)instanceof Date)||t>0}";
+	struct smap_map *m = smap_map_new();
+	assert_non_null(m);
+	assert_int_equal(smap_map_parse(m, map, sizeof(map) - 1, 0), SMAP_OK);
+	assert_int_equal(smap_map_set_script(m, gen, sizeof(gen) - 1), SMAP_OK);
+	struct smap_function f;
+	assert_int_equal(smap_function_at(m, 0, 10, &f), SMAP_OK);
+	assert_int_equal(f.start, 1);
+	assert_non_null(f.name);
+	assert_string_equal(f.name, "isValid");
+	smap_map_free(m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -390,6 +415,7 @@ int main(void)
 		cmocka_unit_test(test_jstoken_walk),
 		cmocka_unit_test(test_jstoken_function_at),
 		cmocka_unit_test(test_jstoken_function_at_prepared),
+		cmocka_unit_test(test_jstoken_function_at_inlined),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
