@@ -527,6 +527,26 @@ int pp_js_functions(const char *text, const struct pp_js_toks *v, struct pp_js_f
 			if (p > 0 && is(&c, p - 1, "async") &&
 			    !(kind(&c, p, PP_JS_IDENT) && is(&c, p, "async")))
 				f.start = f.head = (uint32_t)(p - 1);
+			if (p > 1 && (is(&c, p - 1, ">") || is(&c, p - 1, ">>"))) {
+				/* <T,>(a: T) => (TypeScript): its type parameters
+				 * are its head, bound as the arrow is */
+				size_t k = p - 1;
+				int d = 0;
+				for (size_t steps = 0; k > 0 && steps < 256; steps++, k--) {
+					if (is(&c, k, ">"))
+						d++;
+					else if (is(&c, k, ">>"))
+						d += 2;
+					else if (is(&c, k, "<") && --d == 0)
+						break;
+					else if (is(&c, k, ";") || is(&c, k, "{") ||
+						 is(&c, k, "}") || is(&c, k, "="))
+						break;
+				}
+				if (d == 0 && is(&c, k, "<"))
+					f.head = (uint32_t)(k > 0 && is(&c, k - 1, "async") ? k - 1
+											    : k);
+			}
 			if (i + 1 >= c.n)
 				continue;
 			if (is(&c, i + 1, "{") && c.t[i + 1].match != NIL) {

@@ -113,6 +113,11 @@ static void test_jstoken_objects(void **state)
 	NAMES("return a || function () {}", "-@(");
 	NAMES("x = a => b || function () {}", "x@a -@(");
 	NAMES("var z = a[function () {}]", "-@(");
+	/* a generic arrow (TypeScript): its type parameters are its head */
+	NAMES("const f = <T,>(a: T) => a", "f@(");
+	NAMES("const g = <T, U extends Array<T>>(a: T, b: U): U => b", "g@(");
+	NAMES("export const h = async <T>(a: T): Promise<T> => a", "h@(");
+	NAMES("f(<T,>(a: T) => a)", "-@(");
 	/* an object's key through a conditional: V8 says o.q; not guessed */
 	NAMES("var o = { q: c ? () => 1 : 0 }", "-@(");
 }
