@@ -1162,6 +1162,100 @@ int smap_function_at(struct smap_map *m, uint32_t line, uint32_t column,
 	return rc;
 }
 
+/* The original function most of the first VOTES mapped tokens of GF's
+ * body lie in (its nested functions passed), in *OT; the first of those
+ * mappings in *BODY_FIRST (*HAVE_FIRST). */
+static const struct pp_js_func *by_vote(struct smap_map *m, const struct text *g,
+					const struct pp_js_func *gf, struct text **ot,
+					struct smap_mapping *body_first, bool *have_first)
+{
+	struct {
+		const struct pp_js_func *f;
+		struct text *t;
+		unsigned votes;
+	} cand[VOTES];
+	size_t nc = 0, seen = 0;
+	uint32_t i = gf->open == gf->close ? gf->open : gf->open + 1;
+	/* the functions in start order, from the first at or after I on:
+	 * I only grows, so the one starting at I is found by walking on */
+	size_t lo = 0, hi = g->funcs.n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (g->funcs.f[mid].start < i)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	const struct pp_js_func *fk = g->funcs.f + lo, *fend = g->funcs.f + g->funcs.n;
+	for (; i < gf->close + (gf->open == gf->close) && seen < VOTES; i++) {
+		while (fk < fend && fk->start < i)
+			fk++;
+		const struct pp_js_func *nf = fk < fend && fk->start == i ? fk : NULL;
+		if (nf && nf != gf && nf->close >= i) {
+			i = nf->close;
+			continue;
+		}
+		struct smap_mapping mp;
+		struct pos ip = tpos(g, i);
+		if (!exact(m, ip.line, ip.col, &mp))
+			continue;
+		seen++;
+		if (!*have_first) {
+			*body_first = mp;
+			*have_first = true;
+		}
+		struct text *st;
+		const struct pp_js_func *of = holding(m, &mp, &st);
+		if (!of)
+			continue;
+		size_t c;
+		for (c = 0; c < nc; c++)
+			if (cand[c].f == of)
+				break;
+		if (c == nc) {
+			cand[nc].f = of;
+			cand[nc].t = st;
+			cand[nc++].votes = 0;
+		}
+		cand[c].votes++;
+	}
+	const struct pp_js_func *of = NULL;
+	unsigned best = 0;
+	for (size_t c = 0; c < nc; c++)
+		if (cand[c].votes > best) {
+			best = cand[c].votes;
+			of = cand[c].f;
+			*ot = cand[c].t;
+		}
+	return of;
+}
+
+/* The original function whose head holds the first mapped parameter of
+ * GF, in *PT, or NULL.  The parameters are the function's own, where its
+ * body may hold another's code (a callee inlined: terser's subscribe
+ * holds isSubscriber's body, which by_vote() would take). */
+static const struct pp_js_func *by_parameters(struct smap_map *m, const struct text *g,
+					      const struct pp_js_func *gf, struct text **pt)
+{
+	const struct pp_js_tok *st = &g->toks.t[gf->start];
+	uint32_t pa = gf->start, pb = gf->start;
+	if (pp_js_tok_is(g->s, st, "(") && st->match != NIL) {
+		pa = gf->start + 1;
+		pb = st->match;
+	} else if (st->kind == PP_JS_IDENT) {
+		pb = gf->start + 1; /* a lone arrow parameter */
+	}
+	for (uint32_t k = pa; k < pb; k++) {
+		struct smap_mapping pm;
+		struct pos kp = tpos(g, k);
+		if (g->toks.t[k].kind != PP_JS_IDENT || !exact(m, kp.line, kp.col, &pm) ||
+		    !pm.source)
+			continue;
+		return heading(m, &pm, pt);
+	}
+	return NULL;
+}
+
 static int function_at(struct smap_map *m, uint32_t line, uint32_t column,
 		       struct smap_function *out)
 {
@@ -1243,95 +1337,14 @@ static int function_at(struct smap_map *m, uint32_t line, uint32_t column,
 		return SMAP_OK;
 
 	if (gf) {
-		/* the vote of the body's mapped tokens */
-		struct {
-			const struct pp_js_func *f;
-			struct text *t;
-			unsigned votes;
-		} cand[VOTES];
-		size_t nc = 0, seen = 0;
+		/* the parameters' function, else the vote of the body */
 		struct smap_mapping body_first;
 		bool have_first = false;
 		memset(&body_first, 0, sizeof(body_first));
-		uint32_t i = gf->open == gf->close ? gf->open : gf->open + 1;
-		/* the functions in start order, from the first at or after I on:
-		 * I only grows, so the one starting at I is found by walking on */
-		size_t lo = 0, hi = g->funcs.n;
-		while (lo < hi) {
-			size_t mid = lo + (hi - lo) / 2;
-			if (g->funcs.f[mid].start < i)
-				lo = mid + 1;
-			else
-				hi = mid;
-		}
-		const struct pp_js_func *fk = g->funcs.f + lo, *fend = g->funcs.f + g->funcs.n;
-		for (; i < gf->close + (gf->open == gf->close) && seen < VOTES; i++) {
-			while (fk < fend && fk->start < i)
-				fk++;
-			const struct pp_js_func *nf = fk < fend && fk->start == i ? fk : NULL;
-			if (nf && nf != gf && nf->close >= i) {
-				i = nf->close;
-				continue;
-			}
-			struct smap_mapping mp;
-			struct pos ip = tpos(g, i);
-			if (!exact(m, ip.line, ip.col, &mp))
-				continue;
-			seen++;
-			if (!have_first) {
-				body_first = mp;
-				have_first = true;
-			}
-			struct text *st;
-			const struct pp_js_func *of = holding(m, &mp, &st);
-			if (!of)
-				continue;
-			size_t c;
-			for (c = 0; c < nc; c++)
-				if (cand[c].f == of)
-					break;
-			if (c == nc) {
-				cand[nc].f = of;
-				cand[nc].t = st;
-				cand[nc++].votes = 0;
-			}
-			cand[c].votes++;
-		}
-		const struct pp_js_func *of = NULL;
 		struct text *ot = NULL;
-		unsigned best = 0;
-		for (size_t c = 0; c < nc; c++)
-			if (cand[c].votes > best) {
-				best = cand[c].votes;
-				of = cand[c].f;
-				ot = cand[c].t;
-			}
-		/* but where a parameter maps, its function is the one: the
-		 * parameters are the function's own, where the body may hold
-		 * another's code (a callee inlined: terser's subscribe holds
-		 * isSubscriber's body and votes for it) */
-		const struct pp_js_tok *st = &g->toks.t[gf->start];
-		uint32_t pa = gf->start, pb = gf->start;
-		if (pp_js_tok_is(g->s, st, "(") && st->match != NIL) {
-			pa = gf->start + 1;
-			pb = st->match;
-		} else if (st->kind == PP_JS_IDENT) {
-			pb = gf->start + 1; /* a lone arrow parameter */
-		}
-		for (uint32_t k = pa; k < pb; k++) {
-			struct smap_mapping pm;
-			struct pos kp = tpos(g, k);
-			if (g->toks.t[k].kind != PP_JS_IDENT || !exact(m, kp.line, kp.col, &pm) ||
-			    !pm.source)
-				continue;
-			struct text *pt;
-			const struct pp_js_func *pf = heading(m, &pm, &pt);
-			if (pf) {
-				of = pf;
-				ot = pt;
-			}
-			break;
-		}
+		const struct pp_js_func *of = by_parameters(m, g, gf, &ot);
+		if (!of)
+			of = by_vote(m, g, gf, &ot, &body_first, &have_first);
 		if (!of && !have_first) {
 			/* an empty body: the function's own position */
 			struct smap_mapping mp;
