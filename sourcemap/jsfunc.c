@@ -101,6 +101,22 @@ static size_t after_params(const struct ctx *c, size_t i, bool arrow)
 	return NIL;
 }
 
+/* The "<" that opens the type parameters closed by token K (">" or
+ * ">>": <T, U extends A<T> = B>), or NIL: none within 256 tokens back. */
+static size_t type_params_open(const struct ctx *c, size_t k)
+{
+	int d = 0;
+	for (size_t steps = 0; k > 0 && steps < 256; steps++, k--) {
+		if (is(c, k, ">"))
+			d++;
+		else if (is(c, k, ">>"))
+			d += 2;
+		else if (is(c, k, "<") && --d == 0)
+			return k;
+	}
+	return NIL;
+}
+
 /* The last token of the concise arrow body starting at I. */
 static size_t concise_end(const struct ctx *c, size_t i)
 {
@@ -530,20 +546,8 @@ int pp_js_functions(const char *text, const struct pp_js_toks *v, struct pp_js_f
 			if (p > 1 && (is(&c, p - 1, ">") || is(&c, p - 1, ">>"))) {
 				/* <T,>(a: T) => (TypeScript): its type parameters
 				 * are its head, bound as the arrow is */
-				size_t k = p - 1;
-				int d = 0;
-				for (size_t steps = 0; k > 0 && steps < 256; steps++, k--) {
-					if (is(&c, k, ">"))
-						d++;
-					else if (is(&c, k, ">>"))
-						d += 2;
-					else if (is(&c, k, "<") && --d == 0)
-						break;
-					else if (is(&c, k, ";") || is(&c, k, "{") ||
-						 is(&c, k, "}") || is(&c, k, "="))
-						break;
-				}
-				if (d == 0 && is(&c, k, "<"))
+				size_t k = type_params_open(&c, p - 1);
+				if (k != NIL)
 					f.head = (uint32_t)(k > 0 && is(&c, k - 1, "async") ? k - 1
 											    : k);
 			}
@@ -565,16 +569,10 @@ int pp_js_functions(const char *text, const struct pp_js_toks *v, struct pp_js_f
 			/* a method: KEY ( ... ) [: T] { */
 			size_t k = i - 1;
 			if (is(&c, k, ">")) { /* m<T>( */
-				int d = 0;
-				for (; k > 0; k--) {
-					if (is(&c, k, ">"))
-						d++;
-					else if (is(&c, k, "<") && --d == 0)
-						break;
-				}
-				if (k == 0)
+				size_t lt = type_params_open(&c, k);
+				if (lt == NIL || lt == 0)
 					continue;
-				k--;
+				k = lt - 1;
 			}
 			size_t key = k;
 			if (is(&c, k, "]") && c.t[k].match != NIL)

@@ -118,6 +118,10 @@ static void test_jstoken_objects(void **state)
 	NAMES("const g = <T, U extends Array<T>>(a: T, b: U): U => b", "g@(");
 	NAMES("export const h = async <T>(a: T): Promise<T> => a", "h@(");
 	NAMES("f(<T,>(a: T) => a)", "-@(");
+	/* a ">>" closing two type parameter lists before a method's or a
+	 * function's "(": no method named after an inner type */
+	NAMES("class P { m<T extends A<B<C>>, D>(a) {} }", "m@(");
+	NAMES("function u<N, L extends Y<Z<N, K>>, M>(a) {}", "u@(");
 	/* an object's key through a conditional: V8 says o.q; not guessed */
 	NAMES("var o = { q: c ? () => 1 : 0 }", "-@(");
 }
