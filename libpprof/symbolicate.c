@@ -825,58 +825,6 @@ static int check_fit(struct symb *y, struct fpos *a, size_t n)
 	return PPROF_OK;
 }
 
-/* A class without a constructor of its own: V8 puts its default
- * constructor (a heap snapshot's class location) on the "class" keyword,
- * where no function of the source starts.  The class's name when the
- * original source has "class NAME" at the mapped position (or "export
- * class NAME", "export default class NAME"), else NULL. */
-static const char *class_at(const struct smap_map *m, const struct smap_mapping *mp,
-			    size_t *len)
-{
-	size_t n;
-	const char *t = smap_map_source_content(m, mp->source_index, &n);
-	if (!t)
-		return NULL;
-	const char *e = t + n;
-	for (uint32_t l = 0; l < mp->line; l++) {
-		const char *nl = memchr(t, '\n', (size_t)(e - t));
-		if (!nl)
-			return NULL;
-		t = nl + 1;
-	}
-	/* UTF-16 units to bytes: a 4-byte sequence is two units */
-	for (uint32_t c = 0; c < mp->column && t < e && *t != '\n';) {
-		unsigned char b = (unsigned char)*t++;
-		if ((b & 0xc0) != 0x80)
-			c += b >= 0xf0 ? 2 : 1;
-	}
-	/* the map may point at an export before it (vite's does) */
-	static const char *const pre[] = {"export", "default"};
-	for (size_t k = 0; k < 2; k++) {
-		size_t w = strlen(pre[k]);
-		if (e - t > (ptrdiff_t)w && memcmp(t, pre[k], w) == 0 &&
-		    (t[w] == ' ' || t[w] == '\t')) {
-			t += w;
-			while (t < e && (*t == ' ' || *t == '\t'))
-				t++;
-		}
-	}
-	if (e - t < 6 || memcmp(t, "class", 5) != 0 || (t[5] != ' ' && t[5] != '\t'))
-		return NULL;
-	t += 6;
-	while (t < e && (*t == ' ' || *t == '\t'))
-		t++;
-	const char *b = t;
-	while (t < e && ((*t >= 'a' && *t <= 'z') || (*t >= 'A' && *t <= 'Z') ||
-			 (*t >= '0' && *t <= '9') || *t == '_' || *t == '$' ||
-			 (unsigned char)*t >= 0x80))
-		t++;
-	if (t == b || (*b >= '0' && *b <= '9') || (t - b == 7 && memcmp(b, "extends", 7) == 0))
-		return NULL;
-	*len = (size_t)(t - b);
-	return b;
-}
-
 static int symbolicate_frame(struct symb *y, uint32_t fid, uint32_t *out, bool *nocolumn)
 {
 	struct pprof_profile *p = y->p;
@@ -947,8 +895,6 @@ static int symbolicate_frame(struct symb *y, uint32_t fid, uint32_t *out, bool *
 		if (fn.name) {
 			name = fn.name[0] ? fn.name : "(anonymous)";
 			namelen = strlen(name);
-		} else {
-			name = class_at(m, &mp, &namelen);
 		}
 	}
 	/* a generated position in a datadog name is no name for the original:

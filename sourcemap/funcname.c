@@ -680,8 +680,11 @@ static bool tok_exact(const struct text *t, uint32_t line, uint32_t col, size_t 
 }
 
 /* Whether LINE:COL of T is a "class" keyword, or an "export" or "export
- * default" before one (where a map may put a class's head). */
-static bool at_class(const struct text *t, uint32_t line, uint32_t col)
+ * default" before one (where a map may put a class's head), and the
+ * keyword's token in *CLS.  V8 puts there the default constructor of a
+ * class without one of its own (a heap snapshot's class location too),
+ * where no function of the text starts. */
+static bool at_class(const struct text *t, uint32_t line, uint32_t col, size_t *cls)
 {
 	size_t i;
 	if (!tok_exact(t, line, col, &i))
@@ -690,7 +693,22 @@ static bool at_class(const struct text *t, uint32_t line, uint32_t col)
 		i++;
 	if (i + 1 < t->toks.n && pp_js_tok_is(t->s, &t->toks.t[i], "default"))
 		i++;
+	*cls = i;
 	return pp_js_tok_is(t->s, &t->toks.t[i], "class");
+}
+
+/* The token that names the class whose "class" keyword is token I, or
+ * NULL: V8 names a default constructor by its class ("class extends Y"
+ * has none). */
+static const struct pp_js_tok *class_name(const struct text *t, size_t i)
+{
+	if (i + 1 >= t->toks.n)
+		return NULL;
+	const struct pp_js_tok *k = &t->toks.t[i + 1];
+	if (k->kind != PP_JS_IDENT || pp_js_tok_is(t->s, k, "extends") ||
+	    pp_js_tok_is(t->s, k, "implements"))
+		return NULL;
+	return k;
 }
 
 struct named_src {
@@ -1286,7 +1304,8 @@ static int function_at(struct smap_map *m, uint32_t line, uint32_t column,
 		out->start = gf || (line == 0 && column == 0) ? 1 : 0;
 		/* V8's default constructor of a class without one of its own
 		 * (no function of the text starts there): not known */
-		if (!gf && at_class(g, line, column))
+		size_t ci;
+		if (!gf && at_class(g, line, column, &ci))
 			out->start = -1;
 		if (gf) {
 			size_t k = pp_js_func_name(g->s, &g->toks, gf, buf, sizeof(buf));
@@ -1399,8 +1418,21 @@ static int function_at(struct smap_map *m, uint32_t line, uint32_t column,
 	const struct pp_js_func *of = heading(m, &mp, &ot);
 	if (ot && !g)
 		out->start = of ? 1 : 0;
-	if (ot && !g && !of && at_class(ot, mp.line, mp.column))
-		out->start = -1; /* a default constructor, as above */
+	/* a default constructor, as above: named by its class when the
+	 * original has "class NAME" at the mapped position (vite's maps
+	 * point at an "export" before it) */
+	size_t ci;
+	if (ot && !of && (!g || out->start == -1) && at_class(ot, mp.line, mp.column, &ci)) {
+		if (!g)
+			out->start = -1;
+		const struct pp_js_tok *k = class_name(ot, ci);
+		if (k) {
+			if (!(out->name = keep(m, ot->s + k->off, k->len)))
+				return pp_smap_fail(m, SMAP_ENOMEM, "out of memory");
+			out->from = SMAP_FROM_SOURCE;
+		}
+		return SMAP_OK;
+	}
 	if (of && !g) {
 		size_t l = pp_js_func_name(ot->s, &ot->toks, of, buf, sizeof(buf));
 		out->name = keep(m, buf, l);

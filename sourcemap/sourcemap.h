@@ -248,8 +248,9 @@ enum smap_name_from {
 struct smap_function {
 	/* The function's name as V8 names it in an unminified build
 	 * ("busyLoop", "get size", "registry.encodeAll", "Matrix" for a
-	 * constructor), "" for an anonymous function, NULL when not known.
-	 * Owned by the map. */
+	 * constructor, and for a default constructor: V8's position on the
+	 * "class" keyword of "class Matrix"), "" for an anonymous function,
+	 * NULL when not known.  Owned by the map. */
 	const char *name;
 	int from; /* enum smap_name_from */
 	/* Whether V8's position is a function start: in the generated script

@@ -168,6 +168,21 @@ test_expect_success '--function: an inline callback is (anonymous), a constructo
 	test_cmp expect actual
 '
 
+# V8 puts a class's default constructor on its "class" keyword: named by
+# the class, as pprof-fold -m names that frame (t0320), with the script
+# beside the map and without it
+test_expect_success '--function: a default constructor is named by its class' '
+	mkdir -p dc &&
+	printf "var sv=class extends Y{m(){return 1}};" >dc/names.js &&
+	printf "%s" "{\"version\":3,\"file\":\"names.js\",\"sources\":[\"src/p.ts\"],\"sourcesContent\":[\"import { Y } from \\\"./y\\\";\\nexport class Foo extends Y {\\n  m() { return 1 }\\n}\\n\"],\"names\":[],\"mappings\":\"OACA,gBACE\"}" >dc/names.js.map &&
+	printf "%s\n" "src/p.ts:2:1 Foo" "src/p.ts:3:3 m" >expect &&
+	sourcemap-lookup --function dc/names.js.map 1:8 1:25 >actual &&
+	test_cmp expect actual &&
+	rm dc/names.js &&
+	sourcemap-lookup --function dc/names.js.map 1:8 1:25 >actual &&
+	test_cmp expect actual
+'
+
 test_expect_success '--script that cannot be read is an error' '
 	test_fails 1 sourcemap-lookup --function --script=nope.js "$FIX/worker/worker.js.map" 1:1 &&
 	grep -q "nope.js: No such file" err
