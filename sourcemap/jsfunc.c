@@ -303,6 +303,64 @@ static size_t through_operators(const struct ctx *c, size_t h)
 	return h;
 }
 
+/* Whether the brackets OPEN .. CLOSE hold a key V8 names a member by: a
+ * string or a template without substitutions, written without escapes
+ * (V8 takes their value: a['x'] is a.x), or any other expression (V8
+ * says <computed>: a[1], a[k], a[Symbol.iterator]).  Not an empty pair, nor
+ * a literal with an escape (its value is not decoded here). */
+static bool key_known(const struct ctx *c, size_t open, size_t close)
+{
+	if (close <= open + 1)
+		return false;
+	if (close == open + 2 &&
+	    (kind(c, open + 1, PP_JS_STRING) || kind(c, open + 1, PP_JS_TEMPLATE))) {
+		const struct pp_js_tok *t = &c->t[open + 1];
+		return t->len >= 2 && !memchr(c->s + t->off, '\\', t->len);
+	}
+	return true;
+}
+
+/*
+ * The first token of the member chain that ends at token Q (an identifier,
+ * a #private name, or the "]" of a computed key) as V8 names an assignment
+ * to it: a.b.c, this.x, a.b[k], x[0].d, Foo.prototype[Symbol.iterator];
+ * NIL when Q ends no such chain, and for a chain behind a call or anything
+ * else V8 names otherwise (f().a) when it does not start at Q.
+ */
+static size_t member_chain(const struct ctx *c, size_t q)
+{
+	size_t first = q;
+	for (size_t steps = 0; steps < 256; steps++) {
+		if (is(c, first, "]")) {
+			uint32_t open = c->t[first].match;
+			if (open == NIL || open >= first || open == 0 || !key_known(c, open, first))
+				return NIL;
+			size_t obj = open - 1;
+			/* the object: a name (not a keyword: return [a] = is an
+			 * array), or another member's "]" */
+			if (!(is(c, obj, "]") || kind(c, obj, PP_JS_PRIVATE) ||
+			      (kind(c, obj, PP_JS_IDENT) && !not_key(c, obj))))
+				return NIL;
+			first = obj;
+			continue;
+		}
+		if (!(kind(c, first, PP_JS_IDENT) || kind(c, first, PP_JS_PRIVATE)))
+			return NIL;
+		if (first >= 2 && is(c, first - 1, ".") &&
+		    (kind(c, first - 2, PP_JS_IDENT) || kind(c, first - 2, PP_JS_PRIVATE) ||
+		     is(c, first - 2, "]"))) {
+			first -= 2;
+			continue;
+		}
+		/* f().a = (and the like): V8 names such a function by parts
+		 * not read here; its last part, as before */
+		if (first >= 1 && is(c, first - 1, "."))
+			return first == q ? q : NIL;
+		return first;
+	}
+	return NIL;
+}
+
 /*
  * The binding of a function expression whose first token is H and last E
  * (NIL when not known): what it is assigned to (x = , a.b.c = ,
@@ -321,10 +379,12 @@ static void binding(const struct ctx *c, size_t h, size_t e, struct pp_js_func *
 		if (p == 0)
 			return;
 		size_t q = p - 1;
-		/* const x: Type = ...: back over the type to "x :" */
-		if (!(kind(c, q, PP_JS_IDENT) || kind(c, q, PP_JS_PRIVATE)) ||
-		    (q > 0 && (is(c, q - 1, ":") || is(c, q - 1, "=>") || is(c, q - 1, "|") ||
-			       is(c, q - 1, "&")))) {
+		/* a[k] = (a computed member), else const x: Type = ...: back
+		 * over the type to "x :" */
+		size_t keyed = is(c, q, "]") ? member_chain(c, q) : NIL;
+		if (keyed == NIL && (!(kind(c, q, PP_JS_IDENT) || kind(c, q, PP_JS_PRIVATE)) ||
+				     (q > 0 && (is(c, q - 1, ":") || is(c, q - 1, "=>") ||
+						is(c, q - 1, "|") || is(c, q - 1, "&"))))) {
 			size_t k = q;
 			bool found = false;
 			for (size_t steps = 0; k > 0 && steps < 256; steps++) {
@@ -350,18 +410,14 @@ static void binding(const struct ctx *c, size_t h, size_t e, struct pp_js_func *
 			if (!found || !(kind(c, q, PP_JS_IDENT) || kind(c, q, PP_JS_PRIVATE)))
 				return;
 		}
-		if (is(c, q, "]"))
-			return;
-		f->name_tok = (uint32_t)q;
-		f->chain = (uint32_t)q;
-		/* a.b.c: back to the first identifier */
-		while (f->chain >= 2 && is(c, f->chain - 1, ".") &&
-		       (kind(c, f->chain - 2, PP_JS_IDENT) || kind(c, f->chain - 2, PP_JS_PRIVATE)))
-			f->chain -= 2;
-		if (f->chain >= 1 && is(c, f->chain - 1, ".")) {
-			/* x[0].a = or f().a =: V8 names such a function by its last part */
-			f->chain = f->name_tok;
+		size_t first = keyed != NIL ? keyed : member_chain(c, q);
+		if (first == NIL) {
+			if (is(c, q, "]"))
+				return;
+			first = q;
 		}
+		f->name_tok = (uint32_t)q;
+		f->chain = (uint32_t)first;
 		if (f->chain != f->name_tok && is(c, f->chain, "this"))
 			f->this_chain = true;
 		return;
@@ -725,11 +781,38 @@ size_t pp_js_func_name(const char *text, const struct pp_js_toks *v, const struc
 			part = true;
 		}
 	}
-	/* this.x: "this" is no part; nor is a "prototype" in a.prototype.f */
-	for (uint32_t i = f->chain + (f->this_chain ? 2 : 0); i <= f->name_tok; i += 2) {
-		if (i != f->chain && i < f->name_tok && pp_js_tok_is(text, &v->t[i], "prototype"))
+	/* this.x: "this" is no part; nor is a "prototype" in a.prototype.f;
+	 * a computed key is its string's value or "<computed>" (member_chain()
+	 * took only such keys) */
+	for (uint32_t i = f->chain + (f->this_chain ? 1 : 0); i <= f->name_tok;) {
+		const struct pp_js_tok *t = &v->t[i];
+		if (pp_js_tok_is(text, t, ".")) {
+			i++;
 			continue;
-		tok_text(text, &v->t[i], &s, &n);
+		}
+		if (pp_js_tok_is(text, t, "[") && t->match != UINT32_MAX && t->match > i &&
+		    t->match <= f->name_tok) {
+			const struct pp_js_tok *k = &v->t[i + 1];
+			if (t->match == i + 2 &&
+			    (k->kind == PP_JS_STRING || k->kind == PP_JS_TEMPLATE) && k->len >= 2) {
+				s = text + k->off + 1;
+				n = k->len - 2;
+				const char *z = memchr(s, '\0', n);
+				if (z)
+					n = (size_t)(z - s);
+			} else {
+				s = "<computed>";
+				n = 10;
+			}
+			i = t->match + 1;
+		} else {
+			if (i != f->chain && i < f->name_tok && pp_js_tok_is(text, t, "prototype")) {
+				i++;
+				continue;
+			}
+			tok_text(text, t, &s, &n);
+			i++;
+		}
 		if (part)
 			at = put(buf, cap, at, ".", 1);
 		at = put(buf, cap, at, s, n);

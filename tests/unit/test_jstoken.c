@@ -124,6 +124,26 @@ static void test_jstoken_objects(void **state)
 	NAMES("function u<N, L extends Y<Z<N, K>>, M>(a) {}", "u@(");
 	/* an object's key through a conditional: V8 says o.q; not guessed */
 	NAMES("var o = { q: c ? () => 1 : 0 }", "-@(");
+	/* a computed member (node --cpu-prof): a string's or a plain
+	 * template's value, else <computed>; "prototype" left out, "this" too,
+	 * a capitalized enclosing function put first */
+	NAMES("a['lit'] = function () {}", "a.lit@(");
+	NAMES("a[`t`] = () => 1", "a.t@(");
+	NAMES("e2['a.b'] = () => 1", "e2.a.b@(");
+	NAMES("h[''] = () => 1", "h.@(");
+	NAMES("a[1] = () => 1", "a.<computed>@(");
+	NAMES("handlers[key] = () => 1", "handlers.<computed>@(");
+	NAMES("a[k + 'x'] = () => 1", "a.<computed>@(");
+	NAMES("a.b[k] = function () {}", "a.b.<computed>@(");
+	NAMES("a.c[0].d = function () {}", "a.c.<computed>.d@(");
+	NAMES("Foo.prototype[Symbol.iterator] = function () {}", "Foo.<computed>@(");
+	NAMES("function Cap() { this.q[k] = function () {} }", "Cap@( Cap.q.<computed>@(");
+	NAMES("function low() { this[k] = function () {} }", "low@( <computed>@(");
+	/* not named so: an escaped key (V8 takes its value, not decoded
+	 * here), an array pattern, a type */
+	NAMES("e['a\\u0062'] = () => 1", "-@(");
+	NAMES("return [a] = function () {}", "-@(");
+	NAMES("const t: F[] = function () {}", "t@(");
 }
 
 static void test_jstoken_classes(void **state)
