@@ -431,6 +431,33 @@ static void test_jstoken_function_at_inlined(void **state)
 	smap_map_free(m);
 }
 
+/* MAP parsed, with SCRIPT (or NULL) as its generated script. */
+static struct smap_map *map_with(const char *map, const char *script)
+{
+	struct smap_map *m = smap_map_new();
+	assert_non_null(m);
+	assert_int_equal(smap_map_parse(m, map, strlen(map), 0), SMAP_OK);
+	if (script)
+		assert_int_equal(smap_map_set_script(m, script, strlen(script)), SMAP_OK);
+	return m;
+}
+
+/* What smap_function_at() says of 0:COL of M: START, and NAME (NULL:
+ * none); where the name came from. */
+static int function_is(struct smap_map *m, uint32_t col, int start, const char *name)
+{
+	struct smap_function f;
+	assert_int_equal(smap_function_at(m, 0, col, &f), SMAP_OK);
+	assert_int_equal(f.start, start);
+	if (!name) {
+		assert_null(f.name);
+		return f.from;
+	}
+	assert_non_null(f.name);
+	assert_string_equal(f.name, name);
+	return f.from;
+}
+
 /* A class without a constructor of its own: V8 puts its default
  * constructor on the "class" keyword, where no function starts, and names
  * it by the class; the map points at the "export" before "class Foo"
@@ -449,43 +476,18 @@ static void test_jstoken_function_at_default_ctor(void **state)
 		"\"mappings\":\"OAAA,gBACE\"}";
 	static const char gen[] = "var sv=class extends Y{m(){return 1}};";
 	for (int script = 0; script < 2; script++) {
-		struct smap_map *m = smap_map_new();
-		assert_non_null(m);
-		assert_int_equal(smap_map_parse(m, map, sizeof(map) - 1, 0), SMAP_OK);
-		if (script)
-			assert_int_equal(smap_map_set_script(m, gen, sizeof(gen) - 1), SMAP_OK);
-		struct smap_function f;
-		assert_int_equal(smap_function_at(m, 0, 7, &f), SMAP_OK);
-		assert_int_equal(f.start, -1);
-		assert_non_null(f.name);
-		assert_string_equal(f.name, "Foo");
-		assert_int_equal(f.from, SMAP_FROM_SOURCE);
-		assert_int_equal(smap_function_at(m, 0, 24, &f), SMAP_OK);
-		assert_non_null(f.name);
-		assert_string_equal(f.name, "m");
+		struct smap_map *m = map_with(map, script ? gen : NULL);
+		assert_int_equal(function_is(m, 7, -1, "Foo"), SMAP_FROM_SOURCE);
+		function_is(m, 24, 1, "m");
 		smap_map_free(m);
-
-		m = smap_map_new();
-		assert_non_null(m);
-		assert_int_equal(smap_map_parse(m, anon, sizeof(anon) - 1, 0), SMAP_OK);
-		if (script)
-			assert_int_equal(smap_map_set_script(m, gen, sizeof(gen) - 1), SMAP_OK);
-		assert_int_equal(smap_function_at(m, 0, 7, &f), SMAP_OK);
-		assert_int_equal(f.start, -1);
-		assert_null(f.name);
+		m = map_with(anon, script ? gen : NULL);
+		function_is(m, 7, -1, NULL);
 		smap_map_free(m);
 	}
 	/* a script whose position is no "class" keyword (the "=" before
 	 * it): not a function start, not named, though the map points there */
-	static const char shifted[] = "var sv =class extends Y{m(){return 1}};";
-	struct smap_map *m = smap_map_new();
-	assert_non_null(m);
-	assert_int_equal(smap_map_parse(m, map, sizeof(map) - 1, 0), SMAP_OK);
-	assert_int_equal(smap_map_set_script(m, shifted, sizeof(shifted) - 1), SMAP_OK);
-	struct smap_function f;
-	assert_int_equal(smap_function_at(m, 0, 7, &f), SMAP_OK);
-	assert_int_equal(f.start, 0);
-	assert_null(f.name);
+	struct smap_map *m = map_with(map, "var sv =class extends Y{m(){return 1}};");
+	function_is(m, 7, 0, NULL);
 	smap_map_free(m);
 }
 
