@@ -679,22 +679,21 @@ static bool tok_exact(const struct text *t, uint32_t line, uint32_t col, size_t 
 	return p.line == line && p.col == col;
 }
 
-/* Whether LINE:COL of T is a "class" keyword, or an "export" or "export
- * default" before one (where a map may put a class's head), and the
- * keyword's token in *CLS.  V8 puts there the default constructor of a
- * class without one of its own (a heap snapshot's class location too),
- * where no function of the text starts. */
-static bool at_class(const struct text *t, uint32_t line, uint32_t col, size_t *cls)
+/* The "class" keyword at LINE:COL of T, or after an "export" or "export
+ * default" there (where a map may put a class's head), else NIL.  V8 puts
+ * there the default constructor of a class without one of its own (a
+ * heap snapshot's class location too), where no function of the text
+ * starts. */
+static size_t class_keyword(const struct text *t, uint32_t line, uint32_t col)
 {
 	size_t i;
 	if (!tok_exact(t, line, col, &i))
-		return false;
+		return NIL;
 	if (i + 1 < t->toks.n && pp_js_tok_is(t->s, &t->toks.t[i], "export"))
 		i++;
 	if (i + 1 < t->toks.n && pp_js_tok_is(t->s, &t->toks.t[i], "default"))
 		i++;
-	*cls = i;
-	return pp_js_tok_is(t->s, &t->toks.t[i], "class");
+	return pp_js_tok_is(t->s, &t->toks.t[i], "class") ? i : NIL;
 }
 
 /* The token that names the class whose "class" keyword is token I, or
@@ -1304,8 +1303,7 @@ static int function_at(struct smap_map *m, uint32_t line, uint32_t column,
 		out->start = gf || (line == 0 && column == 0) ? 1 : 0;
 		/* V8's default constructor of a class without one of its own
 		 * (no function of the text starts there): not known */
-		size_t ci;
-		if (!gf && at_class(g, line, column, &ci))
+		if (!gf && class_keyword(g, line, column) != NIL)
 			out->start = -1;
 		if (gf) {
 			size_t k = pp_js_func_name(g->s, &g->toks, gf, buf, sizeof(buf));
@@ -1421,8 +1419,9 @@ static int function_at(struct smap_map *m, uint32_t line, uint32_t column,
 	/* a default constructor, as above: named by its class when the
 	 * original has "class NAME" at the mapped position (vite's maps
 	 * point at an "export" before it) */
-	size_t ci;
-	if (ot && !of && (!g || out->start == -1) && at_class(ot, mp.line, mp.column, &ci)) {
+	size_t ci = ot && !of && (!g || out->start == -1) ? class_keyword(ot, mp.line, mp.column)
+							  : NIL;
+	if (ci != NIL) {
 		if (!g)
 			out->start = -1;
 		const struct pp_js_tok *k = class_name(ot, ci);

@@ -325,7 +325,7 @@ static bool key_known(const struct ctx *c, size_t open, size_t close)
  * a #private name, or the "]" of a computed key) as V8 names an assignment
  * to it: a.b.c, this.x, a.b[k], x[0].d, Foo.prototype[Symbol.iterator];
  * NIL when Q ends no such chain, and for a chain behind a call or anything
- * else V8 names otherwise (f().a) when it does not start at Q.
+ * else V8 names otherwise (f().a).
  */
 static size_t member_chain(const struct ctx *c, size_t q)
 {
@@ -353,10 +353,8 @@ static size_t member_chain(const struct ctx *c, size_t q)
 			continue;
 		}
 		/* f().a = (and the like): V8 names such a function by parts
-		 * not read here; its last part, as before */
-		if (first >= 1 && is(c, first - 1, "."))
-			return first == q ? q : NIL;
-		return first;
+		 * not read here (binding() takes its last part) */
+		return first >= 1 && is(c, first - 1, ".") ? NIL : first;
 	}
 	return NIL;
 }
@@ -739,14 +737,14 @@ static size_t put(char *buf, size_t cap, size_t at, const char *s, size_t n)
 	return at + n;
 }
 
-/* A token's text as a name part: a string key without its quotes, and
- * up to a NUL byte in it (a name is a C string: its length must be its
- * strlen()). */
+/* A token's text as a name part: a string key (or a computed key's plain
+ * template) without its quotes, and up to a NUL byte in it (a name is a C
+ * string: its length must be its strlen()). */
 static void tok_text(const char *text, const struct pp_js_tok *t, const char **s, size_t *n)
 {
 	*s = text + t->off;
 	*n = t->len;
-	if (t->kind == PP_JS_STRING && *n >= 2) {
+	if ((t->kind == PP_JS_STRING || t->kind == PP_JS_TEMPLATE) && *n >= 2) {
 		(*s)++;
 		*n -= 2;
 		const char *z = memchr(*s, '\0', *n);
@@ -794,12 +792,8 @@ size_t pp_js_func_name(const char *text, const struct pp_js_toks *v, const struc
 		    t->match <= f->name_tok) {
 			const struct pp_js_tok *k = &v->t[i + 1];
 			if (t->match == i + 2 &&
-			    (k->kind == PP_JS_STRING || k->kind == PP_JS_TEMPLATE) && k->len >= 2) {
-				s = text + k->off + 1;
-				n = k->len - 2;
-				const char *z = memchr(s, '\0', n);
-				if (z)
-					n = (size_t)(z - s);
+			    (k->kind == PP_JS_STRING || k->kind == PP_JS_TEMPLATE)) {
+				tok_text(text, k, &s, &n);
 			} else {
 				s = "<computed>";
 				n = 10;
