@@ -868,6 +868,145 @@ int pp_locwalk_node(struct pprof_profile *p, struct pp_locwalk *w, const uint32_
 	return PPROF_OK;
 }
 
+/* Path PS ahead until it waits for memory it asked for, or is done (see
+ * pp_locwalk_ahead()). */
+static void ahead_step(struct pprof_profile *p, const struct pp_idhash *t, struct pp_locwalk *w,
+		       struct pp_locpath *ps)
+{
+	uint32_t mask = t->cap - 1;
+	for (;;) {
+		if (ps->d == ps->n) {
+			ps->done = true;
+			return;
+		}
+		struct pp_loc *loc = &w->locs[ps->stack[ps->n - 1 - ps->d]];
+		if (ps->stage == 0 && !ps->counted) {
+			unsigned m = 0;
+			while (m < PP_MEMO && !(loc->memo[m][0] == ps->node && loc->memo[m][1]))
+				m++;
+			if (m < PP_MEMO) {
+				uint32_t to = loc->memo[m][1];
+				if (m)
+					memo_front(loc, m, ps->node, to);
+				ps->node = to;
+				ps->d++;
+				if (ps->d + LOC_AHEAD - 1 < ps->n)
+					prefetch_loc(&w->locs[ps->stack[ps->n - ps->d - LOC_AHEAD]]);
+				continue;
+			}
+			ps->from = ps->node;
+			ps->steps += loc->n;
+			ps->counted = true;
+			ps->k = 0;
+		}
+		if (ps->stage == 0 && ps->k == loc->n) {
+			memo_front(loc, PP_MEMO - 1, ps->from, ps->node);
+			ps->counted = false;
+			ps->k = 0;
+			ps->d++;
+			if (ps->d + LOC_AHEAD - 1 < ps->n)
+				prefetch_loc(&w->locs[ps->stack[ps->n - ps->d - LOC_AHEAD]]);
+			continue;
+		}
+		uint32_t frame = w->frames[loc->off + ps->k];
+		uint64_t mix = hash_mix(((uint64_t)ps->node << 32) | frame);
+		if (ps->stage == 0) {
+			ps->slot = (uint32_t)mix & mask;
+			ps->stage = 1;
+			__builtin_prefetch(&t->slots[ps->slot]);
+			return;
+		}
+		uint32_t tag = idhash_tag(mix, t->cap);
+		if (ps->stage == 2) {
+			const struct pp_node *nd = &p->nodes[(t->slots[ps->slot] & mask) - 1];
+			if (nd->parent == ps->node && nd->frame == frame) {
+				ps->node = (uint32_t)(nd - p->nodes);
+				ps->k++;
+				ps->stage = 0;
+				continue;
+			}
+			ps->slot = (ps->slot + 1) & mask;
+			ps->stage = 1;
+		}
+		uint32_t v;
+		while ((v = t->slots[ps->slot]) && (v & ~mask) != tag)
+			ps->slot = (ps->slot + 1) & mask;
+		if (!v) { /* not in the tree: the rest is to make */
+			ps->stage = 0;
+			ps->done = true;
+			return;
+		}
+		ps->stage = 2;
+		__builtin_prefetch(&p->nodes[(v & mask) - 1]);
+		return;
+	}
+}
+
+void pp_locwalk_ahead(struct pprof_profile *p, struct pp_locwalk *w, struct pp_locpath *ps, size_t n)
+{
+	const struct pp_idhash *t = p->nodehash;
+	size_t active = 0;
+	for (size_t i = 0; i < n; i++) {
+		struct pp_locpath *x = &ps[i];
+		x->d = x->k = x->node = x->from = x->slot = 0;
+		x->stage = 0;
+		x->counted = false;
+		x->steps = 0;
+		/* without the index (built at the first look-up) the finish
+		 * does all */
+		x->done = !t || !x->n;
+		active += !x->done;
+		for (size_t k = 0; k < x->n && k < LOC_AHEAD; k++)
+			prefetch_loc(&w->locs[x->stack[x->n - 1 - k]]);
+	}
+	while (active)
+		for (size_t i = 0; i < n; i++)
+			if (!ps[i].done) {
+				ahead_step(p, t, w, &ps[i]);
+				active -= ps[i].done;
+			}
+}
+
+int pp_locwalk_finish(struct pprof_profile *p, struct pp_locwalk *w, struct pp_locpath *ps,
+		      uint64_t offset, uint32_t *out)
+{
+	w->prevn = 0;
+	w->steps += ps->steps;
+	if (w->steps > w->maxsteps)
+		return pp_steps_exceeded(p, offset, w->maxsteps, w->inlen);
+	uint32_t node = ps->node, from = ps->from, k = ps->k;
+	bool counted = ps->counted;
+	for (size_t d = ps->d; d < ps->n; d++) {
+		struct pp_loc *loc = &w->locs[ps->stack[ps->n - 1 - d]];
+		if (!counted) {
+			unsigned m = 0;
+			while (m < PP_MEMO && !(loc->memo[m][0] == node && loc->memo[m][1]))
+				m++;
+			if (m < PP_MEMO) {
+				uint32_t to = loc->memo[m][1];
+				if (m)
+					memo_front(loc, m, node, to);
+				node = to;
+				continue;
+			}
+			from = node;
+			k = 0;
+			w->steps += loc->n;
+			if (w->steps > w->maxsteps)
+				return pp_steps_exceeded(p, offset, w->maxsteps, w->inlen);
+		}
+		for (; k < loc->n; k++) {
+			int s = pp_node_child(p, node, w->frames[loc->off + k], &node);
+			if (s != PPROF_OK)
+				return s;
+		}
+		memo_front(loc, PP_MEMO - 1, from, node);
+		counted = false;
+	}
+	*out = node;
+	return PPROF_OK;
+}
+
 int pp_steps_exceeded(struct pprof_profile *p, uint64_t offset, uint64_t maxsteps,
 		      size_t inlen)
 {

@@ -1056,7 +1056,20 @@ static int fill_ids(struct rd *r, const struct field *g)
 	return PPROF_OK;
 }
 
-int decode_sample(struct rd *r, const struct field *f, uint32_t ntypes)
+/* What sample_head() read of a sample: NLOCS locations in r->locs (leaf
+ * first) of which the first LO are dropped, the values in r->vals, the
+ * label set; UNFILLED: the locations are counted, not in r->locs, but in
+ * LOCFIELD, the last of NLOCFIELDS fields of them. */
+struct sample_head {
+	size_t nlocs, lo, nlocfields;
+	struct field locfield;
+	bool unfilled;
+	uint32_t labelset;
+};
+
+/* The first part of decode_sample(): the sample read and checked, its
+ * label set interned and its frames dropped. */
+static int sample_head(struct rd *r, const struct field *f, uint32_t ntypes, struct sample_head *h)
 {
 	size_t pos = f->data, end = f->data + f->len;
 	size_t nlocs = 0, nvals = 0, nlabels = 0;
@@ -1167,6 +1180,33 @@ int decode_sample(struct rd *r, const struct field *f, uint32_t ntypes)
 			break;
 		}
 	}
+	*h = (struct sample_head){nlocs, lo, nlocfields, locfield, unfilled, labelset};
+	return PPROF_OK;
+}
+
+int read_sample(struct rd *r, const struct field *f, uint32_t ntypes, size_t *nlocs,
+		uint32_t *labelset)
+{
+	struct sample_head h;
+	int s = sample_head(r, f, ntypes, &h);
+	if (s)
+		return s;
+	*nlocs = h.nlocs;
+	*labelset = h.labelset;
+	return PPROF_OK;
+}
+
+int decode_sample(struct rd *r, const struct field *f, uint32_t ntypes)
+{
+	struct sample_head h;
+	int s = sample_head(r, f, ntypes, &h);
+	if (s)
+		return s;
+	size_t nlocs = h.nlocs, lo = h.lo;
+	bool unfilled = h.unfilled;
+	uint32_t labelset = h.labelset;
+	struct field locfield = h.locfield;
+	size_t nlocfields = h.nlocfields;
 
 	/* r->locs is NULL when no sample had locations yet, and unfilled
 	 * when count_ids() took them */

@@ -204,6 +204,11 @@ static inline uint32_t idmap_get(const struct idmap *m, uint64_t id)
 int next_field(struct rd *r, size_t *pos, size_t end, struct field *f, const char *msg);
 /* Decodes sample F into the tree (or the deferred samples). */
 int decode_sample(struct rd *r, const struct field *f, uint32_t ntypes);
+/* Reads sample F without walking it (an input that neither defers samples
+ * nor drops frames): its *NLOCS locations in r->locs, leaf first, its
+ * values in r->vals, its label set interned. */
+int read_sample(struct rd *r, const struct field *f, uint32_t ntypes, size_t *nlocs,
+		uint32_t *labelset);
 /* The samples in two shares (read_pprof_share.c): PPROF_OK or the error,
  * set on P, as the walk of scan_samples() would give it; *TRIED false
  * when the input is not for shares (the caller walks it). */

@@ -56,6 +56,34 @@ struct pp_locwalk {
 int pp_locwalk_node(struct pprof_profile *p, struct pp_locwalk *w, const uint32_t *stack,
 		    size_t n, uint64_t offset, uint32_t *node);
 void pp_locwalk_release(struct pp_locwalk *w);
+/* The same walk in two parts, for several stacks at once: most of a big
+ * profile's look-ups find nodes that are there, each a cache miss or two
+ * that the next step waits for.  pp_locwalk_ahead() takes N stacks as far
+ * as the tree already holds them, a step of each in turn, so that their
+ * look-ups' misses overlap instead of following one another; it makes
+ * nothing.  pp_locwalk_finish() then walks each stack on from there, in
+ * the stacks' order, making the nodes that are missing: the nodes made
+ * and their order are those pp_locwalk_node() gives the stacks one after
+ * the other.  The previous stack's path is not used; STEPS counts each
+ * location of a stack at most once, as pp_locwalk_node() does (the memo
+ * answers differently, so the count may differ). */
+struct pp_locpath {
+	const uint32_t *stack; /* location indexes, leaf first */
+	size_t n;
+	size_t d;       /* locations walked, from the root */
+	uint32_t k;     /* frames of location d walked */
+	uint32_t node;  /* where the walk is */
+	uint32_t from;  /* the node location d started from */
+	uint32_t slot;  /* the look-up under way: its slot */
+	uint8_t stage;  /* 0: next step, 1: read the slot, 2: read the node */
+	bool counted;   /* location d's frames are in STEPS */
+	bool done;      /* the tree ends here: the rest is to make */
+	uint64_t steps; /* frames counted ahead, added by the finish */
+};
+void pp_locwalk_ahead(struct pprof_profile *p, struct pp_locwalk *w, struct pp_locpath *ps,
+		      size_t n);
+int pp_locwalk_finish(struct pprof_profile *p, struct pp_locwalk *w, struct pp_locpath *ps,
+		      uint64_t offset, uint32_t *node);
 /* The error of stacks that expand past MAXSTEPS frames in an input of
  * INLEN bytes (an inline bomb), at OFFSET. */
 int pp_steps_exceeded(struct pprof_profile *p, uint64_t offset, uint64_t maxsteps,

@@ -15,6 +15,7 @@
 
 #include "folded_private.h"
 #include "pprof_private.h"
+#include "walk_private.h"
 
 /* A new profile of one sample type, samples/count, begun. */
 static struct pprof_profile *counted_profile(void)
@@ -112,6 +113,80 @@ static void test_model_frames_and_tree(void **state)
 	assert_int_equal(n1, n3);
 	assert_int_equal(p->nodes[n2].parent, n1);
 	pprof_profile_free(p);
+}
+
+/* Stacks walked ahead in batches and finished in order make the nodes, in
+ * the order, that one walk of them after the other makes.  Locations
+ * share frames (an inlined location's first frame is another's only one),
+ * so that a walk ahead stops inside a location as well as between two. */
+static void test_locwalk_ahead(void **state)
+{
+	(void)state;
+	static const uint32_t frames[] = {1, 1, 2, 3, 3, 4, 5, 2, 5, 1, 4, 4, 4};
+	static const struct {
+		uint32_t off, n;
+	} shape[] = {{0, 1}, {1, 2}, {3, 1}, {4, 3}, {7, 1}, {8, 2}, {10, 3}, {0, 0}};
+	enum { NLOC = sizeof(shape) / sizeof(*shape), NSTACK = 3000, DEPTH = 12 };
+	struct pp_loc locs[2][NLOC];
+	memset(locs, 0, sizeof(locs));
+	for (int k = 0; k < 2; k++)
+		for (int i = 0; i < NLOC; i++) {
+			locs[k][i].off = shape[i].off;
+			locs[k][i].n = shape[i].n;
+		}
+	static uint32_t stacks[NSTACK][DEPTH];
+	size_t depth[NSTACK];
+	uint64_t seed = 7;
+	for (size_t i = 0; i < NSTACK; i++) {
+		seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+		depth[i] = (seed >> 33) % (DEPTH + 1);
+		for (size_t d = 0; d < depth[i]; d++) {
+			seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+			/* few roots, so that stacks meet */
+			stacks[i][d] = (uint32_t)((seed >> 33) % (d + 1 == depth[i] ? 3 : NLOC));
+		}
+	}
+	struct pprof_profile *p = pprof_profile_new(), *q = pprof_profile_new();
+	assert_non_null(p);
+	assert_non_null(q);
+	struct pp_locwalk wp = {locs[0], frames, NULL, 0, 0, 0, UINT64_MAX, 0};
+	struct pp_locwalk wq = {locs[1], frames, NULL, 0, 0, 0, UINT64_MAX, 0};
+	uint32_t want[NSTACK];
+	for (size_t i = 0; i < NSTACK; i++)
+		assert_int_equal(pp_locwalk_node(p, &wp, stacks[i], depth[i], i, &want[i]),
+				 PPROF_OK);
+	struct pp_locpath path[40];
+	size_t stops_inside = 0;
+	for (size_t i = 0, b = 1; i < NSTACK; i += b, b = b % 37 + 1) {
+		size_t n = NSTACK - i < b ? NSTACK - i : b;
+		for (size_t k = 0; k < n; k++) {
+			path[k].stack = stacks[i + k];
+			path[k].n = depth[i + k];
+		}
+		pp_locwalk_ahead(q, &wq, path, n);
+		for (size_t k = 0; k < n; k++) {
+			stops_inside += path[k].d < path[k].n && path[k].k > 0;
+			uint32_t node;
+			assert_int_equal(pp_locwalk_finish(q, &wq, &path[k], i + k, &node),
+					 PPROF_OK);
+			assert_int_equal(node, want[i + k]);
+		}
+	}
+	assert_true(stops_inside > 0);
+	assert_true(p->nnodes > 500);
+	assert_int_equal(p->nnodes, q->nnodes);
+	assert_memory_equal(p->nodes, q->nodes, p->nnodes * sizeof(*p->nodes));
+	/* each location of a stack counted once at most, as one walk counts */
+	uint64_t most = 0;
+	for (size_t i = 0; i < NSTACK; i++)
+		for (size_t d = 0; d < depth[i]; d++)
+			most += shape[stacks[i][d]].n;
+	assert_true(wp.steps <= most);
+	assert_true(wq.steps > 0 && wq.steps <= most);
+	pp_locwalk_release(&wp);
+	pp_locwalk_release(&wq);
+	pprof_profile_free(p);
+	pprof_profile_free(q);
 }
 
 /* The frame index, dropped, is rebuilt when a frame is interned again:
@@ -638,6 +713,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_model_intern_strings),
 		cmocka_unit_test(test_model_frames_and_tree),
+		cmocka_unit_test(test_locwalk_ahead),
 		cmocka_unit_test(test_model_frame_names),
 		cmocka_unit_test(test_model_frame_index_dropped),
 		cmocka_unit_test(test_model_sum_overflow),
