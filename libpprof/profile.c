@@ -977,6 +977,22 @@ void pp_locwalk_ahead(struct pprof_profile *p, struct pp_locwalk *w, struct pp_l
 			}
 }
 
+#define FRESH_AHEAD 8
+/* The frame at frame *K of location *D of PS, and *D, *K moved past it;
+ * false past the stack's end. */
+static inline bool next_frame(const struct pp_locwalk *w, const struct pp_locpath *ps, size_t *d,
+			      uint32_t *k, uint32_t *frame)
+{
+	for (; *d < ps->n; (*d)++, *k = 0) {
+		const struct pp_loc *loc = &w->locs[ps->stack[ps->n - 1 - *d]];
+		if (*k < loc->n) {
+			*frame = w->frames[loc->off + (*k)++];
+			return true;
+		}
+	}
+	return false;
+}
+
 int pp_locwalk_finish(struct pprof_profile *p, struct pp_locwalk *w, struct pp_locpath *ps,
 		      uint64_t offset, uint32_t *out)
 {
@@ -986,9 +1002,23 @@ int pp_locwalk_finish(struct pprof_profile *p, struct pp_locwalk *w, struct pp_l
 		return pp_steps_exceeded(p, offset, w->maxsteps, w->inlen);
 	uint32_t node = ps->node, from = ps->from, k = ps->k;
 	bool counted = ps->counted;
+	/* Once a node is made, every step after it makes one (a new node
+	 * has no children): the keys of those steps are known ahead, the
+	 * node made at each the one made before, and their slots are
+	 * fetched FRESH_AHEAD steps before use.  The frames fetched for are
+	 * those of location D2 from frame K2, AHEAD steps on. */
+	bool fresh = false;
+	size_t d2 = 0;
+	uint32_t k2 = 0, ahead = 0;
 	for (size_t d = ps->d; d < ps->n; d++) {
 		struct pp_loc *loc = &w->locs[ps->stack[ps->n - 1 - d]];
-		if (!counted) {
+		if (!counted && fresh) {
+			from = node;
+			k = 0;
+			w->steps += loc->n;
+			if (w->steps > w->maxsteps)
+				return pp_steps_exceeded(p, offset, w->maxsteps, w->inlen);
+		} else if (!counted) {
 			unsigned m = 0;
 			while (m < PP_MEMO && !(loc->memo[m][0] == node && loc->memo[m][1]))
 				m++;
@@ -1006,9 +1036,23 @@ int pp_locwalk_finish(struct pprof_profile *p, struct pp_locwalk *w, struct pp_l
 				return pp_steps_exceeded(p, offset, w->maxsteps, w->inlen);
 		}
 		for (; k < loc->n; k++) {
+			uint32_t made = p->nnodes, f2;
 			int s = pp_node_child(p, node, w->frames[loc->off + k], &node);
 			if (s != PPROF_OK)
 				return s;
+			if (fresh) {
+				ahead -= ahead > 0;
+			} else if (p->nnodes != made) {
+				fresh = true;
+				d2 = d;
+				k2 = k + 1;
+			}
+			while (fresh && ahead < FRESH_AHEAD && next_frame(w, ps, &d2, &k2, &f2)) {
+				const struct pp_idhash *t = p->nodehash;
+				uint64_t key = ((uint64_t)(p->nnodes - 1 + ahead) << 32) | f2;
+				__builtin_prefetch(&t->slots[hash_mix(key) & (t->cap - 1)]);
+				ahead++;
+			}
 		}
 		memo_front(loc, PP_MEMO - 1, from, node);
 		counted = false;
