@@ -828,6 +828,21 @@ static inline void memo_front(struct pp_loc *loc, unsigned m, uint32_t parent, u
 	loc->memo[0][1] = to;
 }
 
+/* The node a step from NODE through LOC ends at, as LOC's memo remembers
+ * it, moved to the front (the step replaced later is then the least
+ * recently used, not the oldest made); 0 when it does not. */
+static inline uint32_t memo_find(struct pp_loc *loc, uint32_t node)
+{
+	for (unsigned m = 0; m < PP_MEMO; m++)
+		if (loc->memo[m][0] == node && loc->memo[m][1]) {
+			uint32_t to = loc->memo[m][1];
+			if (m)
+				memo_front(loc, m, node, to);
+			return to;
+		}
+	return 0;
+}
+
 int pp_locwalk_node(struct pprof_profile *p, struct pp_locwalk *w, const uint32_t *stack,
 		    size_t n, uint64_t offset, uint32_t *out)
 {
@@ -848,15 +863,8 @@ int pp_locwalk_node(struct pprof_profile *p, struct pp_locwalk *w, const uint32_
 		struct pp_loc *loc = &w->locs[li];
 		if (d + LOC_AHEAD < n)
 			prefetch_loc(&w->locs[stack[n - 1 - d - LOC_AHEAD]]);
-		unsigned m = 0;
-		while (m < PP_MEMO && !(loc->memo[m][0] == node && loc->memo[m][1]))
-			m++;
-		if (m < PP_MEMO) {
-			/* the step found moves to the front: the step replaced
-			 * is the least recently used, not the oldest made */
-			uint32_t to = loc->memo[m][1];
-			if (m)
-				memo_front(loc, m, node, to);
+		uint32_t to = memo_find(loc, node);
+		if (to) {
 			node = to;
 		} else {
 			uint32_t parent = node;
@@ -891,13 +899,8 @@ static void ahead_step(struct pprof_profile *p, const struct pp_idhash *t, struc
 		}
 		struct pp_loc *loc = &w->locs[ps->stack[ps->n - 1 - ps->d]];
 		if (ps->stage == 0 && !ps->counted) {
-			unsigned m = 0;
-			while (m < PP_MEMO && !(loc->memo[m][0] == ps->node && loc->memo[m][1]))
-				m++;
-			if (m < PP_MEMO) {
-				uint32_t to = loc->memo[m][1];
-				if (m)
-					memo_front(loc, m, ps->node, to);
+			uint32_t to = memo_find(loc, ps->node);
+			if (to) {
 				ps->node = to;
 				ps->d++;
 				if (ps->d + LOC_AHEAD - 1 < ps->n)
@@ -1019,13 +1022,8 @@ int pp_locwalk_finish(struct pprof_profile *p, struct pp_locwalk *w, struct pp_l
 			if (w->steps > w->maxsteps)
 				return pp_steps_exceeded(p, offset, w->maxsteps, w->inlen);
 		} else if (!counted) {
-			unsigned m = 0;
-			while (m < PP_MEMO && !(loc->memo[m][0] == node && loc->memo[m][1]))
-				m++;
-			if (m < PP_MEMO) {
-				uint32_t to = loc->memo[m][1];
-				if (m)
-					memo_front(loc, m, node, to);
+			uint32_t to = memo_find(loc, node);
+			if (to) {
 				node = to;
 				continue;
 			}
