@@ -828,6 +828,13 @@ static inline void memo_front(struct pp_loc *loc, unsigned m, uint32_t parent, u
 	loc->memo[0][1] = to;
 }
 
+/* N more frames walked: false past the bound. */
+static inline bool count_steps(struct pp_locwalk *w, uint64_t n)
+{
+	w->steps += n;
+	return w->steps <= w->maxsteps;
+}
+
 /* The node a step from NODE through LOC ends at, as LOC's memo remembers
  * it, moved to the front (the step replaced later is then the least
  * recently used, not the oldest made); 0 when it does not. */
@@ -868,8 +875,7 @@ int pp_locwalk_node(struct pprof_profile *p, struct pp_locwalk *w, const uint32_
 			node = to;
 		} else {
 			uint32_t parent = node;
-			w->steps += loc->n;
-			if (w->steps > w->maxsteps)
+			if (!count_steps(w, loc->n))
 				return pp_steps_exceeded(p, offset, w->maxsteps, w->inlen);
 			for (uint32_t k = 0; k < loc->n; k++) {
 				int s = pp_node_child(p, node, w->frames[loc->off + k], &node);
@@ -884,6 +890,15 @@ int pp_locwalk_node(struct pprof_profile *p, struct pp_locwalk *w, const uint32_
 	w->prevn = n;
 	*out = node;
 	return PPROF_OK;
+}
+
+/* Path PS on to its next location, the one LOC_AHEAD - 1 further fetched
+ * (pp_locwalk_ahead() fetched the first LOC_AHEAD). */
+static inline void path_next(const struct pp_locwalk *w, struct pp_locpath *ps)
+{
+	ps->d++;
+	if (ps->d + LOC_AHEAD - 1 < ps->n)
+		prefetch_loc(&w->locs[ps->stack[ps->n - ps->d - LOC_AHEAD]]);
 }
 
 /* Path PS ahead until it waits for memory it asked for, or is done (see
@@ -902,9 +917,7 @@ static void ahead_step(struct pprof_profile *p, const struct pp_idhash *t, struc
 			uint32_t to = memo_find(loc, ps->node);
 			if (to) {
 				ps->node = to;
-				ps->d++;
-				if (ps->d + LOC_AHEAD - 1 < ps->n)
-					prefetch_loc(&w->locs[ps->stack[ps->n - ps->d - LOC_AHEAD]]);
+				path_next(w, ps);
 				continue;
 			}
 			ps->from = ps->node;
@@ -916,9 +929,7 @@ static void ahead_step(struct pprof_profile *p, const struct pp_idhash *t, struc
 			memo_front(loc, PP_MEMO - 1, ps->from, ps->node);
 			ps->counted = false;
 			ps->k = 0;
-			ps->d++;
-			if (ps->d + LOC_AHEAD - 1 < ps->n)
-				prefetch_loc(&w->locs[ps->stack[ps->n - ps->d - LOC_AHEAD]]);
+			path_next(w, ps);
 			continue;
 		}
 		uint32_t frame = w->frames[loc->off + ps->k];
@@ -999,9 +1010,7 @@ static inline bool next_frame(const struct pp_locwalk *w, const struct pp_locpat
 int pp_locwalk_finish(struct pprof_profile *p, struct pp_locwalk *w, struct pp_locpath *ps,
 		      uint64_t offset, uint32_t *out)
 {
-	w->prevn = 0;
-	w->steps += ps->steps;
-	if (w->steps > w->maxsteps)
+	if (!count_steps(w, ps->steps))
 		return pp_steps_exceeded(p, offset, w->maxsteps, w->inlen);
 	uint32_t node = ps->node, from = ps->from, k = ps->k;
 	bool counted = ps->counted;
@@ -1015,22 +1024,16 @@ int pp_locwalk_finish(struct pprof_profile *p, struct pp_locwalk *w, struct pp_l
 	uint32_t k2 = 0, ahead = 0;
 	for (size_t d = ps->d; d < ps->n; d++) {
 		struct pp_loc *loc = &w->locs[ps->stack[ps->n - 1 - d]];
-		if (!counted && fresh) {
-			from = node;
-			k = 0;
-			w->steps += loc->n;
-			if (w->steps > w->maxsteps)
-				return pp_steps_exceeded(p, offset, w->maxsteps, w->inlen);
-		} else if (!counted) {
-			uint32_t to = memo_find(loc, node);
+		if (!counted) {
+			/* (a new node is in no memo) */
+			uint32_t to = fresh ? 0 : memo_find(loc, node);
 			if (to) {
 				node = to;
 				continue;
 			}
 			from = node;
 			k = 0;
-			w->steps += loc->n;
-			if (w->steps > w->maxsteps)
+			if (!count_steps(w, loc->n))
 				return pp_steps_exceeded(p, offset, w->maxsteps, w->inlen);
 		}
 		for (; k < loc->n; k++) {
