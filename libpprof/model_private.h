@@ -85,8 +85,36 @@ struct pp_sample_type {
 	uint32_t type, unit; /* string ids */
 };
 
-struct pp_hash;   /* open addressing, private to profile.c */
-struct pp_idhash; /* the same holding ids only */
+struct pp_hash; /* open addressing, private to profile.c */
+
+/* The hash of the model's tables (profile.c) and of the walks that read
+ * the tree's index ahead (locwalk.c). */
+static inline uint64_t pp_hash_mix(uint64_t key)
+{
+	key ^= key >> 31;
+	key *= 0x9E3779B97F4A7C15ull;
+	key ^= key >> 29;
+	return key;
+}
+
+/* The tree's and the samples' indexes hold only ids: the key of a slot is
+ * read back from the node or entry it names, which keeps the largest tables
+ * of a big profile at 4 bytes a slot.  The ids of a table of CAP slots are
+ * below CAP - 1 (they are dense from 0 or 1, and the table grows at three
+ * quarters full), so a slot holds id + 1 in its low log2(CAP) bits and, in
+ * the bits above, the same bits of its key's hash (bits 32 and up of
+ * pp_hash_mix(), which the slot's place does not use): a probe reads the node
+ * or entry only when those agree, instead of at every occupied slot (a
+ * cache miss each on a big profile; about one in 2^(32 - log2(CAP)) now). */
+struct pp_idhash {
+	uint32_t *slots; /* (id + 1) | pp_idhash_tag(), 0 = empty */
+	uint32_t cap, n;
+};
+
+static inline uint32_t pp_idhash_tag(uint64_t mix, uint32_t cap)
+{
+	return (uint32_t)(mix >> 32) & ~(cap - 1);
+}
 
 /* Frees an id index (profile.c): the shares drop theirs when merged. */
 void pp_idhash_free(struct pp_idhash *h);

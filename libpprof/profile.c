@@ -245,17 +245,9 @@ void pp_big_free(void *ptr, size_t n, size_t size)
 		munmap(ptr, huge_round(bytes));
 }
 
-static inline uint64_t hash_mix(uint64_t key)
-{
-	key ^= key >> 31;
-	key *= 0x9E3779B97F4A7C15ull;
-	key ^= key >> 29;
-	return key;
-}
-
 static inline uint32_t hash_slot(uint64_t key, uint32_t cap)
 {
-	return (uint32_t)hash_mix(key) & (cap - 1);
+	return (uint32_t)pp_hash_mix(key) & (cap - 1);
 }
 
 /* Moves H's entries into KEYS and VALS (CAP slots, zeroed), which H then
@@ -314,25 +306,6 @@ uint64_t pp_hash_bytes(const void *p, size_t n, uint64_t seed)
 	return h;
 }
 
-/* The tree's and the samples' indexes hold only ids: the key of a slot is
- * read back from the node or entry it names, which keeps the largest tables
- * of a big profile at 4 bytes a slot.  The ids of a table of CAP slots are
- * below CAP - 1 (they are dense from 0 or 1, and the table grows at three
- * quarters full), so a slot holds id + 1 in its low log2(CAP) bits and, in
- * the bits above, the same bits of its key's hash (bits 32 and up of
- * hash_mix(), which the slot's place does not use): a probe reads the node
- * or entry only when those agree, instead of at every occupied slot (a
- * cache miss each on a big profile; about one in 2^(32 - log2(CAP)) now). */
-struct pp_idhash {
-	uint32_t *slots; /* (id + 1) | idhash_tag(), 0 = empty */
-	uint32_t cap, n;
-};
-
-static inline uint32_t idhash_tag(uint64_t mix, uint32_t cap)
-{
-	return (uint32_t)(mix >> 32) & ~(cap - 1);
-}
-
 static struct pp_idhash *idhash_new(void)
 {
 	struct pp_idhash *h = calloc(1, sizeof(*h));
@@ -382,11 +355,11 @@ static void idhash_move(struct pprof_profile *p, struct pp_idhash *h, uint32_t *
 		if (!h->slots[i])
 			continue;
 		uint32_t id1 = h->slots[i] & (h->cap - 1);
-		uint64_t mix = hash_mix(key(p, id1 - 1));
+		uint64_t mix = pp_hash_mix(key(p, id1 - 1));
 		uint32_t s = (uint32_t)mix & (cap - 1);
 		while (slots[s])
 			s = (s + 1) & (cap - 1);
-		slots[s] = id1 | idhash_tag(mix, cap);
+		slots[s] = id1 | pp_idhash_tag(mix, cap);
 	}
 	pp_big_free(h->slots, h->cap, sizeof(*h->slots));
 	h->slots = slots;
@@ -750,11 +723,11 @@ static struct pp_idhash *index_ids(struct pprof_profile *p, uint32_t from, uint3
 	if (!t)
 		return NULL;
 	for (uint32_t id = from; id < to; id++) {
-		uint64_t mix = hash_mix(key(p, id));
+		uint64_t mix = pp_hash_mix(key(p, id));
 		uint32_t i = (uint32_t)mix & (t->cap - 1);
 		while (t->slots[i])
 			i = (i + 1) & (t->cap - 1);
-		t->slots[i] = (id + 1) | idhash_tag(mix, t->cap);
+		t->slots[i] = (id + 1) | pp_idhash_tag(mix, t->cap);
 		t->n++;
 		if (!idhash_reserve(p, t, key)) {
 			pp_idhash_free(t);
@@ -785,8 +758,8 @@ int pp_node_child(struct pprof_profile *p, uint32_t parent, uint32_t frame,
 	if (!p->nodehash && node_index(p) != PPROF_OK)
 		return PPROF_ENOMEM;
 	struct pp_idhash *t = p->nodehash;
-	uint64_t mix = hash_mix(key);
-	uint32_t mask = t->cap - 1, tag = idhash_tag(mix, t->cap);
+	uint64_t mix = pp_hash_mix(key);
+	uint32_t mask = t->cap - 1, tag = pp_idhash_tag(mix, t->cap);
 	uint32_t i = (uint32_t)mix & mask;
 	while (t->slots[i]) {
 		uint32_t v = t->slots[i], id = (v & mask) - 1;
@@ -808,274 +781,6 @@ int pp_node_child(struct pprof_profile *p, uint32_t parent, uint32_t frame,
 		return pp_nomem(p);
 	*child = nid;
 	return PPROF_OK;
-}
-
-/* ---- stacks as lists of locations ---- */
-
-#define LOC_AHEAD 8
-static inline void prefetch_loc(const struct pp_loc *l)
-{
-	__builtin_prefetch(l);
-	__builtin_prefetch((const char *)(l + 1) - 1);
-}
-
-/* The step PARENT -> TO first in LOC's memo, the M steps before slot M
- * one down (M = PP_MEMO - 1: the last one dropped). */
-static inline void memo_front(struct pp_loc *loc, unsigned m, uint32_t parent, uint32_t to)
-{
-	memmove(loc->memo[1], loc->memo[0], m * sizeof(loc->memo[0]));
-	loc->memo[0][0] = parent;
-	loc->memo[0][1] = to;
-}
-
-/* N more frames walked: false past the bound. */
-static inline bool count_steps(struct pp_locwalk *w, uint64_t n)
-{
-	w->steps += n;
-	return w->steps <= w->maxsteps;
-}
-
-/* The node a step from NODE through LOC ends at, as LOC's memo remembers
- * it, moved to the front (the step replaced later is then the least
- * recently used, not the oldest made); 0 when it does not. */
-static inline uint32_t memo_find(struct pp_loc *loc, uint32_t node)
-{
-	for (unsigned m = 0; m < PP_MEMO; m++)
-		if (loc->memo[m][0] == node && loc->memo[m][1]) {
-			uint32_t to = loc->memo[m][1];
-			if (m)
-				memo_front(loc, m, node, to);
-			return to;
-		}
-	return 0;
-}
-
-int pp_locwalk_node(struct pprof_profile *p, struct pp_locwalk *w, const uint32_t *stack,
-		    size_t n, uint64_t offset, uint32_t *out)
-{
-	if (!pp_grow((void **)&w->prev, &w->capprev, n, sizeof(*w->prev)))
-		return pp_nomem(p);
-	size_t d = 0;
-	uint32_t node = 0;
-	while (d < n && d < w->prevn && w->prev[d].loc == stack[n - 1 - d]) {
-		node = w->prev[d].node;
-		d++;
-	}
-	/* The locations are read at random (a cache miss each on a big
-	 * profile) but known ahead: fetched LOC_AHEAD steps before use. */
-	for (size_t k = d; k < n && k < d + LOC_AHEAD; k++)
-		prefetch_loc(&w->locs[stack[n - 1 - k]]);
-	for (; d < n; d++) {
-		uint32_t li = stack[n - 1 - d];
-		struct pp_loc *loc = &w->locs[li];
-		if (d + LOC_AHEAD < n)
-			prefetch_loc(&w->locs[stack[n - 1 - d - LOC_AHEAD]]);
-		uint32_t to = memo_find(loc, node);
-		if (to) {
-			node = to;
-		} else {
-			uint32_t parent = node;
-			if (!count_steps(w, loc->n))
-				return pp_steps_exceeded(p, offset, w->maxsteps, w->inlen);
-			for (uint32_t k = 0; k < loc->n; k++) {
-				int s = pp_node_child(p, node, w->frames[loc->off + k], &node);
-				if (s != PPROF_OK)
-					return s;
-			}
-			memo_front(loc, PP_MEMO - 1, parent, node);
-		}
-		w->prev[d].loc = li;
-		w->prev[d].node = node;
-	}
-	w->prevn = n;
-	*out = node;
-	return PPROF_OK;
-}
-
-/* Path PS on to its next location, the one LOC_AHEAD - 1 further fetched
- * (pp_locwalk_ahead() fetched the first LOC_AHEAD). */
-static inline void path_next(const struct pp_locwalk *w, struct pp_locpath *ps)
-{
-	ps->d++;
-	if (ps->d + LOC_AHEAD - 1 < ps->n)
-		prefetch_loc(&w->locs[ps->stack[ps->n - ps->d - LOC_AHEAD]]);
-}
-
-/* Path PS ahead until it waits for memory it asked for, or is done (see
- * pp_locwalk_ahead()). */
-static void ahead_step(struct pprof_profile *p, const struct pp_idhash *t, struct pp_locwalk *w,
-		       struct pp_locpath *ps)
-{
-	uint32_t mask = t->cap - 1;
-	for (;;) {
-		if (ps->d == ps->n) {
-			ps->done = true;
-			return;
-		}
-		struct pp_loc *loc = &w->locs[ps->stack[ps->n - 1 - ps->d]];
-		if (ps->stage == 0 && !ps->counted) {
-			uint32_t to = memo_find(loc, ps->node);
-			if (to) {
-				ps->node = to;
-				path_next(w, ps);
-				continue;
-			}
-			ps->from = ps->node;
-			ps->steps += loc->n;
-			ps->counted = true;
-			ps->k = 0;
-		}
-		if (ps->stage == 0 && ps->k == loc->n) {
-			memo_front(loc, PP_MEMO - 1, ps->from, ps->node);
-			ps->counted = false;
-			ps->k = 0;
-			path_next(w, ps);
-			continue;
-		}
-		uint32_t frame = w->frames[loc->off + ps->k];
-		uint64_t mix = hash_mix(((uint64_t)ps->node << 32) | frame);
-		if (ps->stage == 0) {
-			ps->slot = (uint32_t)mix & mask;
-			ps->stage = 1;
-			__builtin_prefetch(&t->slots[ps->slot]);
-			return;
-		}
-		uint32_t tag = idhash_tag(mix, t->cap);
-		if (ps->stage == 2) {
-			const struct pp_node *nd = &p->nodes[(t->slots[ps->slot] & mask) - 1];
-			if (nd->parent == ps->node && nd->frame == frame) {
-				ps->node = (uint32_t)(nd - p->nodes);
-				ps->k++;
-				ps->stage = 0;
-				continue;
-			}
-			ps->slot = (ps->slot + 1) & mask;
-			ps->stage = 1;
-		}
-		uint32_t v;
-		while ((v = t->slots[ps->slot]) && (v & ~mask) != tag)
-			ps->slot = (ps->slot + 1) & mask;
-		if (!v) { /* not in the tree: the rest is to make */
-			ps->stage = 0;
-			ps->done = true;
-			return;
-		}
-		ps->stage = 2;
-		__builtin_prefetch(&p->nodes[(v & mask) - 1]);
-		return;
-	}
-}
-
-void pp_locwalk_ahead(struct pprof_profile *p, struct pp_locwalk *w, struct pp_locpath *ps, size_t n)
-{
-	const struct pp_idhash *t = p->nodehash;
-	size_t active = 0;
-	for (size_t i = 0; i < n; i++) {
-		struct pp_locpath *x = &ps[i];
-		x->d = x->k = x->node = x->from = x->slot = 0;
-		x->stage = 0;
-		x->counted = false;
-		x->steps = 0;
-		/* without the index (built at the first look-up) the finish
-		 * does all */
-		x->done = !t || !x->n;
-		active += !x->done;
-		for (size_t k = 0; k < x->n && k < LOC_AHEAD; k++)
-			prefetch_loc(&w->locs[x->stack[x->n - 1 - k]]);
-	}
-	while (active)
-		for (size_t i = 0; i < n; i++)
-			if (!ps[i].done) {
-				ahead_step(p, t, w, &ps[i]);
-				active -= ps[i].done;
-			}
-}
-
-#define FRESH_AHEAD 8
-/* The frame at frame *K of location *D of PS, and *D, *K moved past it;
- * false past the stack's end. */
-static inline bool next_frame(const struct pp_locwalk *w, const struct pp_locpath *ps, size_t *d,
-			      uint32_t *k, uint32_t *frame)
-{
-	for (; *d < ps->n; (*d)++, *k = 0) {
-		const struct pp_loc *loc = &w->locs[ps->stack[ps->n - 1 - *d]];
-		if (*k < loc->n) {
-			*frame = w->frames[loc->off + (*k)++];
-			return true;
-		}
-	}
-	return false;
-}
-
-int pp_locwalk_finish(struct pprof_profile *p, struct pp_locwalk *w, struct pp_locpath *ps,
-		      uint64_t offset, uint32_t *out)
-{
-	if (!count_steps(w, ps->steps))
-		return pp_steps_exceeded(p, offset, w->maxsteps, w->inlen);
-	uint32_t node = ps->node, from = ps->from, k = ps->k;
-	bool counted = ps->counted;
-	/* Once a node is made, every step after it makes one (a new node
-	 * has no children): the keys of those steps are known ahead, the
-	 * node made at each the one made before, and their slots are
-	 * fetched FRESH_AHEAD steps before use.  The frames fetched for are
-	 * those of location D2 from frame K2, AHEAD steps on. */
-	bool fresh = false;
-	size_t d2 = 0;
-	uint32_t k2 = 0, ahead = 0;
-	for (size_t d = ps->d; d < ps->n; d++) {
-		struct pp_loc *loc = &w->locs[ps->stack[ps->n - 1 - d]];
-		if (!counted) {
-			/* (a new node is in no memo) */
-			uint32_t to = fresh ? 0 : memo_find(loc, node);
-			if (to) {
-				node = to;
-				continue;
-			}
-			from = node;
-			k = 0;
-			if (!count_steps(w, loc->n))
-				return pp_steps_exceeded(p, offset, w->maxsteps, w->inlen);
-		}
-		for (; k < loc->n; k++) {
-			uint32_t made = p->nnodes, f2;
-			int s = pp_node_child(p, node, w->frames[loc->off + k], &node);
-			if (s != PPROF_OK)
-				return s;
-			if (fresh) {
-				ahead -= ahead > 0;
-			} else if (p->nnodes != made) {
-				fresh = true;
-				d2 = d;
-				k2 = k + 1;
-			}
-			while (fresh && ahead < FRESH_AHEAD && next_frame(w, ps, &d2, &k2, &f2)) {
-				const struct pp_idhash *t = p->nodehash;
-				uint64_t key = ((uint64_t)(p->nnodes - 1 + ahead) << 32) | f2;
-				__builtin_prefetch(&t->slots[hash_mix(key) & (t->cap - 1)]);
-				ahead++;
-			}
-		}
-		memo_front(loc, PP_MEMO - 1, from, node);
-		counted = false;
-	}
-	*out = node;
-	return PPROF_OK;
-}
-
-int pp_steps_exceeded(struct pprof_profile *p, uint64_t offset, uint64_t maxsteps,
-		      size_t inlen)
-{
-	return pp_error_at(p, PPROF_EINPUT, offset,
-			   "stacks expand to more than %llu frames (inlined lines "
-			   "times repeated locations), too many for %zu bytes",
-			   (unsigned long long)maxsteps, inlen);
-}
-
-void pp_locwalk_release(struct pp_locwalk *w)
-{
-	free(w->prev);
-	w->prev = NULL;
-	w->prevn = w->capprev = 0;
 }
 
 /* The string id of KEY among the label keys, or 0. */
@@ -1375,8 +1080,8 @@ int pp_add_sample(struct pprof_profile *p, uint32_t node, uint32_t labels,
 	if (!p->entryhash && entry_index(p) != PPROF_OK)
 		return PPROF_ENOMEM;
 	struct pp_idhash *t = p->entryhash;
-	uint64_t mix = hash_mix(key);
-	uint32_t mask = t->cap - 1, tag = idhash_tag(mix, t->cap);
+	uint64_t mix = pp_hash_mix(key);
+	uint32_t mask = t->cap - 1, tag = pp_idhash_tag(mix, t->cap);
 	uint32_t i = (uint32_t)mix & mask;
 	uint32_t e;
 	for (;;) {

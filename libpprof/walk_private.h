@@ -1,7 +1,7 @@
 /*
  * walk_private.h: the stack walks that read_pprof.c, profile.c,
  * profile_share.c and top.c share: stacks given as lists of locations
- * (pprof's samples), the walk that adds them to the call tree, and the
+ * (pprof's samples), the walks that add them to the call tree (locwalk.c), and the
  * samples kept out of the tree until something needs it.  Not installed; not for the tools.
  */
 #ifndef PPROF_WALK_PRIVATE_H
