@@ -704,7 +704,7 @@ static const struct pp_js_tok *class_name(const struct text *t, size_t i)
 	if (i + 1 >= t->toks.n)
 		return NULL;
 	const struct pp_js_tok *k = &t->toks.t[i + 1];
-	if (k->kind != PP_JS_IDENT || pp_js_tok_is(t->s, k, "extends") ||
+	if (pp_js_tok_kind(k) != PP_JS_IDENT || pp_js_tok_is(t->s, k, "extends") ||
 	    pp_js_tok_is(t->s, k, "implements"))
 		return NULL;
 	return k;
@@ -936,7 +936,8 @@ static const struct pp_js_func *holding(struct smap_map *m, const struct smap_ma
 	const struct pp_js_func *f = lo ? &fs->f[lo - 1] : NULL;
 	for (size_t steps = 0; f && steps < fs->n; steps++) {
 		const struct pp_js_tok *p = &t->toks.t[f->start];
-		if (pp_js_tok_is(t->s, p, "(") && p->match != NIL && f->start < i && i < p->match)
+		if (pp_js_tok_is(t->s, p, "(") && pp_js_tok_match(p) != NIL && f->start < i &&
+		    i < pp_js_tok_match(p))
 			return f;
 		if (f->open <= i && i <= f->close)
 			return f; /* as pp_js_func_holding(): the braces count */
@@ -978,7 +979,8 @@ static const struct pp_js_func *heading(struct smap_map *m, const struct smap_ma
 			more = false;
 			/* the words are identifiers of 3 to 9 bytes */
 			const struct pp_js_tok *lt = &t->toks.t[first - 1];
-			if (lt->kind != PP_JS_IDENT || lt->len < 3 || lt->len > 9)
+			if (pp_js_tok_kind(lt) != PP_JS_IDENT || pp_js_tok_len(lt) < 3 ||
+			    pp_js_tok_len(lt) > 9)
 				break;
 			for (const char *const *w = lead; *w; w++)
 				if (pp_js_tok_is(t->s, &t->toks.t[first - 1], *w)) {
@@ -989,8 +991,9 @@ static const struct pp_js_func *heading(struct smap_map *m, const struct smap_ma
 		}
 		/* through the parameters: a map may point at one */
 		uint32_t end = f->start;
-		if (pp_js_tok_is(t->s, &t->toks.t[end], "(") && t->toks.t[end].match != NIL)
-			end = t->toks.t[end].match;
+		if (pp_js_tok_is(t->s, &t->toks.t[end], "(") &&
+		    pp_js_tok_match(&t->toks.t[end]) != NIL)
+			end = pp_js_tok_match(&t->toks.t[end]);
 		/* the innermost: the last, in start order, that holds it */
 		if (first <= i && i <= end)
 			best = f;
@@ -1040,7 +1043,7 @@ static size_t mapped_name(struct smap_map *m, const struct text *g, const struct
 			cn = strlen(cs);
 		} else if (ex || f->encl == f->cls) {
 			cs = g->s + ct->off;
-			cn = ct->len;
+			cn = pp_js_tok_len(ct);
 		}
 		if (cs && pp_js_name_capital(cs, cn) && at + cn + 1 < cap) {
 			memcpy(buf + at, cs, cn);
@@ -1051,7 +1054,7 @@ static size_t mapped_name(struct smap_map *m, const struct text *g, const struct
 	for (uint32_t i = first; i <= end; i += 2) {
 		const struct pp_js_tok *t = &g->toks.t[i];
 		const char *s = g->s + t->off;
-		size_t n = t->len;
+		size_t n = pp_js_tok_len(t);
 		struct smap_mapping mp;
 		struct pos ip = tpos(g, i);
 		bool ex = exact(m, ip.line, ip.col, &mp);
@@ -1060,7 +1063,7 @@ static size_t mapped_name(struct smap_map *m, const struct text *g, const struct
 		if ((i == first && f->this_chain && !f->ctor) ||
 		    (i != first && i < end && pp_js_tok_is(g->s, t, "prototype")))
 			continue;
-		if (i == first && i < end && t->kind == PP_JS_IDENT && !(ex && mp.name) &&
+		if (i == first && i < end && pp_js_tok_kind(t) == PP_JS_IDENT && !(ex && mp.name) &&
 		    (pp_js_tok_is(g->s, t, "exports") || pp_js_tok_is(g->s, t, "module"))) {
 			/* exports.f = , module.exports.f = : CommonJS's, not the source's */
 			if (pp_js_tok_is(g->s, t, "module") && i + 2 < end &&
@@ -1069,12 +1072,12 @@ static size_t mapped_name(struct smap_map *m, const struct text *g, const struct
 			continue;
 		}
 		bool hash = false;
-		if (ex && mp.name && t->kind != PP_JS_STRING) {
+		if (ex && mp.name && pp_js_tok_kind(t) != PP_JS_STRING) {
 			s = mp.name;
 			n = strlen(s);
 			/* terser names #m by "m" */
-			hash = t->kind == PP_JS_PRIVATE && s[0] != '#';
-		} else if (t->kind == PP_JS_STRING && n >= 2) {
+			hash = pp_js_tok_kind(t) == PP_JS_PRIVATE && s[0] != '#';
+		} else if (pp_js_tok_kind(t) == PP_JS_STRING && n >= 2) {
 			s++;
 			n -= 2;
 		}
@@ -1084,7 +1087,7 @@ static size_t mapped_name(struct smap_map *m, const struct text *g, const struct
 			*last = mp;
 			/* the last part of a.b.c is a property: its text is the
 			 * source's (minifiers keep property names) */
-			*named = mp.name != NULL || (i != first && t->kind == PP_JS_IDENT);
+			*named = mp.name != NULL || (i != first && pp_js_tok_kind(t) == PP_JS_IDENT);
 		}
 		if (at && buf[at - 1] != ' ' && at + 1 < cap)
 			buf[at++] = '.';
@@ -1117,7 +1120,7 @@ static unsigned segs_inside_tokens(struct smap_map *m, const struct text *g, uin
 		/* its length in UTF-16 units (a token of one line) */
 		uint32_t units = 0;
 		bool one_line = true;
-		for (uint32_t b = 0; b < t->len; b++) {
+		for (uint32_t b = 0; b < pp_js_tok_len(t); b++) {
 			unsigned char c = (unsigned char)g->s[t->off + b];
 			if (c == '\n' || c == '\r') {
 				one_line = false;
@@ -1256,17 +1259,17 @@ static const struct pp_js_func *by_parameters(struct smap_map *m, const struct t
 {
 	const struct pp_js_tok *st = &g->toks.t[gf->start];
 	uint32_t pa = gf->start, pb = gf->start;
-	if (pp_js_tok_is(g->s, st, "(") && st->match != NIL) {
+	if (pp_js_tok_is(g->s, st, "(") && pp_js_tok_match(st) != NIL) {
 		pa = gf->start + 1;
-		pb = st->match;
-	} else if (st->kind == PP_JS_IDENT) {
+		pb = pp_js_tok_match(st);
+	} else if (pp_js_tok_kind(st) == PP_JS_IDENT) {
 		pb = gf->start + 1; /* a lone arrow parameter */
 	}
 	for (uint32_t k = pa; k < pb; k++) {
 		struct smap_mapping pm;
 		struct pos kp = tpos(g, k);
-		if (g->toks.t[k].kind != PP_JS_IDENT || !exact(m, kp.line, kp.col, &pm) ||
-		    !pm.source)
+		if (pp_js_tok_kind(&g->toks.t[k]) != PP_JS_IDENT ||
+		    !exact(m, kp.line, kp.col, &pm) || !pm.source)
 			continue;
 		return heading(m, &pm, pt);
 	}
@@ -1426,7 +1429,7 @@ static int function_at(struct smap_map *m, uint32_t line, uint32_t column,
 			out->start = -1;
 		const struct pp_js_tok *k = class_name(ot, ci);
 		if (k) {
-			if (!(out->name = keep(m, ot->s + k->off, k->len)))
+			if (!(out->name = keep(m, ot->s + k->off, pp_js_tok_len(k))))
 				return pp_smap_fail(m, SMAP_ENOMEM, "out of memory");
 			out->from = SMAP_FROM_SOURCE;
 		}

@@ -25,12 +25,12 @@ static inline bool is(const struct ctx *c, size_t i, const char *w)
 	if (i >= c->n || c->s[c->t[i].off] != w[0])
 		return false;
 	size_t n = strlen(w);
-	return c->t[i].len == n && memcmp(c->s + c->t[i].off, w, n) == 0;
+	return pp_js_tok_len(&c->t[i]) == n && memcmp(c->s + c->t[i].off, w, n) == 0;
 }
 
 static bool kind(const struct ctx *c, size_t i, enum pp_js_kind k)
 {
-	return i < c->n && c->t[i].kind == k;
+	return i < c->n && pp_js_tok_kind(&c->t[i]) == k;
 }
 
 /* Whether token I is a word that cannot be a method's key before "(":
@@ -49,10 +49,10 @@ static bool not_key(const struct ctx *c, size_t i)
 		[8] = {"function"},
 		[10] = {"instanceof"},
 	};
-	if (i >= c->n || c->t[i].len < 2 || c->t[i].len > 10)
+	if (i >= c->n || pp_js_tok_len(&c->t[i]) < 2 || pp_js_tok_len(&c->t[i]) > 10)
 		return false;
 	const char *t = c->s + c->t[i].off;
-	size_t n = c->t[i].len;
+	size_t n = pp_js_tok_len(&c->t[i]);
 	for (size_t k = 0; k < 8 && by_len[n][k]; k++)
 		if (by_len[n][k][0] == t[0] && memcmp(by_len[n][k], t, n) == 0)
 			return true;
@@ -69,19 +69,20 @@ static size_t after_params(const struct ctx *c, size_t i, bool arrow)
 		j++;
 		for (size_t k = 0; j < c->n && k < 4096; k++) {
 			const struct pp_js_tok *t = &c->t[j];
-			if (t->kind == PP_JS_PUNCT && t->len == 1) {
+			if (pp_js_tok_kind(t) == PP_JS_PUNCT && pp_js_tok_len(t) == 1) {
 				char ch = c->s[t->off];
 				if (ch == '{') {
 					const char *prev = c->s + c->t[j - 1].off;
-					bool type_start = c->t[j - 1].len == 1 &&
+					bool type_start = pp_js_tok_len(&c->t[j - 1]) == 1 &&
 							  (*prev == ':' || *prev == '|' ||
 							   *prev == '&' || *prev == '<' ||
 							   *prev == ',' || *prev == '(');
 					if (!type_start)
 						break;
 				}
-				if ((ch == '(' || ch == '[' || ch == '{') && t->match != NIL) {
-					j = t->match + 1;
+				if ((ch == '(' || ch == '[' || ch == '{') &&
+				    pp_js_tok_match(t) != NIL) {
+					j = pp_js_tok_match(t) + 1;
 					continue;
 				}
 				if (ch == ';' || ch == ')' || ch == ']' || ch == '}' || ch == '=' ||
@@ -123,17 +124,17 @@ static size_t concise_end(const struct ctx *c, size_t i)
 	size_t j = i, last = i, subs = 0; /* the body's own open "${" */
 	while (j < c->n) {
 		const struct pp_js_tok *t = &c->t[j];
-		if (t->kind == PP_JS_PUNCT && t->len == 1) {
+		if (pp_js_tok_kind(t) == PP_JS_PUNCT && pp_js_tok_len(t) == 1) {
 			char ch = c->s[t->off];
 			if (ch == ',' || ch == ';' || ch == ')' || ch == ']' || ch == '}')
 				break;
-			if ((ch == '(' || ch == '[' || ch == '{') && t->match != NIL) {
-				last = t->match;
-				j = t->match + 1;
+			if ((ch == '(' || ch == '[' || ch == '{') && pp_js_tok_match(t) != NIL) {
+				last = pp_js_tok_match(t);
+				j = pp_js_tok_match(t) + 1;
 				continue;
 			}
 		}
-		if (t->kind == PP_JS_TEMPLATE) {
+		if (pp_js_tok_kind(t) == PP_JS_TEMPLATE) {
 			/* a piece "}..." closes a substitution: one of the
 			 * body's own templates (x => `a${x}b`), else the one
 			 * that holds the arrow (`${x => x}`), where it ends */
@@ -143,7 +144,8 @@ static size_t concise_end(const struct ctx *c, size_t i)
 					break;
 				subs--;
 			}
-			if (t->len >= 2 && ts[t->len - 2] == '$' && ts[t->len - 1] == '{')
+			if (pp_js_tok_len(t) >= 2 && ts[pp_js_tok_len(t) - 2] == '$' &&
+			    ts[pp_js_tok_len(t) - 1] == '{')
 				subs++;
 		}
 		last = j;
@@ -173,7 +175,7 @@ static bool operand_tok(const struct ctx *c, size_t i)
 					   "with",   "switch", "catch",  "function", "class",
 					   "import", "of"};
 	const struct pp_js_tok *t = &c->t[i];
-	switch (t->kind) {
+	switch (pp_js_tok_kind(t)) {
 	case PP_JS_IDENT:
 		for (size_t k = 0; k < sizeof(stop) / sizeof(stop[0]); k++)
 			if (is(c, i, stop[k]))
@@ -207,17 +209,18 @@ static size_t pass_operand(const struct ctx *c, size_t p, bool arrows, size_t *b
 {
 	for (; *budget; --*budget) {
 		const struct pp_js_tok *t = &c->t[p];
-		if (t->kind == PP_JS_PUNCT && t->len == 1 && t->match != NIL && t->match < p) {
-			if (t->match == 0)
+		if (pp_js_tok_kind(t) == PP_JS_PUNCT && pp_js_tok_len(t) == 1 &&
+		    pp_js_tok_match(t) != NIL && pp_js_tok_match(t) < p) {
+			if (pp_js_tok_match(t) == 0)
 				return NIL;
-			p = t->match - 1;
+			p = pp_js_tok_match(t) - 1;
 			continue;
 		}
 		if (arrows && is(c, p, "=>") && p > 0) {
 			/* its parameters: (a, b) or a lone a; then "async" */
 			p--;
-			if (is(c, p, ")") && c->t[p].match != NIL)
-				p = c->t[p].match;
+			if (is(c, p, ")") && pp_js_tok_match(&c->t[p]) != NIL)
+				p = pp_js_tok_match(&c->t[p]);
 			else if (!kind(c, p, PP_JS_IDENT))
 				return p;
 			if (p > 0 && is(c, p - 1, "async"))
@@ -259,11 +262,12 @@ static size_t through_operators(const struct ctx *c, size_t h)
 	while (p != NIL && budget) {
 		budget--;
 		const struct pp_js_tok *t = &c->t[p];
-		if ((is(c, p, "(") || is(c, p, "[")) && t->match != NIL && t->match > p) {
+		if ((is(c, p, "(") || is(c, p, "[")) && pp_js_tok_match(t) != NIL &&
+		    pp_js_tok_match(t) > p) {
 			/* an enclosing bracket: a group, or an array literal */
 			bool paren = is(c, p, "(");
-			if (p == 0 || called_after(c, t->match) ||
-			    (paren && is(c, t->match + 1, "=>")))
+			if (p == 0 || called_after(c, pp_js_tok_match(t)) ||
+			    (paren && is(c, pp_js_tok_match(t) + 1, "=>")))
 				return h;
 			if (kind(c, p - 1, PP_JS_IDENT)
 				    ? operand_tok(c, p - 1)
@@ -315,7 +319,7 @@ static bool key_known(const struct ctx *c, size_t open, size_t close)
 	if (close == open + 2 &&
 	    (kind(c, open + 1, PP_JS_STRING) || kind(c, open + 1, PP_JS_TEMPLATE))) {
 		const struct pp_js_tok *t = &c->t[open + 1];
-		return t->len >= 2 && !memchr(c->s + t->off, '\\', t->len);
+		return pp_js_tok_len(t) >= 2 && !memchr(c->s + t->off, '\\', pp_js_tok_len(t));
 	}
 	return true;
 }
@@ -332,7 +336,7 @@ static size_t member_chain(const struct ctx *c, size_t q)
 	size_t first = q;
 	for (size_t steps = 0; steps < 256; steps++) {
 		if (is(c, first, "]")) {
-			uint32_t open = c->t[first].match;
+			uint32_t open = pp_js_tok_match(&c->t[first]);
 			if (open == NIL || open >= first || open == 0 || !key_known(c, open, first))
 				return NIL;
 			size_t obj = open - 1;
@@ -387,11 +391,11 @@ static void binding(const struct ctx *c, size_t h, size_t e, struct pp_js_func *
 			bool found = false;
 			for (size_t steps = 0; k > 0 && steps < 256; steps++) {
 				const struct pp_js_tok *t = &c->t[k];
-				if (t->kind == PP_JS_PUNCT && t->len == 1 && t->match != NIL &&
-				    t->match < k) {
-					if (t->match == 0)
+				if (pp_js_tok_kind(t) == PP_JS_PUNCT && pp_js_tok_len(t) == 1 &&
+				    pp_js_tok_match(t) != NIL && pp_js_tok_match(t) < k) {
+					if (pp_js_tok_match(t) == 0)
 						break; /* the text's first token: nothing before */
-					k = t->match - 1;
+					k = pp_js_tok_match(t) - 1;
 					continue;
 				}
 				if (is(c, k, ";") || is(c, k, "{") || is(c, k, "}") || is(c, k, "="))
@@ -483,7 +487,8 @@ int pp_js_functions(const char *text, const struct pp_js_toks *v, struct pp_js_f
 		/* only "class", "function", "=>" and "(" start anything: most
 		 * tokens leave by their kind and first byte */
 		unsigned char ch = (unsigned char)text[c.t[i].off];
-		if (!may_start[ch] || (c.t[i].kind != PP_JS_IDENT && c.t[i].kind != PP_JS_PUNCT))
+		if (!may_start[ch] || (pp_js_tok_kind(&c.t[i]) != PP_JS_IDENT &&
+				       pp_js_tok_kind(&c.t[i]) != PP_JS_PUNCT))
 			continue;
 		struct pp_js_func f = {NIL, NIL, NIL,   NIL,   NIL, NIL,
 				       NIL, 0,   false, false, NIL, NIL};
@@ -502,11 +507,12 @@ int pp_js_functions(const char *text, const struct pp_js_toks *v, struct pp_js_f
 				name = b.name_tok;
 			}
 			while (j < c.n && !is(&c, j, "{")) {
-				if ((is(&c, j, "(") || is(&c, j, "[")) && c.t[j].match != NIL)
-					j = c.t[j].match;
+				if ((is(&c, j, "(") || is(&c, j, "[")) &&
+				    pp_js_tok_match(&c.t[j]) != NIL)
+					j = pp_js_tok_match(&c.t[j]);
 				j++;
 			}
-			if (j < c.n && c.t[j].match != NIL) {
+			if (j < c.n && pp_js_tok_match(&c.t[j]) != NIL) {
 				if (ncls == ccap) {
 					size_t cap = ccap ? ccap * 2 : 16;
 					struct cls *nc = realloc(classes, cap * sizeof(*nc));
@@ -515,8 +521,8 @@ int pp_js_functions(const char *text, const struct pp_js_toks *v, struct pp_js_f
 					classes = nc;
 					ccap = cap;
 				}
-				classes[ncls] = (struct cls){(uint32_t)j, c.t[j].match, name,
-							     (uint32_t)ncls};
+				classes[ncls] = (struct cls){(uint32_t)j, pp_js_tok_match(&c.t[j]),
+							     name, (uint32_t)ncls};
 				ncls++;
 			}
 			continue;
@@ -544,14 +550,14 @@ int pp_js_functions(const char *text, const struct pp_js_toks *v, struct pp_js_f
 				}
 				j++;
 			}
-			if (!is(&c, j, "(") || c.t[j].match == NIL)
+			if (!is(&c, j, "(") || pp_js_tok_match(&c.t[j]) == NIL)
 				continue;
-			size_t b = after_params(&c, c.t[j].match, false);
-			if (b == NIL || c.t[b].match == NIL)
+			size_t b = after_params(&c, pp_js_tok_match(&c.t[j]), false);
+			if (b == NIL || pp_js_tok_match(&c.t[b]) == NIL)
 				continue;
 			f.start = (uint32_t)j;
 			f.open = (uint32_t)b;
-			f.close = c.t[b].match;
+			f.close = pp_js_tok_match(&c.t[b]);
 			if (named)
 				f.name_tok = f.chain = (uint32_t)name_at;
 			else
@@ -567,22 +573,25 @@ int pp_js_functions(const char *text, const struct pp_js_toks *v, struct pp_js_f
 			if (kind(&c, i - 1, PP_JS_IDENT) &&
 			    !(i >= 3 && is(&c, i - 2, ":") && is(&c, i - 3, ")"))) {
 				p = i - 1;
-			} else if (is(&c, i - 1, ")") && c.t[i - 1].match != NIL) {
-				p = c.t[i - 1].match;
+			} else if (is(&c, i - 1, ")") && pp_js_tok_match(&c.t[i - 1]) != NIL) {
+				p = pp_js_tok_match(&c.t[i - 1]);
 			} else {
 				/* (a): T => : back to a ')' followed by ':' */
 				size_t k = i - 1;
 				p = NIL;
 				for (size_t steps = 0; k > 0 && steps < 256; steps++) {
-					if (is(&c, k, ")") && is(&c, k + 1, ":") && c.t[k].match != NIL) {
-						p = c.t[k].match;
+					if (is(&c, k, ")") && is(&c, k + 1, ":") &&
+					    pp_js_tok_match(&c.t[k]) != NIL) {
+						p = pp_js_tok_match(&c.t[k]);
 						break;
 					}
-					if (c.t[k].kind == PP_JS_PUNCT && c.t[k].len == 1 &&
-					    c.t[k].match != NIL && c.t[k].match < k) {
-						if (c.t[k].match == 0)
+					if (pp_js_tok_kind(&c.t[k]) == PP_JS_PUNCT &&
+					    pp_js_tok_len(&c.t[k]) == 1 &&
+					    pp_js_tok_match(&c.t[k]) != NIL &&
+					    pp_js_tok_match(&c.t[k]) < k) {
+						if (pp_js_tok_match(&c.t[k]) == 0)
 							break; /* the text's first token: nothing before */
-						k = c.t[k].match - 1;
+						k = pp_js_tok_match(&c.t[k]) - 1;
 						continue;
 					}
 					if (is(&c, k, ";") || is(&c, k, "{") || is(&c, k, "}") ||
@@ -607,9 +616,9 @@ int pp_js_functions(const char *text, const struct pp_js_toks *v, struct pp_js_f
 			}
 			if (i + 1 >= c.n)
 				continue;
-			if (is(&c, i + 1, "{") && c.t[i + 1].match != NIL) {
+			if (is(&c, i + 1, "{") && pp_js_tok_match(&c.t[i + 1]) != NIL) {
 				f.open = (uint32_t)(i + 1);
-				f.close = c.t[i + 1].match;
+				f.close = pp_js_tok_match(&c.t[i + 1]);
 			} else {
 				f.open = (uint32_t)(i + 1);
 				f.close = (uint32_t)concise_end(&c, i + 1);
@@ -619,7 +628,7 @@ int pp_js_functions(const char *text, const struct pp_js_toks *v, struct pp_js_f
 				goto fail;
 			continue;
 		}
-		if (is(&c, i, "(") && i > 0 && c.t[i].match != NIL) {
+		if (is(&c, i, "(") && i > 0 && pp_js_tok_match(&c.t[i]) != NIL) {
 			/* a method: KEY ( ... ) [: T] { */
 			size_t k = i - 1;
 			if (is(&c, k, ">")) { /* m<T>( */
@@ -629,8 +638,8 @@ int pp_js_functions(const char *text, const struct pp_js_toks *v, struct pp_js_f
 				k = lt - 1;
 			}
 			size_t key = k;
-			if (is(&c, k, "]") && c.t[k].match != NIL)
-				key = c.t[k].match;
+			if (is(&c, k, "]") && pp_js_tok_match(&c.t[k]) != NIL)
+				key = pp_js_tok_match(&c.t[k]);
 			else if (!(kind(&c, k, PP_JS_IDENT) || kind(&c, k, PP_JS_STRING) ||
 				   kind(&c, k, PP_JS_NUMBER) || kind(&c, k, PP_JS_PRIVATE)) ||
 				 not_key(&c, k))
@@ -639,13 +648,13 @@ int pp_js_functions(const char *text, const struct pp_js_toks *v, struct pp_js_f
 					is(&c, key - 1, "function") ||
 					(key > 1 && is(&c, key - 1, "*") && is(&c, key - 2, "function"))))
 				continue;
-			size_t b = after_params(&c, c.t[i].match, false);
-			if (b == NIL || c.t[b].match == NIL)
+			size_t b = after_params(&c, pp_js_tok_match(&c.t[i]), false);
+			if (b == NIL || pp_js_tok_match(&c.t[b]) == NIL)
 				continue;
 			f.start = (uint32_t)i;
 			f.head = (uint32_t)key;
 			f.open = (uint32_t)b;
-			f.close = c.t[b].match;
+			f.close = pp_js_tok_match(&c.t[b]);
 			if (key == k) {
 				f.name_tok = f.chain = (uint32_t)k;
 				if (key > 0 && (is(&c, key - 1, "get") || is(&c, key - 1, "set")) &&
@@ -743,8 +752,8 @@ static size_t put(char *buf, size_t cap, size_t at, const char *s, size_t n)
 static void tok_text(const char *text, const struct pp_js_tok *t, const char **s, size_t *n)
 {
 	*s = text + t->off;
-	*n = t->len;
-	if ((t->kind == PP_JS_STRING || t->kind == PP_JS_TEMPLATE) && *n >= 2) {
+	*n = pp_js_tok_len(t);
+	if ((pp_js_tok_kind(t) == PP_JS_STRING || pp_js_tok_kind(t) == PP_JS_TEMPLATE) && *n >= 2) {
 		(*s)++;
 		*n -= 2;
 		const char *z = memchr(*s, '\0', *n);
@@ -788,17 +797,17 @@ size_t pp_js_func_name(const char *text, const struct pp_js_toks *v, const struc
 			i++;
 			continue;
 		}
-		if (pp_js_tok_is(text, t, "[") && t->match != UINT32_MAX && t->match > i &&
-		    t->match <= f->name_tok) {
+		if (pp_js_tok_is(text, t, "[") && pp_js_tok_match(t) != UINT32_MAX &&
+		    pp_js_tok_match(t) > i && pp_js_tok_match(t) <= f->name_tok) {
 			const struct pp_js_tok *k = &v->t[i + 1];
-			if (t->match == i + 2 &&
-			    (k->kind == PP_JS_STRING || k->kind == PP_JS_TEMPLATE)) {
+			if (pp_js_tok_match(t) == i + 2 && (pp_js_tok_kind(k) == PP_JS_STRING ||
+							    pp_js_tok_kind(k) == PP_JS_TEMPLATE)) {
 				tok_text(text, k, &s, &n);
 			} else {
 				s = "<computed>";
 				n = 10;
 			}
-			i = t->match + 1;
+			i = pp_js_tok_match(t) + 1;
 		} else {
 			if (i != f->chain && i < f->name_tok && pp_js_tok_is(text, t, "prototype")) {
 				i++;

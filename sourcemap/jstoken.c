@@ -54,10 +54,10 @@ static inline bool ident_part(unsigned char c)
 bool pp_js_tok_is(const char *text, const struct pp_js_tok *t, const char *s)
 {
 	/* asked of nearly every token, mostly in vain: the first byte first */
-	if (!t->len || text[t->off] != s[0])
-		return !t->len && !s[0];
+	if (!pp_js_tok_len(t) || text[t->off] != s[0])
+		return !pp_js_tok_len(t) && !s[0];
 	size_t n = strlen(s);
-	return t->len == n && memcmp(text + t->off, s, n) == 0;
+	return pp_js_tok_len(t) == n && memcmp(text + t->off, s, n) == 0;
 }
 
 /* After these words an expression starts: a '/' there opens a regex. */
@@ -77,7 +77,7 @@ static bool regex_allowed(const char *text, const struct pp_js_toks *v)
 	if (!v->n)
 		return true;
 	const struct pp_js_tok *t = &v->t[v->n - 1];
-	switch (t->kind) {
+	switch (pp_js_tok_kind(t)) {
 	case PP_JS_IDENT:
 		return expr_keyword(text, t);
 	case PP_JS_NUMBER:
@@ -87,10 +87,11 @@ static bool regex_allowed(const char *text, const struct pp_js_toks *v)
 	case PP_JS_PRIVATE:
 		return false;
 	case PP_JS_PUNCT:
-		if (t->len == 1 && (text[t->off] == ')' || text[t->off] == ']' || text[t->off] == '}'))
+		if (pp_js_tok_len(t) == 1 &&
+		    (text[t->off] == ')' || text[t->off] == ']' || text[t->off] == '}'))
 			return false;
-		if (t->len == 2 && (memcmp(text + t->off, "++", 2) == 0 ||
-				    memcmp(text + t->off, "--", 2) == 0))
+		if (pp_js_tok_len(t) == 2 &&
+		    (memcmp(text + t->off, "++", 2) == 0 || memcmp(text + t->off, "--", 2) == 0))
 			return false;
 		return true;
 	}
@@ -208,7 +209,13 @@ void pp_js_heap_release(struct pp_js_heap *h)
  * array has room for a token per byte, the most there can be */
 static inline void push(struct pp_js_toks *v, enum pp_js_kind k, size_t off, size_t len)
 {
-	v->t[v->n++] = (struct pp_js_tok){(uint32_t)off, (unsigned int)len, k, UINT32_MAX};
+	v->t[v->n++] = (struct pp_js_tok){(uint32_t)off, (uint32_t)len << 3 | (uint32_t)k};
+}
+
+/* A bracket, its partner not known yet */
+static inline void push_bracket(struct pp_js_toks *v, size_t off)
+{
+	v->t[v->n++] = (struct pp_js_tok){(uint32_t)off, PP_JS_NO_MATCH_ << 3 | PP_JS_BRACKET_};
 }
 
 /* The longest punctuator at P (at most 4 bytes): >>>= ... === !== **= <<=
@@ -346,8 +353,8 @@ static inline bool close_bracket(struct brackets *b, const char *s, struct pp_js
 	char oc = s[v->t[o].off];
 	if ((c == ')' && oc != '(') || (c == ']' && oc != '[') || (c == '}' && oc != '{'))
 		return false;
-	v->t[o].match = (uint32_t)(v->n - 1);
-	v->t[v->n - 1].match = o;
+	v->t[o].lk = (uint32_t)(v->n - 1) << 3 | PP_JS_BRACKET_;
+	v->t[v->n - 1].lk = o << 3 | PP_JS_BRACKET_;
 	return true;
 }
 
@@ -394,7 +401,7 @@ int pp_js_tokenize_in(const char *s, size_t len, struct pp_js_toks *v, struct pp
 		case '[':
 		case '{':
 			i++;
-			push(v, PP_JS_PUNCT, st, 1);
+			push_bracket(v, st);
 			if (open_bracket(&br, (uint32_t)(v->n - 1), false))
 				goto out;
 			continue;
@@ -405,7 +412,7 @@ int pp_js_tokenize_in(const char *s, size_t len, struct pp_js_toks *v, struct pp
 		case ')':
 		case ']':
 			i++;
-			push(v, PP_JS_PUNCT, st, 1);
+			push_bracket(v, st);
 			if (!close_bracket(&br, s, v, (char)c))
 				goto out;
 			continue;
@@ -525,7 +532,10 @@ int pp_js_tokenize_in(const char *s, size_t len, struct pp_js_toks *v, struct pp
 			goto out; /* a control character, a stray '#' */
 		size_t n = punct_len(s + i, len - i);
 		i += n;
-		push(v, PP_JS_PUNCT, st, n);
+		if (n == 1 && (c == '(' || c == '[' || c == '{' || c == ')' || c == ']' || c == '}'))
+			push_bracket(v, st);
+		else
+			push(v, PP_JS_PUNCT, st, n);
 		if (n == 1 && (c == '(' || c == '[' || c == '{')) {
 			if (open_bracket(&br, (uint32_t)(v->n - 1), false))
 				goto out;

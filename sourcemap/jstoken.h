@@ -21,15 +21,42 @@ enum pp_js_kind {
 	PP_JS_PUNCT,
 };
 
-/* 12 bytes: a 5 MB bundle has 1.6 million tokens, and each page of the
- * array costs a fault.  A token is shorter than 2^29 bytes since the
- * tokenizer takes no text that long (V8 takes no string that long either). */
+/* 8 bytes: a 5 MB bundle has 1.6 million tokens, and each page of the
+ * array costs a fault.  LK holds the kind in its low 3 bits and the length
+ * above them; a bracket is one byte long, so a bracket holds the index of
+ * its partner there instead, under a kind of its own (PP_JS_BRACKET_).  A
+ * token is shorter than 2^29 bytes and a text has fewer than 2^29 tokens,
+ * since the tokenizer takes no text that long (V8 takes no string that
+ * long either).  Read it with pp_js_tok_kind(), pp_js_tok_len() and
+ * pp_js_tok_match(). */
 struct pp_js_tok {
-	uint32_t off;          /* bytes */
-	unsigned int len : 29; /* bytes */
-	unsigned int kind : 3; /* enum pp_js_kind */
-	uint32_t match;        /* a bracket's partner, else UINT32_MAX */
+	uint32_t off; /* bytes */
+	uint32_t lk;
 };
+
+/* The kind under which a bracket is kept (pp_js_tok_kind() says
+ * PP_JS_PUNCT), and the partner of a bracket not (yet) closed. */
+#define PP_JS_BRACKET_ 7u
+#define PP_JS_NO_MATCH_ ((UINT32_C(1) << 29) - 1)
+
+static inline enum pp_js_kind pp_js_tok_kind(const struct pp_js_tok *t)
+{
+	unsigned k = t->lk & 7u;
+	return k == PP_JS_BRACKET_ ? PP_JS_PUNCT : (enum pp_js_kind)k;
+}
+
+/* bytes */
+static inline size_t pp_js_tok_len(const struct pp_js_tok *t)
+{
+	return (t->lk & 7u) == PP_JS_BRACKET_ ? 1 : (size_t)(t->lk >> 3);
+}
+
+/* A bracket's partner, else UINT32_MAX. */
+static inline uint32_t pp_js_tok_match(const struct pp_js_tok *t)
+{
+	uint32_t m = t->lk >> 3;
+	return (t->lk & 7u) == PP_JS_BRACKET_ && m != PP_JS_NO_MATCH_ ? m : UINT32_MAX;
+}
 
 /* The longest text pp_js_tokenize() takes. */
 #define PP_JS_MAX_TEXT (((size_t)1 << 29) - 1)

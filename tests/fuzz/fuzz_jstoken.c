@@ -65,12 +65,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (pp_js_tokenize(s, size, &v) == 0) {
 		for (size_t i = 0; i < v.n; i++) {
 			const struct pp_js_tok *t = &v.t[i];
-			if ((size_t)t->off + t->len > size || t->len == 0)
+			size_t len = pp_js_tok_len(t);
+			uint32_t m = pp_js_tok_match(t);
+			if ((size_t)t->off + len > size || len == 0)
 				fail("token outside the text");
-			if (i && t->off < v.t[i - 1].off + v.t[i - 1].len)
+			if (i && t->off < v.t[i - 1].off + pp_js_tok_len(&v.t[i - 1]))
 				fail("tokens overlap");
-			if (t->match != UINT32_MAX &&
-			    (t->match >= v.n || v.t[t->match].match != i))
+			if ((m != UINT32_MAX) != (len == 1 && memchr("()[]{}", s[t->off], 6) &&
+						  pp_js_tok_kind(t) == PP_JS_PUNCT))
+				fail("a bracket without its partner, or a partner not a bracket's");
+			if (m != UINT32_MAX && (m >= v.n || pp_js_tok_match(&v.t[m]) != i))
 				fail("brackets do not match");
 		}
 		check_walks(s, size, &v);

@@ -199,8 +199,9 @@ static void test_jstoken_lexing(void **state)
 	pp_js_toks_release(&v);
 }
 
-/* A token keeps its length, kind and partner in 12 bytes: a string of 3
- * MB, a template of as much, a regex after it. */
+/* A token keeps its length, kind and partner in 8 bytes: a string of 3
+ * MB, a template of as much, a regex after it; a bracket is one byte long
+ * and knows its partner, another token has none. */
 static void test_jstoken_long_tokens(void **state)
 {
 	(void)state;
@@ -220,15 +221,20 @@ static void test_jstoken_long_tokens(void **state)
 	at += 9;
 	struct pp_js_toks v;
 	assert_int_equal(pp_js_tokenize(s, at, &v), 0);
-	assert_int_equal(sizeof(struct pp_js_tok), 12);
+	assert_int_equal(sizeof(struct pp_js_tok), 8);
 	assert_int_equal(v.n, 8);
-	assert_int_equal(v.t[2].kind, PP_JS_STRING);
-	assert_int_equal(v.t[2].len, n + 2);
-	assert_int_equal(v.t[4].kind, PP_JS_TEMPLATE);
-	assert_int_equal(v.t[4].len, n + 2);
-	assert_int_equal(v.t[5].kind, PP_JS_PUNCT);
-	assert_int_equal(v.t[6].kind, PP_JS_REGEX);
-	assert_int_equal(v.t[1].match, 7);
+	assert_int_equal(pp_js_tok_kind(&v.t[2]), PP_JS_STRING);
+	assert_int_equal(pp_js_tok_len(&v.t[2]), n + 2);
+	assert_int_equal(pp_js_tok_kind(&v.t[4]), PP_JS_TEMPLATE);
+	assert_int_equal(pp_js_tok_len(&v.t[4]), n + 2);
+	assert_int_equal(pp_js_tok_kind(&v.t[5]), PP_JS_PUNCT);
+	assert_int_equal(pp_js_tok_kind(&v.t[6]), PP_JS_REGEX);
+	assert_int_equal(pp_js_tok_match(&v.t[1]), 7);
+	assert_int_equal(pp_js_tok_match(&v.t[7]), 1);
+	assert_int_equal(pp_js_tok_kind(&v.t[7]), PP_JS_PUNCT);
+	assert_int_equal(pp_js_tok_len(&v.t[7]), 1);
+	assert_int_equal(pp_js_tok_match(&v.t[2]), UINT32_MAX);
+	assert_int_equal(pp_js_tok_match(&v.t[5]), UINT32_MAX);
 	pp_js_toks_release(&v);
 	free(s);
 }
