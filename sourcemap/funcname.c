@@ -936,8 +936,8 @@ static const struct pp_js_func *holding(struct smap_map *m, const struct smap_ma
 	const struct pp_js_func *f = lo ? &fs->f[lo - 1] : NULL;
 	for (size_t steps = 0; f && steps < fs->n; steps++) {
 		const struct pp_js_tok *p = &t->toks.t[f->start];
-		if (pp_js_tok_is(t->s, p, "(") && pp_js_tok_match(p) != NIL && f->start < i &&
-		    i < pp_js_tok_match(p))
+		uint32_t shut = pp_js_tok_match(p); /* the parameters' ')' */
+		if (pp_js_tok_is(t->s, p, "(") && shut != NIL && f->start < i && i < shut)
 			return f;
 		if (f->open <= i && i <= f->close)
 			return f; /* as pp_js_func_holding(): the braces count */
@@ -979,8 +979,8 @@ static const struct pp_js_func *heading(struct smap_map *m, const struct smap_ma
 			more = false;
 			/* the words are identifiers of 3 to 9 bytes */
 			const struct pp_js_tok *lt = &t->toks.t[first - 1];
-			if (pp_js_tok_kind(lt) != PP_JS_IDENT || pp_js_tok_len(lt) < 3 ||
-			    pp_js_tok_len(lt) > 9)
+			size_t ln = pp_js_tok_len(lt);
+			if (pp_js_tok_kind(lt) != PP_JS_IDENT || ln < 3 || ln > 9)
 				break;
 			for (const char *const *w = lead; *w; w++)
 				if (pp_js_tok_is(t->s, &t->toks.t[first - 1], *w)) {
@@ -991,9 +991,9 @@ static const struct pp_js_func *heading(struct smap_map *m, const struct smap_ma
 		}
 		/* through the parameters: a map may point at one */
 		uint32_t end = f->start;
-		if (pp_js_tok_is(t->s, &t->toks.t[end], "(") &&
-		    pp_js_tok_match(&t->toks.t[end]) != NIL)
-			end = pp_js_tok_match(&t->toks.t[end]);
+		uint32_t shut = pp_js_tok_match(&t->toks.t[end]);
+		if (pp_js_tok_is(t->s, &t->toks.t[end], "(") && shut != NIL)
+			end = shut;
 		/* the innermost: the last, in start order, that holds it */
 		if (first <= i && i <= end)
 			best = f;

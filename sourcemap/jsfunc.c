@@ -49,10 +49,10 @@ static bool not_key(const struct ctx *c, size_t i)
 		[8] = {"function"},
 		[10] = {"instanceof"},
 	};
-	if (i >= c->n || pp_js_tok_len(&c->t[i]) < 2 || pp_js_tok_len(&c->t[i]) > 10)
+	size_t n = i < c->n ? pp_js_tok_len(&c->t[i]) : 0;
+	if (n < 2 || n > 10)
 		return false;
 	const char *t = c->s + c->t[i].off;
-	size_t n = pp_js_tok_len(&c->t[i]);
 	for (size_t k = 0; k < 8 && by_len[n][k]; k++)
 		if (by_len[n][k][0] == t[0] && memcmp(by_len[n][k], t, n) == 0)
 			return true;
@@ -80,9 +80,9 @@ static size_t after_params(const struct ctx *c, size_t i, bool arrow)
 					if (!type_start)
 						break;
 				}
-				if ((ch == '(' || ch == '[' || ch == '{') &&
-				    pp_js_tok_match(t) != NIL) {
-					j = pp_js_tok_match(t) + 1;
+				uint32_t m = pp_js_tok_match(t);
+				if ((ch == '(' || ch == '[' || ch == '{') && m != NIL) {
+					j = m + 1;
 					continue;
 				}
 				if (ch == ';' || ch == ')' || ch == ']' || ch == '}' || ch == '=' ||
@@ -128,9 +128,10 @@ static size_t concise_end(const struct ctx *c, size_t i)
 			char ch = c->s[t->off];
 			if (ch == ',' || ch == ';' || ch == ')' || ch == ']' || ch == '}')
 				break;
-			if ((ch == '(' || ch == '[' || ch == '{') && pp_js_tok_match(t) != NIL) {
-				last = pp_js_tok_match(t);
-				j = pp_js_tok_match(t) + 1;
+			uint32_t m = pp_js_tok_match(t);
+			if ((ch == '(' || ch == '[' || ch == '{') && m != NIL) {
+				last = m;
+				j = m + 1;
 				continue;
 			}
 		}
@@ -139,13 +140,13 @@ static size_t concise_end(const struct ctx *c, size_t i)
 			 * body's own templates (x => `a${x}b`), else the one
 			 * that holds the arrow (`${x => x}`), where it ends */
 			const char *ts = c->s + t->off;
+			size_t n = pp_js_tok_len(t);
 			if (ts[0] == '}') {
 				if (!subs)
 					break;
 				subs--;
 			}
-			if (pp_js_tok_len(t) >= 2 && ts[pp_js_tok_len(t) - 2] == '$' &&
-			    ts[pp_js_tok_len(t) - 1] == '{')
+			if (n >= 2 && ts[n - 2] == '$' && ts[n - 1] == '{')
 				subs++;
 		}
 		last = j;
@@ -199,6 +200,13 @@ static bool operand_tok(const struct ctx *c, size_t i)
 	return false;
 }
 
+/* The opening bracket that token I closes, or NIL (not a closing bracket). */
+static size_t opener(const struct ctx *c, size_t i)
+{
+	uint32_t m = pp_js_tok_match(&c->t[i]);
+	return m < i ? m : NIL;
+}
+
 /* Back from token P over one operand (matched brackets whole; ARROWS: an
  * arrow function whole too, for a conditional's first branch, where one
  * ends at the ":"; elsewhere a "=>" means the walk is in an arrow's body):
@@ -208,12 +216,11 @@ static bool operand_tok(const struct ctx *c, size_t i)
 static size_t pass_operand(const struct ctx *c, size_t p, bool arrows, size_t *budget)
 {
 	for (; *budget; --*budget) {
-		const struct pp_js_tok *t = &c->t[p];
-		if (pp_js_tok_kind(t) == PP_JS_PUNCT && pp_js_tok_len(t) == 1 &&
-		    pp_js_tok_match(t) != NIL && pp_js_tok_match(t) < p) {
-			if (pp_js_tok_match(t) == 0)
+		size_t o = opener(c, p);
+		if (o != NIL) {
+			if (o == 0)
 				return NIL;
-			p = pp_js_tok_match(t) - 1;
+			p = o - 1;
 			continue;
 		}
 		if (arrows && is(c, p, "=>") && p > 0) {
@@ -261,13 +268,11 @@ static size_t through_operators(const struct ctx *c, size_t h)
 	size_t budget = 512;
 	while (p != NIL && budget) {
 		budget--;
-		const struct pp_js_tok *t = &c->t[p];
-		if ((is(c, p, "(") || is(c, p, "[")) && pp_js_tok_match(t) != NIL &&
-		    pp_js_tok_match(t) > p) {
+		uint32_t m = pp_js_tok_match(&c->t[p]);
+		if ((is(c, p, "(") || is(c, p, "[")) && m != NIL && m > p) {
 			/* an enclosing bracket: a group, or an array literal */
 			bool paren = is(c, p, "(");
-			if (p == 0 || called_after(c, pp_js_tok_match(t)) ||
-			    (paren && is(c, pp_js_tok_match(t) + 1, "=>")))
+			if (p == 0 || called_after(c, m) || (paren && is(c, m + 1, "=>")))
 				return h;
 			if (kind(c, p - 1, PP_JS_IDENT)
 				    ? operand_tok(c, p - 1)
@@ -390,12 +395,11 @@ static void binding(const struct ctx *c, size_t h, size_t e, struct pp_js_func *
 			size_t k = q;
 			bool found = false;
 			for (size_t steps = 0; k > 0 && steps < 256; steps++) {
-				const struct pp_js_tok *t = &c->t[k];
-				if (pp_js_tok_kind(t) == PP_JS_PUNCT && pp_js_tok_len(t) == 1 &&
-				    pp_js_tok_match(t) != NIL && pp_js_tok_match(t) < k) {
-					if (pp_js_tok_match(t) == 0)
+				size_t o = opener(c, k);
+				if (o != NIL) {
+					if (o == 0)
 						break; /* the text's first token: nothing before */
-					k = pp_js_tok_match(t) - 1;
+					k = o - 1;
 					continue;
 				}
 				if (is(c, k, ";") || is(c, k, "{") || is(c, k, "}") || is(c, k, "="))
@@ -585,13 +589,11 @@ int pp_js_functions(const char *text, const struct pp_js_toks *v, struct pp_js_f
 						p = pp_js_tok_match(&c.t[k]);
 						break;
 					}
-					if (pp_js_tok_kind(&c.t[k]) == PP_JS_PUNCT &&
-					    pp_js_tok_len(&c.t[k]) == 1 &&
-					    pp_js_tok_match(&c.t[k]) != NIL &&
-					    pp_js_tok_match(&c.t[k]) < k) {
-						if (pp_js_tok_match(&c.t[k]) == 0)
+					size_t o = opener(&c, k);
+					if (o != NIL) {
+						if (o == 0)
 							break; /* the text's first token: nothing before */
-						k = pp_js_tok_match(&c.t[k]) - 1;
+						k = o - 1;
 						continue;
 					}
 					if (is(&c, k, ";") || is(&c, k, "{") || is(&c, k, "}") ||
@@ -797,17 +799,16 @@ size_t pp_js_func_name(const char *text, const struct pp_js_toks *v, const struc
 			i++;
 			continue;
 		}
-		if (pp_js_tok_is(text, t, "[") && pp_js_tok_match(t) != UINT32_MAX &&
-		    pp_js_tok_match(t) > i && pp_js_tok_match(t) <= f->name_tok) {
-			const struct pp_js_tok *k = &v->t[i + 1];
-			if (pp_js_tok_match(t) == i + 2 && (pp_js_tok_kind(k) == PP_JS_STRING ||
-							    pp_js_tok_kind(k) == PP_JS_TEMPLATE)) {
-				tok_text(text, k, &s, &n);
+		uint32_t m = pp_js_tok_match(t);
+		if (pp_js_tok_is(text, t, "[") && m != UINT32_MAX && m > i && m <= f->name_tok) {
+			enum pp_js_kind kk = pp_js_tok_kind(&v->t[i + 1]);
+			if (m == i + 2 && (kk == PP_JS_STRING || kk == PP_JS_TEMPLATE)) {
+				tok_text(text, &v->t[i + 1], &s, &n);
 			} else {
 				s = "<computed>";
 				n = 10;
 			}
-			i = pp_js_tok_match(t) + 1;
+			i = m + 1;
 		} else {
 			if (i != f->chain && i < f->name_tok && pp_js_tok_is(text, t, "prototype")) {
 				i++;

@@ -54,10 +54,11 @@ static inline bool ident_part(unsigned char c)
 bool pp_js_tok_is(const char *text, const struct pp_js_tok *t, const char *s)
 {
 	/* asked of nearly every token, mostly in vain: the first byte first */
-	if (!pp_js_tok_len(t) || text[t->off] != s[0])
-		return !pp_js_tok_len(t) && !s[0];
+	size_t len = pp_js_tok_len(t);
+	if (!len || text[t->off] != s[0])
+		return !len && !s[0];
 	size_t n = strlen(s);
-	return pp_js_tok_len(t) == n && memcmp(text + t->off, s, n) == 0;
+	return len == n && memcmp(text + t->off, s, n) == 0;
 }
 
 /* After these words an expression starts: a '/' there opens a regex. */
@@ -212,10 +213,15 @@ static inline void push(struct pp_js_toks *v, enum pp_js_kind k, size_t off, siz
 	v->t[v->n++] = (struct pp_js_tok){(uint32_t)off, (uint32_t)len << 3 | (uint32_t)k};
 }
 
-/* A bracket, its partner not known yet */
+/* The LK of a bracket whose partner is token M (PP_JS_NO_MATCH_: not known yet) */
+static inline uint32_t bracket_lk(uint32_t m)
+{
+	return m << 3 | PP_JS_BRACKET_;
+}
+
 static inline void push_bracket(struct pp_js_toks *v, size_t off)
 {
-	v->t[v->n++] = (struct pp_js_tok){(uint32_t)off, PP_JS_NO_MATCH_ << 3 | PP_JS_BRACKET_};
+	v->t[v->n++] = (struct pp_js_tok){(uint32_t)off, bracket_lk(PP_JS_NO_MATCH_)};
 }
 
 /* The longest punctuator at P (at most 4 bytes): >>>= ... === !== **= <<=
@@ -353,8 +359,8 @@ static inline bool close_bracket(struct brackets *b, const char *s, struct pp_js
 	char oc = s[v->t[o].off];
 	if ((c == ')' && oc != '(') || (c == ']' && oc != '[') || (c == '}' && oc != '{'))
 		return false;
-	v->t[o].lk = (uint32_t)(v->n - 1) << 3 | PP_JS_BRACKET_;
-	v->t[v->n - 1].lk = o << 3 | PP_JS_BRACKET_;
+	v->t[o].lk = bracket_lk((uint32_t)(v->n - 1));
+	v->t[v->n - 1].lk = bracket_lk(o);
 	return true;
 }
 
@@ -530,19 +536,11 @@ int pp_js_tokenize_in(const char *s, size_t len, struct pp_js_toks *v, struct pp
 		}
 		if (c < 0x21 || c > 0x7e || c == '\\' || c == '#')
 			goto out; /* a control character, a stray '#' */
+		/* no bracket comes here: the switch above took them, and a
+		 * '}' it left resumes a template */
 		size_t n = punct_len(s + i, len - i);
 		i += n;
-		if (n == 1 && (c == '(' || c == '[' || c == '{' || c == ')' || c == ']' || c == '}'))
-			push_bracket(v, st);
-		else
-			push(v, PP_JS_PUNCT, st, n);
-		if (n == 1 && (c == '(' || c == '[' || c == '{')) {
-			if (open_bracket(&br, (uint32_t)(v->n - 1), false))
-				goto out;
-		} else if (n == 1 && (c == ')' || c == ']' || c == '}')) {
-			if (!close_bracket(&br, s, v, (char)c))
-				goto out;
-		}
+		push(v, PP_JS_PUNCT, st, n);
 	}
 	if (br.depth == 0)
 		rc = 0;
