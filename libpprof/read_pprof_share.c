@@ -285,8 +285,8 @@ static int batch_walk(struct share *w, uint32_t ntypes, size_t *off)
 	struct rd *r = &w->r;
 	size_t n = w->batch.n;
 	w->batch.n = w->batch.nlocs = 0;
-	for (size_t i = 0; i < n; i++)
-		w->batch.path[i].stack = w->batch.locs + w->batch.locoff[i];
+	for (size_t i = 0; i < n; i++) /* no frames in the batch: no array */
+		w->batch.path[i].stack = w->batch.locs ? w->batch.locs + w->batch.locoff[i] : NULL;
 	pp_locwalk_ahead(r->p, &r->walk, w->batch.path, n);
 	for (size_t i = 0; i < n; i++) {
 		uint32_t node;
