@@ -1382,6 +1382,23 @@ static int function_at(struct smap_map *m, uint32_t line, uint32_t column,
 			/* the original's own words: a bundler's binding
 			 * (exports.f = , ns.f = ) is not the name V8 gives */
 			size_t l = pp_js_func_name(ot->s, &ot->toks, of, buf, sizeof(buf));
+			/* a member with a computed key, nameless in the original
+			 * (a class declaration) and in a class expression of the
+			 * script (export default class A became var A = class):
+			 * V8 names it by that binding, the map's name at it (or
+			 * its own text, not renamed) */
+			uint32_t bt = !l && of->ctx != NIL ? pp_js_func_ctx_tok(g->s, &g->toks, gf)
+							   : NIL;
+			struct smap_mapping bm;
+			if (bt != NIL && exact(m, tpos(g, bt).line, tpos(g, bt).col, &bm)) {
+				const char *bs = bm.name ? bm.name : g->s + g->toks.t[bt].off;
+				l = bm.name ? strlen(bs) : pp_js_tok_len(&g->toks.t[bt]);
+				if (l >= sizeof(buf))
+					l = sizeof(buf) - 1;
+				memcpy(buf, bs, l);
+				buf[l] = '\0';
+				agrees = true;
+			}
 			out->name = keep(m, buf, l);
 			out->from = agrees ? SMAP_FROM_SCRIPT : SMAP_FROM_SOURCE;
 			return out->name ? SMAP_OK : pp_smap_fail(m, SMAP_ENOMEM, "out of memory");

@@ -368,6 +368,53 @@ static size_t member_chain(const struct ctx *c, size_t q)
 	return NIL;
 }
 
+/* The open bracket that holds token I: the innermost '{', '[' or '(' whose
+ * partner comes after I; NIL when none is found within 4096 tokens. */
+static size_t container(const struct ctx *c, size_t i)
+{
+	size_t k = i;
+	for (size_t steps = 0; k > 0 && steps < 4096; steps++) {
+		k--;
+		size_t o = opener(c, k);
+		if (o != NIL) {
+			k = o;
+			continue;
+		}
+		uint32_t m = pp_js_tok_match(&c->t[k]);
+		if (m != NIL && m > i)
+			return k;
+	}
+	return NIL;
+}
+
+/* The "class" keyword of the class whose body's '{' is OPEN (back over
+ * its name, heritage and type parameters), or NIL: an object literal or a
+ * block. */
+static size_t class_of(const struct ctx *c, size_t open)
+{
+	size_t k = open;
+	for (size_t steps = 0; k > 0 && steps < 64; steps++) {
+		k--;
+		if (is(c, k, "class"))
+			return k > 0 && is(c, k - 1, ".") ? NIL : k;
+		size_t o = opener(c, k);
+		if (o != NIL) {
+			k = o;
+			continue;
+		}
+		if (!(kind(c, k, PP_JS_IDENT) || is(c, k, ".") || is(c, k, ",") || is(c, k, "<") ||
+		      is(c, k, ">")))
+			return NIL;
+	}
+	return NIL;
+}
+
+/* Whether the '{' at I is a class body. */
+static bool class_body(const struct ctx *c, size_t i)
+{
+	return i != NIL && is(c, i, "{") && class_of(c, i) != NIL;
+}
+
 /*
  * The binding of a function expression whose first token is H and last E
  * (NIL when not known): what it is assigned to (x = , a.b.c = ,
@@ -386,6 +433,11 @@ static void binding(const struct ctx *c, size_t h, size_t e, struct pp_js_func *
 		if (p == 0)
 			return;
 		size_t q = p - 1;
+		/* [k] = in a class body: a field's computed key, named by
+		 * the class (computed_member()) */
+		if (is(c, q, "]") && opener(c, q) != NIL &&
+		    class_body(c, container(c, opener(c, q))))
+			return;
 		/* a[k] = (a computed member), else const x: Type = ...: back
 		 * over the type to "x :" */
 		size_t keyed = is(c, q, "]") ? member_chain(c, q) : NIL;
@@ -441,6 +493,48 @@ static void binding(const struct ctx *c, size_t h, size_t e, struct pp_js_func *
 	}
 }
 
+/* For a function bound by export const NAME = (let, var) directly in a
+ * TypeScript namespace's body (namespace A.B { }: B): F->ns set to the
+ * namespace's name.  TypeScript, esbuild and the others make it A.B.NAME
+ * = , B.NAME = inside their function for B, and V8 says B.NAME. */
+static void namespace_member(const struct ctx *c, struct pp_js_func *f)
+{
+	size_t q = f->name_tok;
+	if (q == NIL || f->chain != q || q < 2 || !is(c, q - 2, "export") ||
+	    !(is(c, q - 1, "const") || is(c, q - 1, "let") || is(c, q - 1, "var")))
+		return;
+	size_t open = container(c, q - 2);
+	if (open == NIL || open < 2 || !is(c, open, "{") || !kind(c, open - 1, PP_JS_IDENT))
+		return;
+	size_t k = open - 1;
+	while (k >= 2 && is(c, k - 1, ".") && kind(c, k - 2, PP_JS_IDENT))
+		k -= 2;
+	if (k > 0 && (is(c, k - 1, "namespace") || is(c, k - 1, "module")))
+		f->ns = (uint32_t)(open - 1);
+}
+
+/* The member with a computed key that function F is the value of, when it
+ * is one: F->ctx set to the '{' that holds its key.  H is F's first
+ * token: [k]: () => 1 in an object literal, [k] = () => 1 (a class field,
+ * static or not). */
+static void computed_member(const struct ctx *c, size_t h, struct pp_js_func *f)
+{
+	if (h < 2 || !is(c, h - 2, "]"))
+		return;
+	size_t o = opener(c, h - 2);
+	if (o == NIL || o == 0)
+		return;
+	size_t in = container(c, o);
+	if (in == NIL || !is(c, in, "{"))
+		return;
+	if (is(c, h - 1, ":") && (is(c, o - 1, "{") || is(c, o - 1, ",")) && !class_body(c, in))
+		f->ctx = (uint32_t)in;
+	else if (is(c, h - 1, "=") && class_body(c, in) &&
+		 (is(c, o - 1, "{") || is(c, o - 1, ";") || is(c, o - 1, "}") ||
+		  is(c, o - 1, "static")))
+		f->ctx = (uint32_t)in;
+}
+
 static int add(struct pp_js_funcs *fs, const struct pp_js_func *f)
 {
 	if (fs->n == fs->cap) {
@@ -494,8 +588,8 @@ int pp_js_functions(const char *text, const struct pp_js_toks *v, struct pp_js_f
 		if (!may_start[ch] || (pp_js_tok_kind(&c.t[i]) != PP_JS_IDENT &&
 				       pp_js_tok_kind(&c.t[i]) != PP_JS_PUNCT))
 			continue;
-		struct pp_js_func f = {NIL, NIL, NIL,   NIL,   NIL, NIL,
-				       NIL, 0,   false, false, NIL, NIL};
+		struct pp_js_func f = {NIL, NIL,   NIL,   NIL, NIL, NIL, NIL,
+				       0,   false, false, NIL, NIL, NIL, NIL};
 		bool dot_before = i > 0 && (is(&c, i - 1, ".") || is(&c, i - 1, "?."));
 
 		if (is(&c, i, "class") && !dot_before) {
@@ -566,6 +660,10 @@ int pp_js_functions(const char *text, const struct pp_js_toks *v, struct pp_js_f
 				f.name_tok = f.chain = (uint32_t)name_at;
 			else
 				binding(&c, f.head, f.close, &f);
+			if (f.name_tok == NIL)
+				computed_member(&c, f.head, &f);
+			else
+				namespace_member(&c, &f);
 			if (add(out, &f))
 				goto fail;
 			continue;
@@ -626,6 +724,10 @@ int pp_js_functions(const char *text, const struct pp_js_toks *v, struct pp_js_f
 				f.close = (uint32_t)concise_end(&c, i + 1);
 			}
 			binding(&c, f.head, f.close, &f);
+			if (f.name_tok == NIL)
+				computed_member(&c, f.head, &f);
+			else
+				namespace_member(&c, &f);
 			if (add(out, &f))
 				goto fail;
 			continue;
@@ -664,6 +766,11 @@ int pp_js_functions(const char *text, const struct pp_js_toks *v, struct pp_js_f
 					f.prefix = is(&c, key - 1, "get") ? 1 : 2;
 				if (is(&c, k, "constructor"))
 					f.ctor = true;
+			} else {
+				/* [k]() {}: named by what holds it */
+				size_t in = container(&c, key);
+				if (in != NIL && is(&c, in, "{"))
+					f.ctx = (uint32_t)in;
 			}
 			if (add(out, &f))
 				goto fail;
@@ -764,6 +871,107 @@ static void tok_text(const char *text, const struct pp_js_tok *t, const char **s
 	}
 }
 
+/* The parts of the binding a.b.c from token FIRST to LAST written from
+ * AT on, after a "." when PART: "this" is no part (THIS_CHAIN); nor is a
+ * "prototype" in a.prototype.f; a computed key is its string's value or
+ * "<computed>" (member_chain() took only such keys). */
+static size_t chain_name(const char *text, const struct pp_js_toks *v, uint32_t first,
+			 uint32_t last, bool this_chain, char *buf, size_t cap, size_t at, bool part)
+{
+	const char *s;
+	size_t n;
+	for (uint32_t i = first + (this_chain ? 1 : 0); i <= last;) {
+		const struct pp_js_tok *t = &v->t[i];
+		if (pp_js_tok_is(text, t, ".")) {
+			i++;
+			continue;
+		}
+		uint32_t m = pp_js_tok_match(t);
+		if (pp_js_tok_is(text, t, "[") && m != UINT32_MAX && m > i && m <= last) {
+			enum pp_js_kind kk = pp_js_tok_kind(&v->t[i + 1]);
+			if (m == i + 2 && (kk == PP_JS_STRING || kk == PP_JS_TEMPLATE)) {
+				tok_text(text, &v->t[i + 1], &s, &n);
+			} else {
+				s = "<computed>";
+				n = 10;
+			}
+			i = m + 1;
+		} else {
+			if (i != first && i < last && pp_js_tok_is(text, t, "prototype")) {
+				i++;
+				continue;
+			}
+			tok_text(text, t, &s, &n);
+			i++;
+		}
+		if (part)
+			at = put(buf, cap, at, ".", 1);
+		at = put(buf, cap, at, s, n);
+		part = true;
+	}
+	return at;
+}
+
+/* The binding of the expression whose first token is H and last E, as
+ * V8 names what it holds: x = , a.b.c = , const x = (not this.x = ,
+ * whose naming in a constructor is not known here): its length written
+ * into BUF, else SIZE_MAX. */
+static size_t assigned_name(const struct ctx *c, const struct pp_js_toks *v, size_t h, size_t e,
+			    char *buf, size_t cap)
+{
+	struct pp_js_func b = {NIL, NIL,   NIL,   NIL, NIL, NIL, NIL,
+			       0,   false, false, NIL, NIL, NIL, NIL};
+	if (h == 0 || !is(c, h - 1, "="))
+		return SIZE_MAX;
+	binding(c, h, e, &b);
+	if (b.name_tok == NIL || b.this_chain)
+		return SIZE_MAX;
+	return chain_name(c->s, v, b.chain, b.name_tok, false, buf, cap, 0, false);
+}
+
+/*
+ * The name V8 infers for the class expression or object literal whose '{'
+ * is OPEN, which it gives each member with a computed key (node
+ * --cpu-prof): the binding it is assigned to (A = class {, ns.D = class {,
+ * const o = {, a class field x = {), then the keys of the object literals
+ * it is nested in (o.a for o = { a: { [k]() {} } }); an array literal's
+ * binding for its elements (r = [{ [k]() {} }]).  Its length, written into
+ * BUF; SIZE_MAX where V8 infers none (a class declaration) or one not
+ * known here (an argument, whose callee's name V8 takes; this.h = { } in
+ * a constructor, E.h; a conditional's branch).
+ */
+static size_t ctx_name(const struct ctx *c, const struct pp_js_toks *v, size_t open, char *buf,
+		       size_t cap, unsigned depth)
+{
+	uint32_t close = open < c->n ? pp_js_tok_match(&c->t[open]) : NIL;
+	if (depth > 16 || open == 0 || close == NIL || close <= open)
+		return SIZE_MAX;
+	size_t kw = class_of(c, open), p = open - 1;
+	if (kw != NIL)
+		return assigned_name(c, v, kw, close, buf, cap);
+	if (is(c, p, "="))
+		return assigned_name(c, v, open, close, buf, cap); /* a class field's too */
+	if (is(c, p, ":") && p >= 2 && kind(c, p - 1, PP_JS_IDENT) &&
+	    (is(c, p - 2, "{") || is(c, p - 2, ","))) {
+		size_t in = container(c, p - 1);
+		if (in == NIL || !is(c, in, "{") || class_body(c, in))
+			return SIZE_MAX;
+		size_t at = ctx_name(c, v, in, buf, cap, depth + 1);
+		if (at == SIZE_MAX)
+			return SIZE_MAX;
+		const struct pp_js_tok *k = &c->t[p - 1];
+		at = put(buf, cap, at, ".", 1);
+		return put(buf, cap, at, c->s + k->off, pp_js_tok_len(k));
+	}
+	if (is(c, p, "[") || is(c, p, ",")) {
+		size_t arr = is(c, p, "[") ? p : container(c, p);
+		if (arr == NIL || !is(c, arr, "["))
+			return SIZE_MAX;
+		return assigned_name(c, v, arr, pp_js_tok_match(&c->t[arr]), buf, cap);
+	}
+	return SIZE_MAX;
+}
+
 size_t pp_js_func_name(const char *text, const struct pp_js_toks *v, const struct pp_js_func *f,
 		       char *buf, size_t cap)
 {
@@ -778,11 +986,26 @@ size_t pp_js_func_name(const char *text, const struct pp_js_toks *v, const struc
 		tok_text(text, &v->t[f->cls], &s, &n);
 		return put(buf, cap, 0, s, n);
 	}
-	if (f->name_tok == NIL)
-		return 0;
+	if (f->name_tok == NIL) {
+		if (f->ctx == NIL)
+			return 0;
+		struct ctx c = {text, v->t, v->n};
+		at = ctx_name(&c, v, f->ctx, buf, cap, 0);
+		if (at == SIZE_MAX) {
+			if (cap)
+				buf[0] = '\0';
+			return 0;
+		}
+		return at;
+	}
 	if (f->prefix)
 		at = put(buf, cap, at, f->prefix == 1 ? "get " : "set ", 4);
 	bool part = false; /* a part written: the next one after a "." */
+	if (f->ns != NIL) {
+		tok_text(text, &v->t[f->ns], &s, &n);
+		at = put(buf, cap, at, s, n);
+		part = true;
+	}
 	if (f->encl != NIL) {
 		tok_text(text, &v->t[f->encl], &s, &n);
 		if (pp_js_name_capital(s, n)) {
@@ -790,39 +1013,21 @@ size_t pp_js_func_name(const char *text, const struct pp_js_toks *v, const struc
 			part = true;
 		}
 	}
-	/* this.x: "this" is no part; nor is a "prototype" in a.prototype.f;
-	 * a computed key is its string's value or "<computed>" (member_chain()
-	 * took only such keys) */
-	for (uint32_t i = f->chain + (f->this_chain ? 1 : 0); i <= f->name_tok;) {
-		const struct pp_js_tok *t = &v->t[i];
-		if (pp_js_tok_is(text, t, ".")) {
-			i++;
-			continue;
-		}
-		uint32_t m = pp_js_tok_match(t);
-		if (pp_js_tok_is(text, t, "[") && m != UINT32_MAX && m > i && m <= f->name_tok) {
-			enum pp_js_kind kk = pp_js_tok_kind(&v->t[i + 1]);
-			if (m == i + 2 && (kk == PP_JS_STRING || kk == PP_JS_TEMPLATE)) {
-				tok_text(text, &v->t[i + 1], &s, &n);
-			} else {
-				s = "<computed>";
-				n = 10;
-			}
-			i = m + 1;
-		} else {
-			if (i != f->chain && i < f->name_tok && pp_js_tok_is(text, t, "prototype")) {
-				i++;
-				continue;
-			}
-			tok_text(text, t, &s, &n);
-			i++;
-		}
-		if (part)
-			at = put(buf, cap, at, ".", 1);
-		at = put(buf, cap, at, s, n);
-		part = true;
-	}
-	return at;
+	return chain_name(text, v, f->chain, f->name_tok, f->this_chain, buf, cap, at, part);
+}
+
+uint32_t pp_js_func_ctx_tok(const char *text, const struct pp_js_toks *v, const struct pp_js_func *f)
+{
+	if (f->name_tok != NIL || f->ctor || f->ctx == NIL)
+		return NIL;
+	struct ctx c = {text, v->t, v->n};
+	size_t kw = class_of(&c, f->ctx), h = kw != NIL ? kw : f->ctx;
+	if (h < 2 || !is(&c, h - 1, "=") || !kind(&c, h - 2, PP_JS_IDENT) || not_key(&c, h - 2))
+		return NIL;
+	/* one word: not a.b = , nor x: T = (a type) */
+	if (h >= 3 && (is(&c, h - 3, ".") || is(&c, h - 3, "?.") || is(&c, h - 3, ":")))
+		return NIL;
+	return (uint32_t)(h - 2);
 }
 
 bool pp_js_name_capital(const char *s, size_t n)

@@ -143,6 +143,14 @@ struct pp_js_func {
 	 * function Foo () { this.x = function () {} } is Foo.x), or
 	 * UINT32_MAX */
 	uint32_t encl;
+	/* for a member with a computed key ([k]() {}, [k]: () => 1, a class
+	 * field [k] = () => 1): the '{' of the class body or object literal
+	 * it is in, by whose binding V8 names it; else UINT32_MAX */
+	uint32_t ctx;
+	/* for export const f = (a function) in a TypeScript namespace's
+	 * body: the token of the namespace's (innermost) name, which V8 puts
+	 * first (the compilers make it NS.f = ); else UINT32_MAX */
+	uint32_t ns;
 };
 
 struct pp_js_funcs {
@@ -157,6 +165,11 @@ void pp_js_funcs_release(struct pp_js_funcs *fs);
  * CAP); "" for an anonymous function. */
 size_t pp_js_func_name(const char *text, const struct pp_js_toks *v, const struct pp_js_func *f,
 		       char *buf, size_t cap);
+/* For a member with a computed key (F->ctx) in a class expression or an
+ * object literal assigned to one word (x = class {, var o = {), the token
+ * of that word, whose name V8 gives the member; else UINT32_MAX. */
+uint32_t pp_js_func_ctx_tok(const char *text, const struct pp_js_toks *v,
+			    const struct pp_js_func *f);
 /* Whether V8 takes a function named S (N bytes) for a constructor, whose
  * name it puts before the member bindings made in it: a capital first
  * (V8 asks Unicode's uppercase; a name starting with another byte is
