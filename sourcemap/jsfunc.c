@@ -415,6 +415,15 @@ static bool class_body(const struct ctx *c, size_t i)
 	return i != NIL && is(c, i, "{") && class_of(c, i) != NIL;
 }
 
+/* Whether tokens FIRST .. LAST are a.b.c: names and dots by turns. */
+static bool dotted(const struct ctx *c, size_t first, size_t last)
+{
+	for (size_t i = first; i <= last; i++)
+		if ((i - first) % 2 ? !is(c, i, ".") : !kind(c, i, PP_JS_IDENT))
+			return false;
+	return true;
+}
+
 /*
  * The binding of a function expression whose first token is H and last E
  * (NIL when not known): what it is assigned to (x = , a.b.c = ,
@@ -473,6 +482,21 @@ static void binding(const struct ctx *c, size_t h, size_t e, struct pp_js_func *
 			if (is(c, q, "]"))
 				return;
 			first = q;
+		}
+		/* a.b = c.d = function: V8 names it by every member target of
+		 * the assignments, outer first (a.b.c.d); a plain variable
+		 * ends them (x = a.b = f is a.b), as does this.x (this.z =
+		 * a.y = f is z.a.y) */
+		if (is(c, p, "=") && first != q && dotted(c, first, q) && !is(c, first, "this")) {
+			while (first >= 2 && is(c, first - 1, "=") &&
+			       kind(c, first - 2, PP_JS_IDENT)) {
+				size_t o = member_chain(c, first - 2);
+				if (o == NIL || o == first - 2 || !dotted(c, o, first - 2))
+					break;
+				first = o;
+				if (is(c, o, "this"))
+					break;
+			}
 		}
 		f->name_tok = (uint32_t)q;
 		f->chain = (uint32_t)first;
@@ -871,8 +895,8 @@ static void tok_text(const char *text, const struct pp_js_tok *t, const char **s
 	}
 }
 
-/* The parts of the binding a.b.c from token FIRST to LAST written from
- * AT on, after a "." when PART: "this" is no part (THIS_CHAIN); nor is a
+/* The parts of the binding a.b.c (or a.b = c.d) from token FIRST to LAST
+ * written from AT on, after a "." when PART: "this" is no part (THIS_CHAIN); nor is a
  * "prototype" in a.prototype.f; a computed key is its string's value or
  * "<computed>" (member_chain() took only such keys). */
 static size_t chain_name(const char *text, const struct pp_js_toks *v, uint32_t first,
@@ -882,8 +906,8 @@ static size_t chain_name(const char *text, const struct pp_js_toks *v, uint32_t 
 	size_t n;
 	for (uint32_t i = first + (this_chain ? 1 : 0); i <= last;) {
 		const struct pp_js_tok *t = &v->t[i];
-		if (pp_js_tok_is(text, t, ".")) {
-			i++;
+		if (pp_js_tok_is(text, t, ".") || pp_js_tok_is(text, t, "=")) {
+			i++; /* a.b = c.d: a.b.c.d */
 			continue;
 		}
 		uint32_t m = pp_js_tok_match(t);

@@ -139,6 +139,14 @@ static void test_jstoken_objects(void **state)
 	NAMES("Foo.prototype[Symbol.iterator] = function () {}", "Foo.<computed>@(");
 	NAMES("function Cap() { this.q[k] = function () {} }", "Cap@( Cap.q.<computed>@(");
 	NAMES("function low() { this[k] = function () {} }", "low@( <computed>@(");
+	/* assignments in a chain (node --cpu-prof): every member target,
+	 * outer first; a plain variable ends them, this.x's "this" is left
+	 * out; an inner plain variable names it alone */
+	NAMES("t.a.f = t.b.f = function () {}", "t.a.f.t.b.f@(");
+	NAMES("a.p.q = a.r = a.s = () => 1", "a.p.q.a.r.a.s@(");
+	NAMES("c = a.b = function () {}; var d = a.e = function () {}", "a.b@( a.e@(");
+	NAMES("a.h = c2 = function () {}; u = w = () => 1", "c2@( w@(");
+	NAMES("this.z = a.y = function () {}", "z.a.y@(");
 	/* not named so: an escaped key (V8 takes its value, not decoded
 	 * here), an array pattern, a type */
 	/* a member with a computed key: V8 names it by what holds it, the
