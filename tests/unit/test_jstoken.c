@@ -504,6 +504,27 @@ static int function_is(struct smap_map *m, uint32_t col, int start, const char *
 	return f.from;
 }
 
+/* Without a source text, a.b=function(e){return e} is named by the map's
+ * names at its binding when the body's first mapped token lies at most 16
+ * lines below the naming token (parameter defaults a compiler lowered into
+ * the body, which a minifier dropped, come between), and not when it lies
+ * 20 lines below (the body of another function). */
+static void test_jstoken_function_at_name_to_body(void **state)
+{
+	(void)state;
+	static const char script[] = "a.b=function(e){return e}";
+	struct smap_map *m = map_with("{\"version\":3,\"sources\":[\"a.js\"],\"names\":[\"pp\"],"
+				      "\"mappings\":\"AAAAA,EAAG,EAAI,QAAS,CAAC,GAMf,OAAO\"}",
+				      script);
+	assert_int_equal(function_is(m, 12, 1, "pp.b"), SMAP_FROM_SCRIPT);
+	smap_map_free(m);
+	m = map_with("{\"version\":3,\"sources\":[\"a.js\"],\"names\":[\"pp\"],"
+		     "\"mappings\":\"AAAAA,EAAG,EAAI,QAAS,CAAC,GAoBf,OAAO\"}",
+		     script);
+	function_is(m, 12, 1, NULL);
+	smap_map_free(m);
+}
+
 /* A class without a constructor of its own: V8 puts its default
  * constructor on the "class" keyword, where no function starts, and names
  * it by the class; the map points at the "export" before "class Foo"
@@ -552,6 +573,7 @@ int main(void)
 		cmocka_unit_test(test_jstoken_function_at_prepared),
 		cmocka_unit_test(test_jstoken_function_at_inlined),
 		cmocka_unit_test(test_jstoken_function_at_default_ctor),
+		cmocka_unit_test(test_jstoken_function_at_name_to_body),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
