@@ -1285,6 +1285,33 @@ static const struct pp_js_func *by_parameters(struct smap_map *m, const struct t
 	return NULL;
 }
 
+/* The length of the name of OF's class (its token in OT) when generated
+ * function GF is bound as X.prototype.m or X.m, X mapped to that class's
+ * name (the map's name at X, or X's own text where it has none), else 0. */
+static size_t class_member_binding(struct smap_map *m, const struct text *g,
+				   const struct pp_js_func *gf, const struct text *ot,
+				   const struct pp_js_func *of)
+{
+	uint32_t a = gf->chain, z = gf->name_tok;
+	if (a == NIL || z == NIL || gf->this_chain || gf->encl != NIL || !(z == a + 2 || z == a + 4))
+		return 0;
+	for (uint32_t i = a; i <= z; i++)
+		if ((i - a) % 2 ? !pp_js_tok_is(g->s, &g->toks.t[i], ".")
+				: pp_js_tok_kind(&g->toks.t[i]) != PP_JS_IDENT)
+			return 0;
+	if (z == a + 4 && !pp_js_tok_is(g->s, &g->toks.t[a + 2], "prototype"))
+		return 0;
+	const struct pp_js_tok *ct = &ot->toks.t[of->cls];
+	size_t cn = pp_js_tok_len(ct);
+	struct smap_mapping xm;
+	struct pos xp = tpos(g, a);
+	if (pp_js_tok_kind(ct) != PP_JS_IDENT || !exact(m, xp.line, xp.col, &xm))
+		return 0;
+	const char *xs = xm.name ? xm.name : g->s + g->toks.t[a].off;
+	size_t xn = xm.name ? strlen(xm.name) : pp_js_tok_len(&g->toks.t[a]);
+	return xn == cn && memcmp(xs, ot->s + ct->off, cn) == 0 ? cn : 0;
+}
+
 static int function_at(struct smap_map *m, uint32_t line, uint32_t column,
 		       struct smap_function *out)
 {
@@ -1407,6 +1434,20 @@ static int function_at(struct smap_map *m, uint32_t line, uint32_t column,
 				memcpy(buf, bs, l);
 				buf[l] = '\0';
 				agrees = true;
+			}
+			/* a class's method or static method its library's own
+			 * compiler made X.prototype.m = function or X.m =
+			 * function (an ES5 build whose map leads to the class):
+			 * V8 says X.m, X the class */
+			size_t cn = 0;
+			if (agrees && l && l + 1 < sizeof(buf) && of->cls != NIL && !of->ctor &&
+			    !of->prefix && (cn = class_member_binding(m, g, gf, ot, of)) != 0 &&
+			    cn + 1 + l < sizeof(buf)) {
+				const struct pp_js_tok *ct = &ot->toks.t[of->cls];
+				memmove(buf + cn + 1, buf, l + 1);
+				memcpy(buf, ot->s + ct->off, cn);
+				buf[cn] = '.';
+				l += cn + 1;
 			}
 			out->name = keep(m, buf, l);
 			out->from = agrees ? SMAP_FROM_SCRIPT : SMAP_FROM_SOURCE;

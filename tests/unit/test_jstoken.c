@@ -525,6 +525,28 @@ static void test_jstoken_function_at_name_to_body(void **state)
 	smap_map_free(m);
 }
 
+/* A class's method its library's compiler lowered to ES5 (the map leads
+ * to the class): V8 says Obs.sub for t.prototype.sub = function, t mapped
+ * to the class's name; t mapped to another name keeps the method's. */
+static void test_jstoken_function_at_es5_method(void **state)
+{
+	(void)state;
+	static const char script[] = "t.prototype.sub=function(a){return a};";
+	static const char fmt[] =
+		"{\"version\":3,\"sources\":[\"a.ts\"],\"names\":[\"%s\"],"
+		"\"sourcesContent\":[\"class Obs {\\n  sub(a) { return a; }\\n}\\n\"],"
+		"\"mappings\":\"AACEA,YAAA,IAAA,QAAG,CAAC,GAAK,OAAO\"}";
+	char map[512];
+	snprintf(map, sizeof(map), fmt, "Obs");
+	struct smap_map *m = map_with(map, script);
+	assert_int_equal(function_is(m, 24, 1, "Obs.sub"), SMAP_FROM_SCRIPT);
+	smap_map_free(m);
+	snprintf(map, sizeof(map), fmt, "Other");
+	m = map_with(map, script);
+	assert_int_equal(function_is(m, 24, 1, "sub"), SMAP_FROM_SCRIPT);
+	smap_map_free(m);
+}
+
 /* A class without a constructor of its own: V8 puts its default
  * constructor on the "class" keyword, where no function starts, and names
  * it by the class; the map points at the "export" before "class Foo"
@@ -574,6 +596,7 @@ int main(void)
 		cmocka_unit_test(test_jstoken_function_at_inlined),
 		cmocka_unit_test(test_jstoken_function_at_default_ctor),
 		cmocka_unit_test(test_jstoken_function_at_name_to_body),
+		cmocka_unit_test(test_jstoken_function_at_es5_method),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
