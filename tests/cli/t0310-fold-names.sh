@@ -110,8 +110,8 @@ test_expect_success 'second program: a computed key, named as its bundle binds t
 '
 
 # export const mean = in namespace Stats: TypeScript makes it Stats.mean =
-# and V8 says Stats.mean (esbuild and swc say Stats2.mean, vite
-# _Stats.mean: their own renames of the namespace, not the source's).
+# and V8 says Stats.mean (Stats2.mean on esbuild's and swc's unminified
+# builds, _Stats.mean on vite's: their own renames of the namespace).
 test_expect_success 'second program: a namespace'"'"'s exported const is NS.name' '
 	for b in esbuild tsc-terser rollup-terser swc vite; do
 		grep -q "Stats.mean src/events.ts:47" "$S/$b.p2.folded" || return 1
