@@ -13,10 +13,16 @@
 
 #define NIL UINT32_MAX
 
+/* container()'s last answer: the token asked of and its open bracket */
+struct cont {
+	size_t q, in;
+};
+
 struct ctx {
 	const char *s;
 	const struct pp_js_tok *t;
 	size_t n;
+	struct cont *last; /* NULL: no memory of the last answer */
 };
 
 /* pp_js_tok_is(), inlined: W is a literal, so its length is known */
@@ -369,22 +375,43 @@ static size_t member_chain(const struct ctx *c, size_t q)
 }
 
 /* The open bracket that holds token I: the innermost '{', '[' or '(' whose
- * partner comes after I; NIL when none is found within 4096 tokens. */
+ * partner comes after I; NIL when none is found within 4096 tokens.  The
+ * walk back stops at the token last asked of (C->last): its bracket, when
+ * still open at I, or the walk goes on before it; so the members of an
+ * object of 10^5 computed keys, asked in order, are not 10^5 walks over
+ * the ones before. */
 static size_t container(const struct ctx *c, size_t i)
 {
-	size_t k = i;
+	size_t k = i, in = NIL;
 	for (size_t steps = 0; k > 0 && steps < 4096; steps++) {
 		k--;
 		size_t o = opener(c, k);
 		if (o != NIL) {
-			k = o;
-			continue;
+			k = o; /* a closed group: from its opener on */
+		} else {
+			uint32_t m = pp_js_tok_match(&c->t[k]);
+			if (m != NIL && m > i) {
+				in = k;
+				break;
+			}
 		}
-		uint32_t m = pp_js_tok_match(&c->t[k]);
-		if (m != NIL && m > i)
-			return k;
+		/* the last token asked of, at this level: its answer */
+		if (c->last && k == c->last->q) {
+			size_t b = c->last->in;
+			if (b == NIL)
+				break; /* not found from there either */
+			if (pp_js_tok_match(&c->t[b]) > i) {
+				in = b;
+				break;
+			}
+			k = b; /* closed before I: on from before it */
+		}
 	}
-	return NIL;
+	if (c->last) {
+		c->last->q = i;
+		c->last->in = in;
+	}
+	return in;
 }
 
 /* The "class" keyword of the class whose body's '{' is OPEN (back over
@@ -600,7 +627,8 @@ static const bool may_start[256] = {['c'] = true, ['f'] = true, ['='] = true, ['
 
 int pp_js_functions(const char *text, const struct pp_js_toks *v, struct pp_js_funcs *out)
 {
-	struct ctx c = {text, v->t, v->n};
+	struct cont last = {NIL, NIL};
+	struct ctx c = {text, v->t, v->n, &last};
 	struct cls *classes = NULL;
 	size_t ncls = 0, ccap = 0, *fstack = NULL, *cstack = NULL;
 	memset(out, 0, sizeof(*out));
@@ -1013,7 +1041,7 @@ size_t pp_js_func_name(const char *text, const struct pp_js_toks *v, const struc
 	if (f->name_tok == NIL) {
 		if (f->ctx == NIL)
 			return 0;
-		struct ctx c = {text, v->t, v->n};
+		struct ctx c = {text, v->t, v->n, NULL};
 		at = ctx_name(&c, v, f->ctx, buf, cap, 0);
 		if (at == SIZE_MAX) {
 			if (cap)
@@ -1044,7 +1072,7 @@ uint32_t pp_js_func_ctx_tok(const char *text, const struct pp_js_toks *v, const 
 {
 	if (f->name_tok != NIL || f->ctor || f->ctx == NIL)
 		return NIL;
-	struct ctx c = {text, v->t, v->n};
+	struct ctx c = {text, v->t, v->n, NULL};
 	size_t kw = class_of(&c, f->ctx), h = kw != NIL ? kw : f->ctx;
 	if (h < 2 || !is(&c, h - 1, "=") || !kind(&c, h - 2, PP_JS_IDENT) || not_key(&c, h - 2))
 		return NIL;

@@ -166,6 +166,10 @@ static void test_jstoken_objects(void **state)
 	NAMES("const o = { a: { [k]() {} } }; var q; q = { m: { n: { [k]() {} } } }",
 	      "o.a@( q.m.n@(");
 	NAMES("const r = [{ [k]() {} }, { [k]() {} }]", "r@( r@(");
+	/* asked in order, each from the last answer: nested and after */
+	NAMES("const o = { [a]() {}, b: { [c]() {}, [d]: () => 1 }, [e]() {} }",
+	      "o@( o.b@( o.b@( o@(");
+	NAMES("const o = { [f(() => 1)]() {}, [g]: [{ [h]() {} }] }", "-@( o@( -@(");
 	NAMES("class E { [k]() {} x = { [k]() {} }; static y = { [k]() {} } }", "-@( x@( y@(");
 	NAMES("export default class F { [k]() {} }", "-@(");
 	NAMES("f({ [k]() {} }); this.h = { [k]() {} }", "-@( -@(");
