@@ -382,6 +382,8 @@ static size_t member_chain(const struct ctx *c, size_t q)
  * the ones before. */
 static size_t container(const struct ctx *c, size_t i)
 {
+	if (c->last && c->last->q == i)
+		return c->last->in; /* asked again */
 	size_t k = i, in = NIL;
 	for (size_t steps = 0; k > 0 && steps < 4096; steps++) {
 		k--;
@@ -1024,8 +1026,10 @@ static size_t ctx_name(const struct ctx *c, const struct pp_js_toks *v, size_t o
 	return SIZE_MAX;
 }
 
-size_t pp_js_func_name(const char *text, const struct pp_js_toks *v, const struct pp_js_func *f,
-		       char *buf, size_t cap)
+/* pp_js_func_name()'s name, its whole length returned (more than was
+ * written when it was cut at CAP) */
+static size_t func_name(const char *text, const struct pp_js_toks *v, const struct pp_js_func *f,
+			char *buf, size_t cap)
 {
 	size_t at = 0;
 	const char *s;
@@ -1066,6 +1070,14 @@ size_t pp_js_func_name(const char *text, const struct pp_js_toks *v, const struc
 		}
 	}
 	return chain_name(text, v, f->chain, f->name_tok, f->this_chain, buf, cap, at, part);
+}
+
+size_t pp_js_func_name(const char *text, const struct pp_js_toks *v, const struct pp_js_func *f,
+		       char *buf, size_t cap)
+{
+	size_t n = func_name(text, v, f, buf, cap);
+	/* what BUF holds: a name longer than CAP is cut there */
+	return !cap ? 0 : n < cap ? n : cap - 1;
 }
 
 uint32_t pp_js_func_ctx_tok(const char *text, const struct pp_js_toks *v, const struct pp_js_func *f)

@@ -162,7 +162,7 @@ struct pp_js_funcs {
 int pp_js_functions(const char *text, const struct pp_js_toks *v, struct pp_js_funcs *out);
 void pp_js_funcs_release(struct pp_js_funcs *fs);
 /* The name V8 gives function F, written into BUF (NUL-terminated, cut at
- * CAP); "" for an anonymous function. */
+ * CAP); "" for an anonymous function.  Its length in BUF. */
 size_t pp_js_func_name(const char *text, const struct pp_js_toks *v, const struct pp_js_func *f,
 		       char *buf, size_t cap);
 /* For a member with a computed key (F->ctx) in a class expression or an

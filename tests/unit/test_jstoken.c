@@ -190,6 +190,29 @@ static void test_jstoken_objects(void **state)
 	NAMES("const t: F[] = function () {}", "t@(");
 }
 
+/* A name longer than the buffer: cut there, and its length is what the
+ * buffer holds (a caller copies that many bytes). */
+static void test_jstoken_long_name(void **state)
+{
+	(void)state;
+	char src[2048], buf[64];
+	int at = snprintf(src, sizeof(src), "x = ");
+	for (int i = 0; i < 100; i++)
+		at += snprintf(src + at, sizeof(src) - (size_t)at, "a.b%d = ", i);
+	snprintf(src + at, sizeof(src) - (size_t)at, "function () {}");
+	struct pp_js_toks v;
+	struct pp_js_funcs fs;
+	assert_int_equal(pp_js_tokenize(src, strlen(src), &v), 0);
+	assert_int_equal(pp_js_functions(src, &v, &fs), 0);
+	assert_int_equal(fs.n, 1);
+	size_t n = pp_js_func_name(src, &v, &fs.f[0], buf, sizeof(buf));
+	assert_int_equal(n, sizeof(buf) - 1);
+	assert_int_equal(strlen(buf), n);
+	assert_memory_equal(buf, "a.b0.a.b1.", 10);
+	pp_js_funcs_release(&fs);
+	pp_js_toks_release(&v);
+}
+
 static void test_jstoken_classes(void **state)
 {
 	(void)state;
@@ -601,6 +624,7 @@ int main(void)
 		cmocka_unit_test(test_jstoken_function_at_default_ctor),
 		cmocka_unit_test(test_jstoken_function_at_name_to_body),
 		cmocka_unit_test(test_jstoken_function_at_es5_method),
+		cmocka_unit_test(test_jstoken_long_name),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
