@@ -1285,16 +1285,43 @@ static const struct pp_js_func *by_parameters(struct smap_map *m, const struct t
 	return NULL;
 }
 
+/* Whether OF is a class field's function in OT (m = () => , m: T =
+ * function): a binding by "=" right in a class body, not a variable. */
+static bool class_field(const struct text *ot, const struct pp_js_func *of)
+{
+	uint32_t q = of->name_tok;
+	if (q == NIL || of->chain != q || q == 0 || of->head <= q)
+		return false;
+	bool eq = false;
+	for (uint32_t i = q + 1; i < of->head && !eq; i++)
+		eq = pp_js_tok_is(ot->s, &ot->toks.t[i], "=");
+	const struct pp_js_tok *pt = &ot->toks.t[q - 1];
+	bool member = pp_js_tok_is(ot->s, pt, ";") || pp_js_tok_is(ot->s, pt, "{") ||
+		      pp_js_tok_is(ot->s, pt, "}") ||
+		      (pp_js_tok_kind(pt) == PP_JS_IDENT && !pp_js_tok_is(ot->s, pt, "const") &&
+		       !pp_js_tok_is(ot->s, pt, "let") && !pp_js_tok_is(ot->s, pt, "var"));
+	return eq && member;
+}
+
 /* The length of the name of OF's class (its token in OT) when generated
- * function GF is bound as X.prototype.m or X.m, X mapped to that class's
- * name (the map's name at X, or X's own text where it has none), else 0. */
+ * function GF is bound as X.prototype.m or X.m, or as this.m in a
+ * constructor of X where OF is a class field (its compiler moved it
+ * there), X mapped to that class's name (the map's name at X, or X's own
+ * text where it has none), else 0. */
 static size_t class_member_binding(struct smap_map *m, const struct text *g,
 				   const struct pp_js_func *gf, const struct text *ot,
 				   const struct pp_js_func *of)
 {
-	uint32_t a = gf->chain, z = gf->name_tok;
-	if (a == NIL || z == NIL || gf->this_chain || gf->encl != NIL || !(z == a + 2 || z == a + 4))
+	uint32_t a = gf->chain, z = gf->name_tok, x = a;
+	if (a == NIL || z == NIL)
 		return 0;
+	if (gf->this_chain) {
+		if (z != a + 2 || gf->encl == NIL || !class_field(ot, of))
+			return 0;
+		x = gf->encl;
+	} else if (gf->encl != NIL || !(z == a + 2 || z == a + 4)) {
+		return 0;
+	}
 	for (uint32_t i = a; i <= z; i++)
 		if ((i - a) % 2 ? !pp_js_tok_is(g->s, &g->toks.t[i], ".")
 				: pp_js_tok_kind(&g->toks.t[i]) != PP_JS_IDENT)
@@ -1304,11 +1331,11 @@ static size_t class_member_binding(struct smap_map *m, const struct text *g,
 	const struct pp_js_tok *ct = &ot->toks.t[of->cls];
 	size_t cn = pp_js_tok_len(ct);
 	struct smap_mapping xm;
-	struct pos xp = tpos(g, a);
+	struct pos xp = tpos(g, x);
 	if (pp_js_tok_kind(ct) != PP_JS_IDENT || !exact(m, xp.line, xp.col, &xm))
 		return 0;
-	const char *xs = xm.name ? xm.name : g->s + g->toks.t[a].off;
-	size_t xn = xm.name ? strlen(xm.name) : pp_js_tok_len(&g->toks.t[a]);
+	const char *xs = xm.name ? xm.name : g->s + g->toks.t[x].off;
+	size_t xn = xm.name ? strlen(xm.name) : pp_js_tok_len(&g->toks.t[x]);
 	return xn == cn && memcmp(xs, ot->s + ct->off, cn) == 0 ? cn : 0;
 }
 
@@ -1437,7 +1464,8 @@ static int function_at(struct smap_map *m, uint32_t line, uint32_t column,
 			}
 			/* a class's method or static method its library's own
 			 * compiler made X.prototype.m = function or X.m =
-			 * function (an ES5 build whose map leads to the class):
+			 * function (an ES5 build whose map leads to the class),
+			 * a class field it made this.m = in X's constructor:
 			 * V8 says X.m, X the class */
 			size_t cn = 0;
 			if (agrees && l && l + 1 < sizeof(buf) && of->cls != NIL && !of->ctor &&

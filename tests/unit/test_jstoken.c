@@ -554,7 +554,8 @@ static void test_jstoken_function_at_name_to_body(void **state)
 
 /* A class's method its library's compiler lowered to ES5 (the map leads
  * to the class): V8 says Obs.sub for t.prototype.sub = function, t mapped
- * to the class's name; t mapped to another name keeps the method's. */
+ * to the class's name; t mapped to another name keeps the method's.  The
+ * same for a class field moved into the constructor (this.sub =). */
 static void test_jstoken_function_at_es5_method(void **state)
 {
 	(void)state;
@@ -571,6 +572,20 @@ static void test_jstoken_function_at_es5_method(void **state)
 	snprintf(map, sizeof(map), fmt, "Other");
 	m = map_with(map, script);
 	assert_int_equal(function_is(m, 24, 1, "sub"), SMAP_FROM_SCRIPT);
+	smap_map_free(m);
+	/* a class field its compiler moved into the constructor: this.sub =
+	 * in the constructor of t, t mapped to the class's name */
+	static const char script2[] = "class t{constructor(){this.sub=(a)=>a}}";
+	static const char fmt2[] = "{\"version\":3,\"sources\":[\"a.ts\"],\"names\":[\"%s\"],"
+				   "\"sourcesContent\":[\"class Obs {\\n  sub = (a) => a;\\n}\\n\"],"
+				   "\"mappings\":\"MAAMA,gBACJ,KAAA,IAAM,CAAC,IAAM\"}";
+	snprintf(map, sizeof(map), fmt2, "Obs");
+	m = map_with(map, script2);
+	assert_int_equal(function_is(m, 31, 1, "Obs.sub"), SMAP_FROM_SCRIPT);
+	smap_map_free(m);
+	snprintf(map, sizeof(map), fmt2, "Other");
+	m = map_with(map, script2);
+	assert_int_equal(function_is(m, 31, 1, "sub"), SMAP_FROM_SCRIPT);
 	smap_map_free(m);
 }
 
