@@ -559,34 +559,29 @@ static void test_jstoken_function_at_name_to_body(void **state)
 static void test_jstoken_function_at_es5_method(void **state)
 {
 	(void)state;
-	static const char script[] = "t.prototype.sub=function(a){return a};";
-	static const char fmt[] =
-		"{\"version\":3,\"sources\":[\"a.ts\"],\"names\":[\"%s\"],"
-		"\"sourcesContent\":[\"class Obs {\\n  sub(a) { return a; }\\n}\\n\"],"
-		"\"mappings\":\"AACEA,YAAA,IAAA,QAAG,CAAC,GAAK,OAAO\"}";
-	char map[512];
-	snprintf(map, sizeof(map), fmt, "Obs");
-	struct smap_map *m = map_with(map, script);
-	assert_int_equal(function_is(m, 24, 1, "Obs.sub"), SMAP_FROM_SCRIPT);
-	smap_map_free(m);
-	snprintf(map, sizeof(map), fmt, "Other");
-	m = map_with(map, script);
-	assert_int_equal(function_is(m, 24, 1, "sub"), SMAP_FROM_SCRIPT);
-	smap_map_free(m);
-	/* a class field its compiler moved into the constructor: this.sub =
-	 * in the constructor of t, t mapped to the class's name */
-	static const char script2[] = "class t{constructor(){this.sub=(a)=>a}}";
-	static const char fmt2[] = "{\"version\":3,\"sources\":[\"a.ts\"],\"names\":[\"%s\"],"
-				   "\"sourcesContent\":[\"class Obs {\\n  sub = (a) => a;\\n}\\n\"],"
-				   "\"mappings\":\"MAAMA,gBACJ,KAAA,IAAM,CAAC,IAAM\"}";
-	snprintf(map, sizeof(map), fmt2, "Obs");
-	m = map_with(map, script2);
-	assert_int_equal(function_is(m, 31, 1, "Obs.sub"), SMAP_FROM_SCRIPT);
-	smap_map_free(m);
-	snprintf(map, sizeof(map), fmt2, "Other");
-	m = map_with(map, script2);
-	assert_int_equal(function_is(m, 31, 1, "sub"), SMAP_FROM_SCRIPT);
-	smap_map_free(m);
+	static const struct {
+		const char *script, *source, *mappings;
+		uint32_t col; /* V8's position: the '(' */
+	} cases[] = {
+		{"t.prototype.sub=function(a){return a};",
+		 "class Obs {\\n  sub(a) { return a; }\\n}\\n",
+		 "AACEA,YAAA,IAAA,QAAG,CAAC,GAAK,OAAO", 24},
+		/* in the constructor of t, t mapped to the class's name */
+		{"class t{constructor(){this.sub=(a)=>a}}",
+		 "class Obs {\\n  sub = (a) => a;\\n}\\n", "MAAMA,gBACJ,KAAA,IAAM,CAAC,IAAM", 31},
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		for (int other = 0; other < 2; other++) {
+			char map[512];
+			snprintf(map, sizeof(map),
+				 "{\"version\":3,\"sources\":[\"a.ts\"],\"names\":[\"%s\"],"
+				 "\"sourcesContent\":[\"%s\"],\"mappings\":\"%s\"}",
+				 other ? "Other" : "Obs", cases[i].source, cases[i].mappings);
+			struct smap_map *m = map_with(map, cases[i].script);
+			assert_int_equal(function_is(m, cases[i].col, 1, other ? "sub" : "Obs.sub"),
+					 SMAP_FROM_SCRIPT);
+			smap_map_free(m);
+		}
 }
 
 /* A class without a constructor of its own: V8 puts its default
