@@ -1484,9 +1484,10 @@ static int function_at(struct smap_map *m, uint32_t line, uint32_t column,
 		/* no source text: the mapping's name at the naming token, when it
 		 * sits before the body in the same source, at most NAME_BODY
 		 * lines before its first mapped token */
-		if (named && (!have_first || (same_source(m, last.source_index, body_first.source_index) &&
-					      last.line <= body_first.line &&
-					      body_first.line - last.line <= NAME_BODY))) {
+		if (named &&
+		    (!have_first ||
+		     (same_source(m, last.source_index, body_first.source_index) &&
+		      last.line <= body_first.line && body_first.line - last.line <= NAME_BODY))) {
 			out->name = keep(m, nbuf, k);
 			out->from = SMAP_FROM_SCRIPT;
 			return out->name ? SMAP_OK : pp_smap_fail(m, SMAP_ENOMEM, "out of memory");
