@@ -918,6 +918,23 @@ static bool exact(struct smap_map *m, uint32_t line, uint32_t col, struct smap_m
 	       mp->generated_line == line && mp->generated_column == col;
 }
 
+/* The original word of token I of G: the map's name at it, or its own text
+ * where a segment without a name starts there (not renamed); NULL where no
+ * segment starts there.  Its length in *N. */
+static const char *mapped_word(struct smap_map *m, const struct text *g, uint32_t i, size_t *n)
+{
+	struct smap_mapping mp;
+	struct pos p = tpos(g, i);
+	if (!exact(m, p.line, p.col, &mp))
+		return NULL;
+	if (mp.name) {
+		*n = strlen(mp.name);
+		return mp.name;
+	}
+	*n = pp_js_tok_len(&g->toks.t[i]);
+	return g->s + g->toks.t[i].off;
+}
+
 /* The original function around a mapped position: the innermost whose
  * body or parameter list holds it.  A generated body's tokens may map into
  * the parameters: TypeScript's parameter properties (constructor(public
@@ -1322,21 +1339,14 @@ static size_t class_member_binding(struct smap_map *m, const struct text *g,
 	} else if (gf->encl != NIL || !(z == a + 2 || z == a + 4)) {
 		return 0;
 	}
-	for (uint32_t i = a; i <= z; i++)
-		if ((i - a) % 2 ? !pp_js_tok_is(g->s, &g->toks.t[i], ".")
-				: pp_js_tok_kind(&g->toks.t[i]) != PP_JS_IDENT)
-			return 0;
+	if (!pp_js_dotted(g->s, &g->toks, a, z))
+		return 0;
 	if (z == a + 4 && !pp_js_tok_is(g->s, &g->toks.t[a + 2], "prototype"))
 		return 0;
 	const struct pp_js_tok *ct = &ot->toks.t[of->cls];
-	size_t cn = pp_js_tok_len(ct);
-	struct smap_mapping xm;
-	struct pos xp = tpos(g, x);
-	if (pp_js_tok_kind(ct) != PP_JS_IDENT || !exact(m, xp.line, xp.col, &xm))
-		return 0;
-	const char *xs = xm.name ? xm.name : g->s + g->toks.t[x].off;
-	size_t xn = xm.name ? strlen(xm.name) : pp_js_tok_len(&g->toks.t[x]);
-	return xn == cn && memcmp(xs, ot->s + ct->off, cn) == 0 ? cn : 0;
+	size_t cn = pp_js_tok_len(ct), xn;
+	const char *xs = pp_js_tok_kind(ct) == PP_JS_IDENT ? mapped_word(m, g, x, &xn) : NULL;
+	return xs && xn == cn && memcmp(xs, ot->s + ct->off, cn) == 0 ? cn : 0;
 }
 
 static int function_at(struct smap_map *m, uint32_t line, uint32_t column,
@@ -1452,10 +1462,8 @@ static int function_at(struct smap_map *m, uint32_t line, uint32_t column,
 			 * its own text, not renamed) */
 			uint32_t bt = !l && of->ctx != NIL ? pp_js_func_ctx_tok(g->s, &g->toks, gf)
 							   : NIL;
-			struct smap_mapping bm;
-			if (bt != NIL && exact(m, tpos(g, bt).line, tpos(g, bt).col, &bm)) {
-				const char *bs = bm.name ? bm.name : g->s + g->toks.t[bt].off;
-				l = bm.name ? strlen(bs) : pp_js_tok_len(&g->toks.t[bt]);
+			const char *bs = bt != NIL ? mapped_word(m, g, bt, &l) : NULL;
+			if (bs) {
 				if (l >= sizeof(buf))
 					l = sizeof(buf) - 1;
 				memcpy(buf, bs, l);

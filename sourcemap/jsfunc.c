@@ -453,6 +453,12 @@ static bool dotted(const struct ctx *c, size_t first, size_t last)
 	return true;
 }
 
+bool pp_js_dotted(const char *text, const struct pp_js_toks *v, size_t first, size_t last)
+{
+	struct ctx c = {text, v->t, v->n, NULL};
+	return last < v->n && dotted(&c, first, last);
+}
+
 /*
  * The binding of a function expression whose first token is H and last E
  * (NIL when not known): what it is assigned to (x = , a.b.c = ,

@@ -170,6 +170,8 @@ size_t pp_js_func_name(const char *text, const struct pp_js_toks *v, const struc
  * of that word, whose name V8 gives the member; else UINT32_MAX. */
 uint32_t pp_js_func_ctx_tok(const char *text, const struct pp_js_toks *v,
 			    const struct pp_js_func *f);
+/* Whether tokens FIRST .. LAST of V are a.b.c: names and dots by turns. */
+bool pp_js_dotted(const char *text, const struct pp_js_toks *v, size_t first, size_t last);
 /* Whether V8 takes a function named S (N bytes) for a constructor, whose
  * name it puts before the member bindings made in it: a capital first
  * (V8 asks Unicode's uppercase; a name starting with another byte is
