@@ -2,6 +2,7 @@
  * and the folded reader. */
 #include "config.h"
 
+#include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -680,6 +681,78 @@ static void test_populate_keeps_bytes(void **state)
 /* pp_big_calloc() at the sizes around where its blocks become mappings of
  * their own (256 KiB) in whole huge pages: zeroed, writable to the last
  * byte, and freed (where they start is the kernel's choice). */
+/* Blocks of 256 KiB to 2 MiB share huge pages (slabs): many at once, of
+ * mixed sizes, never overlap, each is zero when given (also after others
+ * in its slab were freed: a slab is carved from the front only), and
+ * threads may take and free them at once. */
+#define SLAB_BLOCKS 24
+/* NULL, or what went wrong (fail_msg() would jump out of a thread) */
+static const char *slab_round(uint32_t seed)
+{
+	uint32_t *b[SLAB_BLOCKS], tag[SLAB_BLOCKS];
+	size_t n[SLAB_BLOCKS];
+	const char *bad = NULL;
+	for (int k = 0; k < SLAB_BLOCKS; k++) {
+		seed = seed * 1103515245u + 12345u;
+		/* 64 Ki to 512 Ki elements of 4 bytes: 256 KiB to 2 MiB */
+		n[k] = ((size_t)64 << 10) + (seed >> 8) % ((size_t)448 << 10);
+		b[k] = pp_big_calloc(n[k], sizeof(**b));
+		if (!b[k])
+			return "out of memory";
+		for (size_t i = 0; i < n[k] && !bad; i++)
+			if (b[k][i])
+				bad = "a block given is not zero";
+		tag[k] = seed;
+		for (size_t i = 0; i < n[k]; i++)
+			b[k][i] = tag[k] + (uint32_t)i;
+	}
+	for (int k = 0; k < SLAB_BLOCKS; k++)
+		for (size_t i = 0; i < n[k] && !bad; i++)
+			if (b[k][i] != tag[k] + (uint32_t)i)
+				bad = "a block was written through another";
+	/* freed out of order: every third, then the rest */
+	for (int k = 0; k < SLAB_BLOCKS; k += 3)
+		pp_big_free(b[k], n[k], sizeof(**b));
+	for (int k = 0; k < SLAB_BLOCKS; k++)
+		if (k % 3)
+			pp_big_free(b[k], n[k], sizeof(**b));
+	return bad;
+}
+
+static void *slab_thread(void *arg)
+{
+	const char *bad = NULL;
+	for (uint32_t r = 0; r < 4 && !bad; r++)
+		bad = slab_round((uint32_t)(uintptr_t)arg + r);
+	return (void *)(uintptr_t)bad;
+}
+
+static void test_big_calloc_slabs(void **state)
+{
+	(void)state;
+	const char *bad = slab_round(1);
+	if (bad)
+		fail_msg("%s", bad);
+	/* a block in a slab whose others were freed: still zero */
+	uint32_t *a = pp_big_calloc((size_t)100 << 10, sizeof(*a));
+	assert_non_null(a);
+	memset(a, 0xff, ((size_t)100 << 10) * sizeof(*a));
+	pp_big_free(a, (size_t)100 << 10, sizeof(*a));
+	uint32_t *d = pp_big_calloc((size_t)100 << 10, sizeof(*d));
+	assert_non_null(d);
+	for (size_t i = 0; i < ((size_t)100 << 10); i++)
+		if (d[i])
+			fail_msg("element %zu of a block given again is not zero", i);
+	pp_big_free(d, (size_t)100 << 10, sizeof(*d));
+	pthread_t th;
+	void *other;
+	assert_int_equal(pthread_create(&th, NULL, slab_thread, (void *)(uintptr_t)1000), 0);
+	bad = slab_thread((void *)(uintptr_t)2000);
+	assert_int_equal(pthread_join(th, &other), 0);
+	if (bad || other)
+		fail_msg("%s", bad ? bad : (const char *)other);
+}
+
 static void test_big_calloc_sizes(void **state)
 {
 	(void)state;
@@ -711,6 +784,9 @@ static void test_big_calloc_sizes(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		/* first: a slab that hands out memory twice breaks the
+		 * tables of the tests after it, which then hang */
+		cmocka_unit_test(test_big_calloc_slabs),
 		cmocka_unit_test(test_model_intern_strings),
 		cmocka_unit_test(test_model_frames_and_tree),
 		cmocka_unit_test(test_locwalk_ahead),
