@@ -166,31 +166,46 @@ struct slab {
 static pthread_mutex_t slab_mu = PTHREAD_MUTEX_INITIALIZER;
 static struct slab *slabs; /* the first is the one being carved */
 
+/* BYTES (whole huge pages) of zeroed memory of their own, huge pages
+ * asked for, or NULL. */
+static void *huge_map(size_t bytes)
+{
+	void *a = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (a == MAP_FAILED)
+		return NULL;
+#ifdef MADV_HUGEPAGE
+	(void)madvise(a, bytes, MADV_HUGEPAGE);
+#endif
+	return a;
+}
+
+/* Unmaps the slab *SP and takes it out of the list. */
+static void slab_drop(struct slab **sp)
+{
+	struct slab *s = *sp;
+	*sp = s->next;
+	munmap(s->base, SLAB);
+	free(s);
+}
+
 static void *slab_alloc(size_t bytes)
 {
-	bytes = (bytes + 4095) & ~(size_t)4095;
+	uintptr_t page = page_size();
+	bytes = (bytes + page - 1) & ~(size_t)(page - 1);
 	void *p = NULL;
 	pthread_mutex_lock(&slab_mu);
 	struct slab *s = slabs;
 	if (!s || SLAB - s->used < bytes) {
 		struct slab *ns = malloc(sizeof(*ns));
-		void *a = ns ? mmap(NULL, SLAB, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
-				    -1, 0)
-			     : MAP_FAILED;
-		if (a == MAP_FAILED) {
+		void *a = ns ? huge_map(SLAB) : NULL;
+		if (!a) {
 			free(ns);
 			goto out;
 		}
-#ifdef MADV_HUGEPAGE
-		(void)madvise(a, SLAB, MADV_HUGEPAGE);
-#endif
 		*ns = (struct slab){a, 0, 0, s};
 		/* the slab left behind goes with its last block */
-		if (s && !s->live) {
-			ns->next = s->next;
-			munmap(s->base, SLAB);
-			free(s);
-		}
+		if (s && !s->live)
+			slab_drop(&ns->next);
 		slabs = s = ns;
 	}
 	p = s->base + s->used;
@@ -209,11 +224,8 @@ static void slab_free(void *p)
 		if ((char *)p < s->base || (char *)p >= s->base + SLAB)
 			continue;
 		/* the one being carved stays while it has room for a block */
-		if (--s->live == 0 && !(s == slabs && SLAB - s->used >= BIG_MIN)) {
-			*sp = s->next;
-			munmap(s->base, SLAB);
-			free(s);
-		}
+		if (--s->live == 0 && !(s == slabs && SLAB - s->used >= BIG_MIN))
+			slab_drop(sp);
 		break;
 	}
 	pthread_mutex_unlock(&slab_mu);
@@ -228,14 +240,7 @@ void *pp_big_calloc(size_t n, size_t size)
 		return calloc(n ? n : 1, size ? size : 1);
 	if (bytes <= SLAB)
 		return slab_alloc(bytes);
-	bytes = huge_round(bytes);
-	void *a = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (a == MAP_FAILED)
-		return NULL;
-#ifdef MADV_HUGEPAGE
-	(void)madvise(a, bytes, MADV_HUGEPAGE);
-#endif
-	return a;
+	return huge_map(huge_round(bytes));
 }
 
 /* ---- pages made ahead, on a thread of their own ---- */
