@@ -870,6 +870,19 @@ static const struct pp_js_func *by_vote(struct smap_map *m, const struct text *g
 			cand[nc++].votes = 0;
 		}
 		cand[c].votes++;
+		/* decided when no other can catch up with the votes left:
+		 * the same winner as after all of them, fewer look-ups */
+		unsigned lead = 0, next = 0;
+		for (size_t k = 0; k < nc; k++) {
+			if (cand[k].votes > lead) {
+				next = lead;
+				lead = cand[k].votes;
+			} else if (cand[k].votes > next) {
+				next = cand[k].votes;
+			}
+		}
+		if (lead > next + (VOTES - seen))
+			break;
 	}
 	const struct pp_js_func *of = NULL;
 	unsigned best = 0;
