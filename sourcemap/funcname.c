@@ -409,14 +409,19 @@ static struct text *source_text(struct smap_map *m, size_t i)
 	return text_ready(m, t, c, len) ? t : NULL;
 }
 
-/* A text for smap_map_prepare_functions() to tokenize. */
+size_t pp_smap_jobs_min = (size_t)1 << 20;
+
+/* A source for smap_map_prepare_functions() to decode and tokenize. */
 struct job {
 	struct text *t;
-	const char *s;
-	size_t len;
+	size_t src;
+	size_t len; /* its sourcesContent's length, escaped */
 };
 
+/* The jobs of one thread: each source's text and arrays in H (a source is
+ * in one job only, and each thread has a heap of its own). */
 struct jobs {
+	struct smap_map *m;
 	struct job *v;
 	size_t n;
 	struct pp_js_heap *h;
@@ -425,8 +430,12 @@ struct jobs {
 static void *run_jobs(void *arg)
 {
 	struct jobs *js = arg;
-	for (size_t i = 0; i < js->n; i++)
-		(void)text_ready_in(js->h, js->v[i].t, js->v[i].s, js->v[i].len);
+	for (size_t i = 0; i < js->n; i++) {
+		size_t len;
+		const char *c = pp_smap_content_in(js->m, js->v[i].src, &len, false, js->h);
+		if (c) /* else out of memory: asked again */
+			(void)text_ready_in(js->h, js->v[i].t, c, len);
+	}
 	return NULL;
 }
 
@@ -476,18 +485,15 @@ int smap_map_prepare_functions(struct smap_map *m, const uint32_t *lines, const 
 		if (seen[i] || !m->src[i].craw || n->src[i].tried)
 			continue;
 		seen[i] = true;
-		size_t len;
-		const char *c = pp_smap_content(m, i, &len, false);
-		if (!c)
-			continue; /* out of memory: asked again */
-		v[nj++] = (struct job){&n->src[i], c, len};
-		total += len;
+		v[nj++] = (struct job){&n->src[i], i, m->src[i].craw_len};
+		total += m->src[i].craw_len;
 	}
-	/* the biggest first, each to the thread with less so far */
+	/* the biggest first, each to the thread with less so far; each
+	 * thread decodes its own */
 	qsort(v, nj, sizeof(*v), by_len_desc);
 	struct job *a = malloc((nj ? nj : 1) * sizeof(*a));
-	struct jobs mine = {v, 0, &m->heap}, other = {a, 0, &n->heap2};
-	if (!a || nj < 2 || total < ((size_t)1 << 20)) {
+	struct jobs mine = {m, v, 0, &m->heap}, other = {m, a, 0, &n->heap2};
+	if (!a || nj < 2 || total < pp_smap_jobs_min) {
 		mine.n = nj; /* not worth a thread */
 		run_jobs(&mine);
 		free(a);

@@ -364,6 +364,12 @@ const char *smap_map_source_raw(const struct smap_map *m, size_t i)
 
 const char *pp_smap_content(const struct smap_map *cm, size_t i, size_t *len, bool nul)
 {
+	return pp_smap_content_in(cm, i, len, nul, &((struct smap_map *)cm)->heap);
+}
+
+const char *pp_smap_content_in(const struct smap_map *cm, size_t i, size_t *len, bool nul,
+			       struct pp_js_heap *h)
+{
 	/* the decoded text is the map's cache: it is filled under const */
 	struct smap_map *m = (struct smap_map *)cm;
 	struct pp_smap_source *s;
@@ -377,7 +383,7 @@ const char *pp_smap_content(const struct smap_map *cm, size_t i, size_t *len, bo
 		return s->craw;
 	}
 	if (!s->content) {
-		char *d = pp_js_heap_alloc(&m->heap, s->craw_len + 1);
+		char *d = pp_js_heap_alloc(h, s->craw_len + 1);
 		size_t n;
 
 		if (!d)
@@ -389,7 +395,7 @@ const char *pp_smap_content(const struct smap_map *cm, size_t i, size_t *len, bo
 			n = s->craw_len;
 		}
 		d[n] = '\0';
-		pp_js_heap_shrink(&m->heap, d, n + 1);
+		pp_js_heap_shrink(h, d, n + 1);
 		s->content = d;
 		s->content_len = n;
 	}

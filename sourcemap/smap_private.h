@@ -223,6 +223,14 @@ struct smap_map {
  * else maybe not), with its length in *LEN; NULL when it has none, or when
  * out of memory. */
 const char *pp_smap_content(const struct smap_map *m, size_t i, size_t *len, bool nul);
+/* The same, decoded into H: on a thread of its own, where no other thread
+ * asks for source I (or any text of M's heap) meanwhile. */
+const char *pp_smap_content_in(const struct smap_map *m, size_t i, size_t *len, bool nul,
+			       struct pp_js_heap *h);
+
+/* smap_map_prepare_functions() decodes and tokenizes sources on a second
+ * thread when they are at least this many bytes in all (tests set 0). */
+extern size_t pp_smap_jobs_min;
 
 /* Sets the map's error message; returns CODE. */
 int pp_smap_fail(struct smap_map *m, int code, const char *fmt, ...)

@@ -284,7 +284,9 @@ int smap_map_prepare(struct smap_map *m);
 /* Tokenizes the generated script given (smap_map_load_script(),
  * smap_map_set_script()), as the first smap_function_at() would.  It
  * touches nothing else of M: while it runs on one thread, another may
- * call smap_map_prepare_functions(), smap_lookup(), smap_map_file(),
+ * call smap_map_load_file() or smap_map_parse() (the script may be given
+ * before the map is read), smap_map_set_source_dir(), smap_map_prepare(),
+ * smap_map_prepare_functions(), smap_lookup(), smap_map_file(),
  * smap_map_generated_lines(), smap_map_set_location() and the questions
  * about sources on M (nothing else, smap_function_at() above all), once
  * M has a script.  Nothing it does changes what the map answers or says.

@@ -339,20 +339,31 @@ static void *prepare_script(void *m)
 	return NULL;
 }
 
+enum how { PLAIN, PREPARED, EARLY };
+
 /* The names fixture's esbuild bundle (one line) and its map: V8's
  * positions of its functions, as node --cpu-prof recorded them.
  * PREPARED: the map prepared as pprof_symbolicate() does, the script
- * tokenized on a thread while the positions' sources are. */
-static void function_at(bool prepared)
+ * tokenized on a thread while the positions' sources are; EARLY: the
+ * script given before the map is read and tokenized on a thread from then
+ * on, the positions' sources on two threads (their size aside). */
+static void function_at(enum how how)
 {
+	static const char map[] = SRCDIR "/fixtures/names/esbuild/min/names.js.map";
 	size_t len;
+	pthread_t th;
 	struct smap_map *m = smap_map_new();
 	assert_non_null(m);
-	assert_int_equal(smap_map_load_file(m, SRCDIR "/fixtures/names/esbuild/min/names.js.map", 0),
-			 SMAP_OK);
+	if (how != EARLY)
+		assert_int_equal(smap_map_load_file(m, map, 0), SMAP_OK);
 	char *gen = slurp(SRCDIR "/fixtures/names/esbuild/min/names.js", &len);
 	assert_int_equal(smap_map_set_script(m, gen, len), SMAP_OK);
 	free(gen);
+	if (how == EARLY) {
+		assert_int_equal(pthread_create(&th, NULL, prepare_script, m), 0);
+		assert_int_equal(smap_map_load_file(m, map, 0), SMAP_OK);
+		assert_true(smap_map_source_count(m) >= 2);
+	}
 	static const struct {
 		uint32_t col;
 		const char *token, *name;
@@ -369,17 +380,38 @@ static void function_at(bool prepared)
 		{820, "", "scaled"}, /* return function scaled, made anonymous */
 		{2404, "S", "norm"}, /* the second file's norm */
 	};
-	if (prepared) {
+	if (how != PLAIN) {
 		enum { NW = sizeof(want) / sizeof(want[0]) };
 		uint32_t lines[NW] = {0}, cols[NW];
 		for (size_t i = 0; i < NW; i++)
 			cols[i] = want[i].col;
 		assert_int_equal(smap_map_prepare(m), SMAP_OK);
-		pthread_t th;
-		assert_int_equal(pthread_create(&th, NULL, prepare_script, m), 0);
+		if (how == PREPARED)
+			assert_int_equal(pthread_create(&th, NULL, prepare_script, m), 0);
+		size_t saved = pp_smap_jobs_min;
+		if (how == EARLY)
+			pp_smap_jobs_min = 0;
 		assert_int_equal(smap_map_prepare_functions(m, lines, cols, NW), SMAP_OK);
+		pp_smap_jobs_min = saved;
 		assert_int_equal(smap_map_generated_lines(m), 1);
 		pthread_join(th, NULL);
+		/* the sources decoded on either thread, as a map not prepared
+		 * decodes them */
+		struct smap_map *r = smap_map_new();
+		assert_non_null(r);
+		assert_int_equal(smap_map_load_file(r, map, 0), SMAP_OK);
+		assert_int_equal(smap_map_source_count(r), smap_map_source_count(m));
+		for (size_t i = 0; i < smap_map_source_count(m); i++) {
+			size_t lm, lr;
+			const char *cm = smap_map_source_content(m, i, &lm);
+			const char *cr = smap_map_source_content(r, i, &lr);
+			assert_true(!cm == !cr);
+			if (cm) {
+				assert_int_equal(lm, lr);
+				assert_memory_equal(cm, cr, lm);
+			}
+		}
+		smap_map_free(r);
 	}
 	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
 		struct smap_function f;
@@ -470,13 +502,19 @@ static void test_jstoken_walk(void **state)
 static void test_jstoken_function_at(void **state)
 {
 	(void)state;
-	function_at(false);
+	function_at(PLAIN);
 }
 
 static void test_jstoken_function_at_prepared(void **state)
 {
 	(void)state;
-	function_at(true);
+	function_at(PREPARED);
+}
+
+static void test_jstoken_function_at_early(void **state)
+{
+	(void)state;
+	function_at(EARLY);
 }
 
 /* A callee inlined into its caller (terser's isValid holding isDate's
@@ -630,6 +668,7 @@ int main(void)
 		cmocka_unit_test(test_jstoken_walk),
 		cmocka_unit_test(test_jstoken_function_at),
 		cmocka_unit_test(test_jstoken_function_at_prepared),
+		cmocka_unit_test(test_jstoken_function_at_early),
 		cmocka_unit_test(test_jstoken_function_at_inlined),
 		cmocka_unit_test(test_jstoken_function_at_default_ctor),
 		cmocka_unit_test(test_jstoken_function_at_name_to_body),
