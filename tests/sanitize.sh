@@ -1,8 +1,9 @@
 #!/bin/sh
 # tests/sanitize.sh: the whole test suite under AddressSanitizer (with
 # LeakSanitizer) and UndefinedBehaviorSanitizer, then the libFuzzer
-# harnesses (tests/fuzz/run.sh), in one clang build out of the source tree.
-# Any leak, any undefined behaviour, any fuzzer crash fails it.
+# harnesses (tests/fuzz/run.sh), in one clang build out of the source tree;
+# then the tests of the threaded code under ThreadSanitizer, in another.
+# Any leak, any undefined behaviour, any fuzzer crash, any data race fails it.
 #
 #   tests/sanitize.sh [BUILDDIR]     default BUILDDIR: build-sanitize in the
 #                                    source tree (ignored by git)
@@ -70,3 +71,32 @@ fi
 
 echo "== fuzzers (tests/fuzz/run.sh)" >&2
 "$top/tests/fuzz/run.sh" -b "$obj" -t "${FUZZ_SECONDS:-30}"
+
+# ThreadSanitizer, in a build of its own (it cannot be mixed with ASan): the
+# tests of the code that runs threads (the .cpuprofile reader's second
+# thread, the huge-page slabs, the maps loaded and their scripts and sources
+# tokenized beside the profile's reading, pprof shares and walks).
+tsan=$build/tsan
+mkdir -p "$tsan"
+cd "$tsan"
+if [ ! -f Makefile ]; then
+	"$top/configure" -q CC=clang --enable-tsan
+fi
+make -s -j"$jobs"
+TSAN_OPTIONS=halt_on_error=1:abort_on_error=1:disable_coredump=1
+export TSAN_OPTIONS
+tsan_tests="tests/unit/test_jstoken tests/unit/test_model tests/unit/test_read_v8"
+tsan_tests="$tsan_tests tests/unit/test_read_pprof tests/unit/test_top tests/unit/test_buf"
+tsan_tests="$tsan_tests tests/unit/test_flame tests/unit/test_sourcemap"
+tsan_tests="$tsan_tests tests/cli/t0300-fold-sourcemap.sh tests/cli/t0310-fold-names.sh"
+tsan_tests="$tsan_tests tests/cli/t0320-fold-map-fit.sh tests/cli/t0720-top-deferred.sh"
+echo "== threads under TSan ($tsan)" >&2
+if ! make -s -j"$jobs" check TESTS="$tsan_tests"; then
+	for f in test-suite.log tests/*.log tests/unit/*.log tests/cli/*.log; do
+		[ -f "$f" ] && grep -l -E 'ThreadSanitizer|^not ok|^FAIL' "$f" 2>/dev/null
+	done | sort -u | while read -r f; do
+		echo "== $f" >&2
+		tail -60 "$f" >&2
+	done
+	exit 1
+fi
