@@ -29,12 +29,10 @@ struct early {
 	int load, srcdir, script; /* smap_map_load_file(), ..._set_source_dir(),
 				   * smap_map_load_script() (SMAP_OK when not done) */
 	bool taken;
-	/* M when its script is to be tokenized (smap_map_prepare_script()):
-	 * on a thread of its own (STH) from before the map is read, else in
-	 * the thread's second round; NULL when nothing to do */
+	/* the map of the thread's second round: M's script is tokenized
+	 * (smap_map_prepare_script()) after every map is loaded, while the
+	 * profile's positions are being prepared; NULL when nothing to do */
 	struct smap_map *work;
-	pthread_t sth;
-	bool sthread;            /* STH is to be joined */
 	bool ready, script_done; /* under the mutex */
 };
 
@@ -332,73 +330,39 @@ static int scan_dir(struct symb *y, const char *dir)
 	return status;
 }
 
-static void *script_thread(void *arg)
-{
-	(void)smap_map_prepare_script(arg);
-	return NULL;
-}
-
-/* E's script is tokenized: its thread joined, or the work done here. */
-static void script_finish(struct pprof_sourcemaps *ps, struct early *e)
-{
-	if (e->sthread) {
-		pthread_join(e->sth, NULL);
-		e->sthread = false;
-	} else if (e->work) {
-		(void)smap_map_prepare_script(e->work);
-	}
-	pthread_mutex_lock(&ps->mu);
-	e->script_done = true;
-	pthread_cond_broadcast(&ps->cv);
-	pthread_mutex_unlock(&ps->mu);
-}
-
 /* The thread of pprof_sourcemaps_start(): each map as script_map() loads
- * it, and what the first look-ups would do first.  A map's script is read
- * first and tokenized on a thread of its own while the map is read and
- * prepared (it needs nothing of the map), one such thread at a time. */
+ * it, and what the first look-ups would do first. */
 static void *load_early(void *arg)
 {
 	struct pprof_sourcemaps *ps = arg;
-	struct early *busy = NULL; /* the one whose script's thread runs */
 	for (size_t i = 0; i < ps->n; i++) {
 		struct early *e = &ps->e[i];
 		struct smap_map *m = smap_map_new();
 		e->m = m;
-		if (m && e->script_path &&
-		    (e->script = smap_map_load_script(m, e->script_path)) == SMAP_OK) {
-			if (busy)
-				script_finish(ps, busy);
-			busy = NULL;
-			if (pthread_create(&e->sth, NULL, script_thread, m) == 0) {
-				e->sthread = true;
-				busy = e;
-			}
-		}
 		if (m && (e->load = smap_map_load_file(m, e->map_path, 0)) == SMAP_OK &&
 		    (!ps->source_path ||
 		     (e->srcdir = smap_map_set_source_dir(m, ps->source_path)) == SMAP_OK) &&
-		    e->script != SMAP_ENOMEM) {
+		    (!e->script_path ||
+		     (e->script = smap_map_load_script(m, e->script_path)) != SMAP_ENOMEM)) {
 			(void)smap_map_prepare(m);
 			if (e->script_path && e->script == SMAP_OK)
 				e->work = m;
-		}
-		/* a map not to be used may be freed once taken: its script's
-		 * thread is done first */
-		if (!e->work && e->sthread) {
-			script_finish(ps, e);
-			busy = NULL;
 		}
 		pthread_mutex_lock(&ps->mu);
 		e->ready = true;
 		pthread_cond_broadcast(&ps->cv);
 		pthread_mutex_unlock(&ps->mu);
 	}
-	/* the scripts not tokenized yet, while the first map taken is
-	 * asked its positions */
-	for (size_t i = 0; i < ps->n; i++)
-		if (!ps->e[i].script_done)
-			script_finish(ps, &ps->e[i]);
+	/* the scripts, while the first map taken is asked its positions */
+	for (size_t i = 0; i < ps->n; i++) {
+		struct early *e = &ps->e[i];
+		if (e->work)
+			(void)smap_map_prepare_script(e->work);
+		pthread_mutex_lock(&ps->mu);
+		e->script_done = true;
+		pthread_cond_broadcast(&ps->cv);
+		pthread_mutex_unlock(&ps->mu);
+	}
 	return NULL;
 }
 
