@@ -23,13 +23,14 @@ if [ -z "$SHARED" ] && [ -d "$SRC/../shared/testdata" ]; then
 	SHARED=$(cd "$SRC/../shared" && pwd)
 fi
 PATH=$BUILD:$PATH
-# Under AddressSanitizer (tests/sanitize.sh) the programs run 3-10 times
-# slower and reserve terabytes of shadow memory: the hostile tests lift
-# their address-space caps there and scale their hang bounds by TSCALE
-# (timeout $((60 * TSCALE)) ...), which are set for the plain build.
+# Under AddressSanitizer or ThreadSanitizer (tests/sanitize.sh) the
+# programs run 3-10 times slower and reserve terabytes of shadow memory: the
+# hostile tests lift their address-space caps there and scale their hang
+# bounds by TSCALE (timeout $((60 * TSCALE)) ...), which are set for the
+# plain build.
 SANITIZED=
 TSCALE=1
-if grep -q '^SAN_CFLAGS = .*-fsanitize=address' "$BUILD/Makefile" 2>/dev/null; then
+if grep -q '^SAN_CFLAGS = .*-fsanitize=\(address\|thread\)' "$BUILD/Makefile" 2>/dev/null; then
 	SANITIZED=1
 	TSCALE=10
 fi
