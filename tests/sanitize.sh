@@ -90,6 +90,14 @@ tsan_tests="$tsan_tests tests/unit/test_read_pprof tests/unit/test_top tests/uni
 tsan_tests="$tsan_tests tests/unit/test_flame tests/unit/test_sourcemap"
 tsan_tests="$tsan_tests tests/cli/t0300-fold-sourcemap.sh tests/cli/t0310-fold-names.sh"
 tsan_tests="$tsan_tests tests/cli/t0320-fold-map-fit.sh tests/cli/t0720-top-deferred.sh"
+# TSan of clang 14 cannot start where the kernel randomizes mappings over
+# more bits than it expects (vm.mmap_rnd_bits 32; here 28): said, and the
+# stage skipped, not failed.
+if ! ./pprof-fold --help >/dev/null 2>"$tsan/probe.log" &&
+	grep -q ThreadSanitizer "$tsan/probe.log"; then
+	echo "sanitize.sh: ThreadSanitizer cannot run here ($(head -c 200 "$tsan/probe.log")): the threaded tests under TSan are skipped" >&2
+	exit 0
+fi
 echo "== threads under TSan ($tsan)" >&2
 if ! make -s -j"$jobs" check TESTS="$tsan_tests"; then
 	for f in test-suite.log tests/*.log tests/unit/*.log tests/cli/*.log; do
