@@ -58,16 +58,23 @@ if [ -z "${PPROF_SHARED:-}" ] && [ -d "$src/../shared/testdata" ]; then
 	export PPROF_SHARED
 fi
 
-echo "== make check under ASan+UBSan ($obj)" >&2
-if ! make -s -j"$jobs" check; then
-	for f in test-suite.log tests/*.log tests/unit/*.log; do
-		[ -f "$f" ] && grep -l -E 'ERROR: (Address|Leak)Sanitizer|runtime error|^not ok|^FAIL' "$f" 2>/dev/null
+# make check with ARGS in the current build; when it fails, the end of each
+# log with a sanitizer's report (PATTERN) or a failed test, and exit 1.
+check_or_show() {
+	pat=$1
+	shift
+	make -s -j"$jobs" check "$@" && return 0
+	for f in test-suite.log tests/*.log tests/unit/*.log tests/cli/*.log; do
+		[ -f "$f" ] && grep -l -E "$pat|^not ok|^FAIL" "$f" 2>/dev/null
 	done | sort -u | while read -r f; do
 		echo "== $f" >&2
 		tail -60 "$f" >&2
 	done
 	exit 1
-fi
+}
+
+echo "== make check under ASan+UBSan ($obj)" >&2
+check_or_show 'ERROR: (Address|Leak)Sanitizer|runtime error'
 
 echo "== fuzzers (tests/fuzz/run.sh)" >&2
 "$top/tests/fuzz/run.sh" -b "$obj" -t "${FUZZ_SECONDS:-30}"
@@ -99,12 +106,4 @@ if ! ./pprof-fold --help >/dev/null 2>"$tsan/probe.log" &&
 	exit 0
 fi
 echo "== threads under TSan ($tsan)" >&2
-if ! make -s -j"$jobs" check TESTS="$tsan_tests"; then
-	for f in test-suite.log tests/*.log tests/unit/*.log tests/cli/*.log; do
-		[ -f "$f" ] && grep -l -E 'ThreadSanitizer|^not ok|^FAIL' "$f" 2>/dev/null
-	done | sort -u | while read -r f; do
-		echo "== $f" >&2
-		tail -60 "$f" >&2
-	done
-	exit 1
-fi
+check_or_show 'ThreadSanitizer' TESTS="$tsan_tests"
