@@ -413,7 +413,6 @@ size_t pp_smap_jobs_min = (size_t)1 << 20;
 
 /* A source for smap_map_prepare_functions() to decode and tokenize. */
 struct job {
-	struct text *t;
 	size_t src;
 	size_t len; /* its sourcesContent's length, escaped */
 };
@@ -434,7 +433,7 @@ static void *run_jobs(void *arg)
 		size_t len;
 		const char *c = pp_smap_content_in(js->m, js->v[i].src, &len, false, js->h);
 		if (c) /* else out of memory: asked again */
-			(void)text_ready_in(js->h, js->v[i].t, c, len);
+			(void)text_ready_in(js->h, &js->m->names->src[js->v[i].src], c, len);
 	}
 	return NULL;
 }
@@ -485,7 +484,7 @@ int smap_map_prepare_functions(struct smap_map *m, const uint32_t *lines, const 
 		if (seen[i] || !m->src[i].craw || n->src[i].tried)
 			continue;
 		seen[i] = true;
-		v[nj++] = (struct job){&n->src[i], i, m->src[i].craw_len};
+		v[nj++] = (struct job){i, m->src[i].craw_len};
 		total += m->src[i].craw_len;
 	}
 	/* the biggest first, each to the thread with less so far; each

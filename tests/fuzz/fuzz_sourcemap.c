@@ -297,9 +297,9 @@ static void compare_loaded(const uint8_t *data, size_t size)
 	if (c && (smap_map_set_script(a, c, len) != SMAP_OK ||
 		  smap_map_set_script(b, c, len) != SMAP_OK))
 		goto out;
-	/* as pprof_symbolicate() does: B's script given before B is read,
-	 * and tokenized on a thread while B is read and prepared and the
-	 * sources of the positions are (on two threads, whatever their size) */
+	/* B's script given before B is read (sourcemap.h allows it) and
+	 * tokenized on a thread while B is read and prepared and the sources
+	 * of the positions are (on two threads, whatever their size) */
 	pthread_t th;
 	bool threaded = c && pthread_create(&th, NULL, prepare_script, b) == 0;
 	int rb = smap_map_load_file(b, path, 0), rp = SMAP_OK;
