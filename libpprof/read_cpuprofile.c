@@ -753,14 +753,11 @@ static bool ahead_take(struct cpu *c, int t, bool deltas)
 static int build(struct cpu *c)
 {
 	size_t nlines = c->lines ? c->v.nticks : 0;
-	int s;
 
 	/* the frames and nodes of the tree and of the lines, at most, sized
 	 * at once rather than for the tree and then again for the lines */
-	if (c->v.n + nlines < UINT32_MAX / 2 &&
-	    (s = pp_reserve(c->p, (uint32_t)(c->v.n + nlines), (uint32_t)(c->v.n + nlines), 0)) !=
-		    PPROF_OK)
-		return s;
+	if (c->v.n + nlines < UINT32_MAX / 2)
+		c->v.reserve_more = (uint32_t)nlines;
 	return pp_v8_build(&c->v);
 }
 
@@ -933,38 +930,65 @@ static int reserve_seq(struct pprof_profile *p, size_t n)
  * results and errors, when they stand for the samples: *DONE false when
  * not (samples_to_model() then reads the samples one by one, and says what
  * is wrong with them in its order). */
-static int samples_from_sums(struct cpu *c, struct acc *acc, bool *done)
+/* What sums_stand() found: the start and end (µs), and the last sample's
+ * node. */
+struct stand {
+	int64_t base, endt;
+	bool have_end;
+	uint32_t k;
+};
+
+/* Whether the thread's sums stand for the samples (samples_from_sums()),
+ * and what it then takes from them. */
+static bool sums_stand(struct cpu *c, struct stand *t)
 {
 	const struct sums *u = &c->sums;
 	size_t n = c->nsamples, id;
-	int64_t base = 0, endt = 0, x, d;
-	bool have_end = false;
-	uint32_t k;
+	int64_t x;
 
-	*done = false;
+	t->base = t->endt = 0;
+	t->have_end = false;
 	if (!u->ok || c->samples || !c->have_nodes || !c->have_deltas || c->ndeltas != n || n < 2 ||
 	    n > UINT32_MAX)
-		return PPROF_OK;
+		return false;
 	/* every sample names a node */
 	for (id = 0; id < u->nids; id++)
 		if (u->count[id] && pp_v8_find(&c->v, (int64_t)id) == PP_V8_NONE)
-			return PPROF_OK;
-	if ((k = pp_v8_find(&c->v, u->last_id)) == PP_V8_NONE)
-		return PPROF_OK;
-	if (c->start.set && !num_us(&c->start, 1, &base))
-		return PPROF_OK;
+			return false;
+	if ((t->k = pp_v8_find(&c->v, u->last_id)) == PP_V8_NONE)
+		return false;
+	if (c->start.set && !num_us(&c->start, 1, &t->base))
+		return false;
 	if (c->end.set) {
-		if (!num_us(&c->end, 1, &endt))
-			return PPROF_OK;
-		have_end = true;
+		if (!num_us(&c->end, 1, &t->endt))
+			return false;
+		t->have_end = true;
 	}
 	/* the timestamps (startTime plus the sums of the deltas, in order:
 	 * the first is the least, the last the largest) stay in int64, and
 	 * their times from startTime in nanoseconds too */
-	if (__builtin_add_overflow(base, u->first, &x) ||
-	    __builtin_add_overflow(base, u->last, &x) ||
-	    __builtin_mul_overflow(u->first, 1000, &x) || __builtin_mul_overflow(u->last, 1000, &x))
+	return !__builtin_add_overflow(t->base, u->first, &x) &&
+	       !__builtin_add_overflow(t->base, u->last, &x) &&
+	       !__builtin_mul_overflow(u->first, 1000, &x) &&
+	       !__builtin_mul_overflow(u->last, 1000, &x);
+}
+
+static int samples_from_sums(struct cpu *c, struct acc *acc, bool *done)
+{
+	const struct sums *u = &c->sums;
+	size_t n = c->nsamples, id;
+	struct stand st;
+	int64_t base, endt, d;
+	bool have_end;
+	uint32_t k;
+
+	*done = false;
+	if (!sums_stand(c, &st))
 		return PPROF_OK;
+	base = st.base;
+	endt = st.endt;
+	have_end = st.have_end;
+	k = st.k;
 	*done = true;
 	for (id = 0; id < u->nids; id++) {
 		if (!u->count[id])
@@ -1242,38 +1266,20 @@ static bool values_fit(const struct cpu *c, const struct acc *acc)
 }
 
 /* The check pp_add_sample_lines() makes of the lines left out: a node's
- * ticks, added up, stay in int64 (in node order, where add_node() says so
- * first). */
+ * ticks, added up, stay in int64 (their sums made as they were read, -1
+ * once past it; in node order, where add_node() says so first). */
 static int ticks_fit(struct cpu *c, const struct acc *acc)
 {
 	const struct pp_v8 *v = &c->v;
-	int64_t *sum;
-	uint32_t i;
-	int s = PPROF_OK;
 
-	if (!v->nticks)
-		return PPROF_OK;
-	if (!(sum = calloc(v->n, sizeof(*sum))))
-		return pp_nomem(c->p);
-	for (size_t k = 0; k < v->nticks; k++) {
-		const struct pp_v8_tick *x = &v->ticks[k];
-
-		/* -1 once past int64 (ticks are 0 or more) */
-		if (sum[x->node] >= 0 &&
-		    __builtin_add_overflow(sum[x->node], x->ticks, &sum[x->node]))
-			sum[x->node] = -1;
-	}
-	for (i = 0; i < v->n; i++) {
+	for (uint32_t i = 0; v->ticksum && i < v->n; i++) {
 		const struct pp_v8_node *d = &v->nodes[i];
 
-		if (sum[i] < 0 && d->model != 0 && (acc[i].count || acc[i].wall) && d->url) {
-			s = pp_error_at(c->p, PPROF_EINPUT, d->offset,
-					"the positionTicks of a node leave the 64-bit range");
-			break;
-		}
+		if (v->ticksum[i] < 0 && d->model != 0 && (acc[i].count || acc[i].wall) && d->url)
+			return pp_error_at(c->p, PPROF_EINPUT, d->offset,
+					   "the positionTicks of a node leave the 64-bit range");
 	}
-	free(sum);
-	return s;
+	return PPROF_OK;
 }
 
 static int cpu_read(struct pprof_profile *p, const unsigned char *buf, size_t len,
@@ -1298,6 +1304,9 @@ static int cpu_read(struct pprof_profile *p, const unsigned char *buf, size_t le
 	json_init(&c.j, buf, len, c.max_depth);
 	pp_v8_init(&c.v, p, &c.j);
 	pp_v8_size_hint(&c.v, len);
+	/* without lines, the positionTicks are only checked (ticks_fit()),
+	 * and read again when they are wanted after all */
+	c.v.sum_ticks = !c.lines;
 	ahead_start(&c, o && o->skip_sequence);
 
 	s = top_level(&c);
@@ -1338,6 +1347,17 @@ static int cpu_read(struct pprof_profile *p, const unsigned char *buf, size_t le
 	    (s = pp_begin_input(p, types, 2, default_type)) != PPROF_OK)
 		goto out;
 
+	/* The samples' ids are not needed when the thread's sums stand for
+	 * them: their pages, given back, take ACC's place (memory the process
+	 * freed a moment ago costs far less than fresh pages). */
+	if (c.have_samples && o && o->skip_sequence && c.sid) {
+		struct stand st;
+
+		if (sums_stand(&c, &st)) {
+			free(c.sid);
+			c.sid = NULL;
+		}
+	}
 	/* written where the samples fall: huge pages once it is big enough */
 	acc = pp_big_calloc((size_t)c.v.n + 1, sizeof(*acc));
 	if (!acc) {
@@ -1361,8 +1381,12 @@ static int cpu_read(struct pprof_profile *p, const unsigned char *buf, size_t le
 			goto out;
 		pp_input_times(p, 0, c.duration, pt, c.period);
 	}
-	if (!c.lines && !values_fit(&c, acc))
-		c.lines = true, nlines = c.v.nticks;
+	if (!c.lines && !values_fit(&c, acc)) {
+		c.lines = true;
+		if ((s = pp_v8_reread_ticks(&c.v, buf, len)) != PPROF_OK)
+			goto out;
+		nlines = c.v.nticks;
+	}
 	s = c.lines ? group_ticks(&c, &ticks) : ticks_fit(&c, acc);
 	if (s != PPROF_OK)
 		goto out;

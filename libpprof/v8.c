@@ -63,6 +63,8 @@ void pp_v8_release(struct pp_v8 *v)
 	free(v->hkeys);
 	free(v->hvals);
 	free(v->direct);
+	free(v->ticksum);
+	v->ticksum = NULL;
 	v->direct = NULL;
 	v->nodes = NULL;
 	v->kids = NULL;
@@ -138,8 +140,17 @@ static int new_node(struct pp_v8 *v, uint32_t parent, uint32_t *idx)
 		if (!grow_hinted((void **)&v->nodes, &c, v->n, sizeof(*v->nodes),
 				 v->hint_nodes < UINT32_MAX / 4 ? v->hint_nodes : UINT32_MAX / 4, 1))
 			return pp_nomem(v->p);
+		if (v->sum_ticks) {
+			int64_t *t = realloc(v->ticksum, c * sizeof(*t));
+
+			if (!t)
+				return pp_nomem(v->p);
+			v->ticksum = t;
+		}
 		v->cap = (uint32_t)c;
 	}
+	if (v->sum_ticks)
+		v->ticksum[v->n] = 0;
 	*idx = v->n++;
 	d = &v->nodes[*idx];
 	memset(d, 0, sizeof(*d));
@@ -249,6 +260,27 @@ static int read_call_frame(struct pp_v8 *v, uint32_t idx)
 	}
 }
 
+/* Sum *SUM (-1 once past int64) with TICKS (0 or more) added. */
+static inline void sum_ticks(int64_t *sum, int64_t ticks)
+{
+	if (*sum >= 0 && __builtin_add_overflow(*sum, ticks, sum))
+		*sum = -1;
+}
+
+/* The entry K (checked) of node K.node kept, or summed (v->sum_ticks). */
+static inline bool put_tick(struct pp_v8 *v, struct pp_v8_tick k)
+{
+	if (v->sum_ticks) {
+		sum_ticks(&v->ticksum[k.node], k.ticks);
+		return true;
+	}
+	if (!grow_hinted((void **)&v->ticks, &v->capticks, v->nticks, sizeof(*v->ticks),
+			 v->hint_ticks, 256))
+		return false;
+	v->ticks[v->nticks++] = k;
+	return true;
+}
+
 /* "positionTicks": [{line, ticks}, ...] of node IDX. */
 static int read_ticks(struct pp_v8 *v, uint32_t idx)
 {
@@ -266,9 +298,6 @@ static int read_ticks(struct pp_v8 *v, uint32_t idx)
 		struct pp_v8_tick k = { idx, 0, 0 };
 		uint32_t line, ticks;
 
-		if (!grow_hinted((void **)&v->ticks, &v->capticks, v->nticks, sizeof(*v->ticks),
-				 v->hint_ticks, 256))
-			return pp_nomem(v->p);
 		/* V8 writes {"line":N,"ticks":N}: read at once */
 		if (json_int_pair(j, "line", "ticks", &line, &ticks)) {
 			if (line < 1)
@@ -276,7 +305,8 @@ static int read_ticks(struct pp_v8 *v, uint32_t idx)
 						   json_offset(j) + sizeof("{\"line\":") - 1,
 						   "positionTicks line %lld is not 1 or more",
 						   (long long)line);
-			v->ticks[v->nticks++] = (struct pp_v8_tick){ idx, line, ticks };
+			if (!put_tick(v, (struct pp_v8_tick){ idx, line, ticks }))
+				return pp_nomem(v->p);
 			continue;
 		}
 		t = json_next(j);
@@ -318,8 +348,48 @@ static int read_ticks(struct pp_v8 *v, uint32_t idx)
 			return pp_error_at(v->p, PPROF_EINPUT, at,
 					   "a positionTicks entry without %s",
 					   have_line ? "ticks" : "a line");
-		v->ticks[v->nticks++] = k;
+		if (!put_tick(v, k))
+			return pp_nomem(v->p);
 	}
+}
+
+int pp_v8_reread_ticks(struct pp_v8 *v, const unsigned char *buf, size_t len)
+{
+	struct json *saved = v->j, j;
+	int s = PPROF_OK;
+
+	v->sum_ticks = false;
+	v->nticks = 0;
+	for (uint32_t i = 0; i < v->n && s == PPROF_OK; i++) {
+		uint64_t at = v->nodes[i].offset;
+		int t;
+
+		if (at >= len)
+			return pp_error(v->p, PPROF_EINPUT, "node %u read again: not there", i);
+		/* the node's object alone: its own keys, its nested nodes
+		 * skipped (they are read for themselves) */
+		json_init(&j, buf + at, len - (size_t)at, 0);
+		json_set_base(&j, (size_t)at);
+		v->j = &j;
+		t = json_next(&j);
+		if (t != JSON_OBJECT_BEGIN)
+			s = pp_error_at(v->p, PPROF_EINPUT, at, "node %u read again: not an object",
+					i);
+		while (s == PPROF_OK) {
+			t = json_next(&j);
+			if (t == JSON_OBJECT_END)
+				break;
+			if (t == JSON_ERROR)
+				s = pp_v8_json_error(v->p, &j);
+			else if (KEY_IS(&j, "positionTicks"))
+				s = read_ticks(v, i);
+			else
+				s = skip_value(v);
+		}
+		v->j = saved;
+		json_release(&j);
+	}
+	return s;
 }
 
 struct level {
@@ -491,7 +561,7 @@ int pp_v8_fast_node(struct pp_v8 *v, bool *done)
 	const unsigned char *e, *at = json_element(j, 3, &e), *p = at;
 	const unsigned char *name, *script, *url;
 	size_t nname, nscript, nurl, kids0 = v->nkids, ticks0 = v->nticks;
-	int64_t id, line, column, hit = 0;
+	int64_t id, line, column, hit = 0, tsum = 0;
 	bool seen_hit = false, seen_kids = false, seen_ticks = false;
 	uint32_t idx;
 	int s;
@@ -551,11 +621,15 @@ int pp_v8_fast_node(struct pp_v8 *v, bool *done)
 
 				if (!LIT(p, e, "{\"line\":") || fast_int(&p, e, &l) != ',' ||
 				    !LIT(p, e, ",\"ticks\":") || fast_int(&p, e, &t) != '}' ||
-				    l < 1 || t < 0 ||
-				    !grow_hinted((void **)&v->ticks, &v->capticks, v->nticks,
-						 sizeof(*v->ticks), v->hint_ticks, 256))
+				    l < 1 || t < 0)
 					goto back;
-				v->ticks[v->nticks++] = (struct pp_v8_tick){0, l, t};
+				if (v->sum_ticks)
+					sum_ticks(&tsum, t);
+				else if (grow_hinted((void **)&v->ticks, &v->capticks, v->nticks,
+						     sizeof(*v->ticks), v->hint_ticks, 256))
+					v->ticks[v->nticks++] = (struct pp_v8_tick){0, l, t};
+				else
+					goto back;
 				p++;
 				if (p < e && *p == ']') {
 					p++;
@@ -593,6 +667,8 @@ int pp_v8_fast_node(struct pp_v8 *v, bool *done)
 		}
 		for (size_t k = ticks0; k < v->nticks; k++)
 			v->ticks[k].node = idx;
+		if (v->sum_ticks)
+			v->ticksum[idx] = tsum;
 		s = pp_intern(v->p, (const char *)name, nname, &d->name);
 		if (s == PPROF_OK)
 			s = pp_intern(v->p, (const char *)url, nurl, &d->url);
@@ -778,6 +854,11 @@ int pp_v8_build(struct pp_v8 *v)
 					   (long long)kid->id);
 		v->nodes[c].parent = kid->parent;
 	}
+	/* linked: its memory, given back, is taken again below (memory a
+	 * process freed a moment ago costs far less than fresh pages) */
+	free(v->kids);
+	v->kids = NULL;
+	v->nkids = v->capkids = 0;
 	for (i = 0; i < v->n; i++) {
 		struct pp_v8_node *d = &v->nodes[i];
 		uint32_t par;
@@ -827,9 +908,9 @@ int pp_v8_build(struct pp_v8 *v)
 				kids[fill[v->nodes[i].parent]++] = i;
 
 		s = pp_intern_cstr(v->p, "(anonymous)", &anon);
-		/* at most a frame and a node per node */
+		/* at most a frame and a node per node, and the reader's more */
 		if (s == PPROF_OK)
-			s = pp_reserve(v->p, v->n, v->n, 0);
+			s = pp_reserve(v->p, v->n + v->reserve_more, v->n + v->reserve_more, 0);
 		if (s != PPROF_OK)
 			goto out;
 		for (i = 0; i < v->n; i++) {

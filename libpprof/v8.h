@@ -80,6 +80,13 @@ struct pp_v8 {
 	/* first sizes of nodes, kids and ticks when the input's size tells
 	 * them (0: from 1, 256, 256) */
 	size_t hint_nodes, hint_kids, hint_ticks;
+	/* frames and nodes pp_v8_build() reserves in the model beyond one
+	 * per node (a reader's lines) */
+	uint32_t reserve_more;
+	/* positionTicks checked and summed per node, not kept (no lines
+	 * asked for): TICKSUM[i] is node i's sum, -1 once it leaves int64 */
+	bool sum_ticks;
+	int64_t *ticksum;
 };
 
 /* .cpuprofile inputs of at least this many bytes have their samples and
@@ -110,11 +117,18 @@ int pp_v8_read_node(struct pp_v8 *v);
  * element as always, errors included. */
 int pp_v8_fast_node(struct pp_v8 *v, bool *done);
 
+/* The positionTicks of every node read again from the text (BUF, LEN
+ * bytes, the nodes' offsets from its start), when V->sum_ticks left them
+ * out and they are wanted after all: V->ticks as they would have been kept,
+ * grouped by node, each node's in the text's order. */
+int pp_v8_reread_ticks(struct pp_v8 *v, const unsigned char *buf, size_t len);
+
 /* Links children to their parents (listed by id in a parent's "children",
  * or named by a child's "parent" as in Chrome traces), checks for missing
  * children and parents, second parents and cycles, and creates the model's nodes: a parentless node
  * named "(root)" is the model's root, any other node a frame under its
- * parent's model node. */
+ * parent's model node.  The list of children is freed once linked, before
+ * the model grows: its pages are the model's (not fresh ones). */
 int pp_v8_build(struct pp_v8 *v);
 
 /* The index of the node with ID (after pp_v8_build()), or PP_V8_NONE. */

@@ -865,6 +865,62 @@ static struct pprof_profile *expect_same_without_lines(const char *in)
 	return q;
 }
 
+/* The lines left out, then wanted after all (values whose sum leaves
+ * int64, or a negative one): read again from each node's own object, as they would have been
+ * kept.  Nested nodes (Node's old layout), a node's positionTicks in two
+ * keys around its children, an entry's keys in another order; and flat
+ * nodes, V8's layout and another (white space) side by side. */
+static void test_read_v8_cpu_skip_lines_again(void **state)
+{
+	(void)state;
+	static const char nested[] =
+		"{\"head\":{\"functionName\":\"(root)\",\"url\":\"\",\"lineNumber\":-1,\"id\":1,"
+		"\"hitCount\":0,\"children\":[{\"functionName\":\"f\",\"url\":\"a.js\","
+		"\"lineNumber\":0,\"id\":2,\"hitCount\":-1,"
+		"\"positionTicks\":[{\"line\":3,\"ticks\":2}],\"children\":["
+		"{\"functionName\":\"g\",\"url\":\"a.js\",\"lineNumber\":9,\"id\":3,"
+		"\"hitCount\":5000000000000000000,\"positionTicks\":[{\"line\":11,\"ticks\":1},"
+		"{\"ticks\":4,\"line\":12}],\"children\":[]}],"
+		"\"positionTicks\":[{\"line\":2,\"ticks\":1}]}]},"
+		"\"startTime\":100,\"endTime\":101}";
+	static const char flat[] =
+		"{\"nodes\":[{\"id\":1,\"callFrame\":{\"functionName\":\"(root)\",\"url\":\"\","
+		"\"lineNumber\":-1,\"columnNumber\":-1},\"children\":[2,3]},"
+		"{\"id\":2,\"callFrame\":{\"functionName\":\"f\",\"url\":\"a.js\",\"lineNumber\":0,"
+		"\"columnNumber\":0},\"hitCount\":-1,"
+		"\"positionTicks\":[{\"line\":2,\"ticks\":1},{\"line\":3,\"ticks\":3}]},"
+		"{ \"id\":3, \"callFrame\":{\"functionName\":\"g\",\"url\":\"a.js\","
+		"\"lineNumber\":4,\"columnNumber\":0}, \"hitCount\":5000000000000000000,"
+		"\"positionTicks\":[{\"line\":6,\"ticks\":1}], \"positionTicks\":"
+		"[{\"line\":5,\"ticks\":2}] }]}";
+	const char *ins[] = {nested, flat};
+	const char *want[] = {"f a.js:1;g a.js:11 1000000000000000000\n"
+			      "f a.js:1;g a.js:12 4000000000000000000\n"
+			      "f a.js:3 -1\n",
+			      "f a.js:3 -1\n"
+			      "g a.js:5 3333333333333333333\n"
+			      "g a.js:6 1666666666666666667\n"};
+
+	for (size_t k = 0; k < sizeof(ins) / sizeof(*ins); k++) {
+		struct pprof_read_options o = {0};
+		struct pprof_profile *p = pprof_profile_new(), *q = pprof_profile_new();
+
+		assert_non_null(p);
+		assert_non_null(q);
+		assert_int_equal(pprof_read_buffer(p, ins[k], strlen(ins[k]), &o), PPROF_OK);
+		o.skip_lines = 1;
+		assert_int_equal(pprof_read_buffer(q, ins[k], strlen(ins[k]), &o), PPROF_OK);
+		char *a = fold_str(p, pprof_sample_type_select(p, "samples"), PPROF_G_LINES);
+		char *b = fold_str(q, pprof_sample_type_select(q, "samples"), PPROF_G_LINES);
+		assert_string_equal(a, b);
+		assert_string_equal(b, want[k]);
+		free(a);
+		free(b);
+		pprof_profile_free(p);
+		pprof_profile_free(q);
+	}
+}
+
 static void test_read_v8_cpu_skip_lines(void **state)
 {
 	(void)state;
@@ -1449,6 +1505,7 @@ int main(void)
 		cmocka_unit_test(test_read_v8_cpu_position_ticks),
 		cmocka_unit_test(test_read_v8_cpu_position_ticks_errors),
 		cmocka_unit_test(test_read_v8_cpu_skip_lines),
+		cmocka_unit_test(test_read_v8_cpu_skip_lines_again),
 		cmocka_unit_test(test_read_v8_cpu_fast_layout),
 		cmocka_unit_test(test_read_v8_cpu_samples_ahead),
 		cmocka_unit_test(test_read_v8_cpu_sums_ahead),
