@@ -305,7 +305,7 @@ static int read_ticks(struct pp_v8 *v, uint32_t idx)
 						   json_offset(j) + sizeof("{\"line\":") - 1,
 						   "positionTicks line %lld is not 1 or more",
 						   (long long)line);
-			if (!put_tick(v, (struct pp_v8_tick){ idx, line, ticks }))
+			if (!put_tick(v, (struct pp_v8_tick){idx, line, ticks}))
 				return pp_nomem(v->p);
 			continue;
 		}
