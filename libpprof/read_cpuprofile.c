@@ -1383,7 +1383,7 @@ static int cpu_read(struct pprof_profile *p, const unsigned char *buf, size_t le
 	}
 	if (!c.lines && !values_fit(&c, acc)) {
 		c.lines = true;
-		if ((s = pp_v8_reread_ticks(&c.v, buf, len)) != PPROF_OK)
+		if ((s = pp_v8_reread_ticks(&c.v, buf, len, c.max_depth)) != PPROF_OK)
 			goto out;
 		nlines = c.v.nticks;
 	}

@@ -353,49 +353,107 @@ static int read_ticks(struct pp_v8 *v, uint32_t idx)
 	}
 }
 
-int pp_v8_reread_ticks(struct pp_v8 *v, const unsigned char *buf, size_t len)
-{
-	struct json *saved = v->j, j;
-	int s = PPROF_OK;
-
-	v->sum_ticks = false;
-	v->nticks = 0;
-	for (uint32_t i = 0; i < v->n && s == PPROF_OK; i++) {
-		uint64_t at = v->nodes[i].offset;
-		int t;
-
-		if (at >= len)
-			return pp_error(v->p, PPROF_EINPUT, "node %u read again: not there", i);
-		/* the node's object alone: its own keys, its nested nodes
-		 * skipped (they are read for themselves) */
-		json_init(&j, buf + at, len - (size_t)at, 0);
-		json_set_base(&j, (size_t)at);
-		v->j = &j;
-		t = json_next(&j);
-		if (t != JSON_OBJECT_BEGIN)
-			s = pp_error_at(v->p, PPROF_EINPUT, at, "node %u read again: not an object",
-					i);
-		while (s == PPROF_OK) {
-			t = json_next(&j);
-			if (t == JSON_OBJECT_END)
-				break;
-			if (t == JSON_ERROR)
-				s = pp_v8_json_error(v->p, &j);
-			else if (KEY_IS(&j, "positionTicks"))
-				s = read_ticks(v, i);
-			else
-				s = skip_value(v);
-		}
-		v->j = saved;
-		json_release(&j);
-	}
-	return s;
-}
-
 struct level {
 	uint32_t node;
 	bool in_children; /* inside the node's "children" array */
 };
+
+/*
+ * The walk of pp_v8_read_node() again over one node's object and the nodes
+ * nested in its "children", reading only their positionTicks: node I's
+ * object at its offset, its nested nodes numbered on from I + 1 in the
+ * order of their '{' as the first read numbered them (and found where it
+ * found them); *NEXT gets the first index past them.  Each byte is read
+ * once however deep the nodes nest.
+ */
+static int reread_tree(struct pp_v8 *v, const unsigned char *buf, size_t len, uint32_t max_depth,
+		       uint32_t i, uint32_t *next)
+{
+	struct level *stack = NULL;
+	size_t sp = 0, cap = 0;
+	uint64_t at = v->nodes[i].offset;
+	struct json *saved = v->j, j;
+	uint32_t n = i;
+	int s = PPROF_OK, t;
+
+	if (at >= len)
+		return pp_error(v->p, PPROF_EINPUT, "node %u read again: not there", i);
+	json_init(&j, buf + at, len - (size_t)at, max_depth);
+	json_set_base(&j, (size_t)at);
+	v->j = &j;
+	for (t = json_next(&j);; t = json_next(&j)) {
+		if (t == JSON_ERROR) {
+			s = pp_v8_json_error(v->p, &j);
+			break;
+		}
+		if (sp == 0 || stack[sp - 1].in_children) {
+			if (sp > 0 && t == JSON_ARRAY_END) {
+				stack[sp - 1].in_children = false;
+				continue;
+			}
+			if (sp > 0 && t == JSON_NUMBER)
+				continue; /* a child named by id */
+			/* a node: the one the first read numbered N here */
+			if (t != JSON_OBJECT_BEGIN || n >= v->n ||
+			    v->nodes[n].offset != json_offset(&j)) {
+				s = pp_error_at(v->p, PPROF_EINPUT, json_offset(&j),
+						"node %u read again: not where it was", n);
+				break;
+			}
+			if (sp == cap) {
+				size_t c = cap ? cap * 2 : 64;
+				struct level *b = realloc(stack, c * sizeof(*b));
+
+				if (!b) {
+					s = pp_nomem(v->p);
+					break;
+				}
+				stack = b;
+				cap = c;
+			}
+			stack[sp].node = n++;
+			stack[sp].in_children = false;
+			sp++;
+			continue;
+		}
+		if (t == JSON_OBJECT_END) {
+			if (--sp == 0)
+				break;
+			continue;
+		}
+		if (KEY_IS(&j, "positionTicks")) {
+			s = read_ticks(v, stack[sp - 1].node);
+		} else if (KEY_IS(&j, "children")) {
+			t = json_next(&j);
+			if (t == JSON_ARRAY_BEGIN)
+				stack[sp - 1].in_children = true;
+			else if (t == JSON_ERROR || json_skip(&j, t) == JSON_ERROR)
+				s = pp_v8_json_error(v->p, &j);
+		} else {
+			s = skip_value(v);
+		}
+		if (s != PPROF_OK)
+			break;
+	}
+	v->j = saved;
+	json_release(&j);
+	free(stack);
+	*next = n;
+	return s;
+}
+
+int pp_v8_reread_ticks(struct pp_v8 *v, const unsigned char *buf, size_t len, uint32_t max_depth)
+{
+	int s = PPROF_OK;
+
+	v->sum_ticks = false;
+	v->nticks = 0;
+	/* a node not read with an earlier one's tree starts a tree of its own
+	 * (the flat layout's nodes, Node's old layout's head) */
+	for (uint32_t i = 0; i < v->n && s == PPROF_OK;)
+		s = reread_tree(v, buf, len, max_depth, i, &i);
+	return s;
+}
 
 int pp_v8_read_node(struct pp_v8 *v)
 {

@@ -118,10 +118,11 @@ int pp_v8_read_node(struct pp_v8 *v);
 int pp_v8_fast_node(struct pp_v8 *v, bool *done);
 
 /* The positionTicks of every node read again from the text (BUF, LEN
- * bytes, the nodes' offsets from its start), when V->sum_ticks left them
- * out and they are wanted after all: V->ticks as they would have been kept,
- * grouped by node, each node's in the text's order. */
-int pp_v8_reread_ticks(struct pp_v8 *v, const unsigned char *buf, size_t len);
+ * bytes, the nodes' offsets from its start; MAX_DEPTH as the first read
+ * had it), when V->sum_ticks left them out and they are wanted after all:
+ * V->ticks as they would have been kept, in the text's order.  Linear in
+ * the text, however deep the nodes nest. */
+int pp_v8_reread_ticks(struct pp_v8 *v, const unsigned char *buf, size_t len, uint32_t max_depth);
 
 /* Links children to their parents (listed by id in a parent's "children",
  * or named by a child's "parent" as in Chrome traces), checks for missing

@@ -58,6 +58,13 @@ test_expect_success 'a .cpuprofile node chain 100,000 deep folds' '
 	test_cmp expect actual
 '
 
+test_expect_success 'a .cpuprofile nested 100,000 deep whose lines are read again folds' '
+	$GEN deep-lines.cpuprofile 100000 >deep.cpuprofile &&
+	run_bounded pprof-fold deep.cpuprofile >actual &&
+	deep_line 100000 f -1 >expect &&
+	test_cmp expect actual
+'
+
 test_expect_success 'a .heapprofile nested 100,000 deep folds' '
 	$GEN deep.heapprofile 100000 >deep.heapprofile &&
 	run_bounded pprof-fold deep.heapprofile >actual &&

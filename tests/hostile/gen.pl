@@ -234,6 +234,18 @@ sub deep_heapprofile {
 	$s .= sprintf($node, $_ == $n + 1 ? 7 : 0, $_) for 2 .. $n + 1;
 	return $s . (']}' x ($n + 1)) . ',"samples":[]}' . "\n";
 }
+# Node's old layout nested N deep, a line ticked in every node, and a
+# hitCount of -1 at the leaf: the lines left out at first (pprof-fold's
+# default) are wanted after all, and read again in one pass
+sub deep_lines_cpuprofile {
+	my ($n) = @_;
+	my $s = '{"head":{"functionName":"(root)","url":"","lineNumber":-1,"id":1,'
+	    . '"hitCount":0,"children":[';
+	my $node = '{"functionName":"f","url":"a.js","lineNumber":0,"id":%d,"hitCount":%d,'
+	    . '"positionTicks":[{"line":2,"ticks":1}],"children":[';
+	$s .= sprintf($node, $_, $_ == $n + 1 ? -1 : 0) for 2 .. $n + 1;
+	return $s . (']}' x ($n + 1)) . ',"startTime":0,"endTime":1}' . "\n";
+}
 sub deep_folded {
 	my ($n) = @_;
 	return join(';', ('f') x $n) . " 1\n";
@@ -404,6 +416,7 @@ my %big = (
 	'deep.pb' => \&deep_pprof,
 	'deep.cpuprofile' => \&deep_cpuprofile,
 	'deep.heapprofile' => \&deep_heapprofile,
+	'deep-lines.cpuprofile' => \&deep_lines_cpuprofile,
 	'deep.folded' => \&deep_folded,
 	'deep-distinct.folded' => \&deep_folded_distinct,
 	'deep-json.cpuprofile' => \&deep_json,
