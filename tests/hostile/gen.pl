@@ -225,26 +225,31 @@ sub deep_cpuprofile {
 	push @nodes, cpu_node($_, 'f', $_ < $n + 1 ? ($_ + 1) : ()) for 2 .. $n + 1;
 	return cpuprofile(\@nodes, [$n + 1], [1]);
 }
+# N nodes nested under HEAD (ending in "children":[), node I made by
+# NODE->(I, I is the leaf), closed, then TAIL
+sub nested {
+	my ($n, $head, $node, $tail) = @_;
+	return $head . join('', map { $node->($_, $_ == $n + 1) } 2 .. $n + 1)
+	    . (']}' x ($n + 1)) . $tail;
+}
 sub deep_heapprofile {
 	my ($n) = @_;
-	my $s = '{"head":{"callFrame":{"functionName":"(root)","scriptId":"0","url":"",'
-	    . '"lineNumber":-1,"columnNumber":-1},"selfSize":0,"id":1,"children":[';
 	my $node = '{"callFrame":{"functionName":"f","scriptId":"1","url":"a.js","lineNumber":0,'
 	    . '"columnNumber":0},"selfSize":%d,"id":%d,"children":[';
-	$s .= sprintf($node, $_ == $n + 1 ? 7 : 0, $_) for 2 .. $n + 1;
-	return $s . (']}' x ($n + 1)) . ',"samples":[]}' . "\n";
+	return nested($n, '{"head":{"callFrame":{"functionName":"(root)","scriptId":"0","url":"",'
+	    . '"lineNumber":-1,"columnNumber":-1},"selfSize":0,"id":1,"children":[',
+	    sub { sprintf($node, $_[1] ? 7 : 0, $_[0]) }, ',"samples":[]}' . "\n");
 }
 # Node's old layout nested N deep, a line ticked in every node, and a
 # hitCount of -1 at the leaf: the lines left out at first (pprof-fold's
 # default) are wanted after all, and read again in one pass
 sub deep_lines_cpuprofile {
 	my ($n) = @_;
-	my $s = '{"head":{"functionName":"(root)","url":"","lineNumber":-1,"id":1,'
-	    . '"hitCount":0,"children":[';
 	my $node = '{"functionName":"f","url":"a.js","lineNumber":0,"id":%d,"hitCount":%d,'
 	    . '"positionTicks":[{"line":2,"ticks":1}],"children":[';
-	$s .= sprintf($node, $_, $_ == $n + 1 ? -1 : 0) for 2 .. $n + 1;
-	return $s . (']}' x ($n + 1)) . ',"startTime":0,"endTime":1}' . "\n";
+	return nested($n, '{"head":{"functionName":"(root)","url":"","lineNumber":-1,"id":1,'
+	    . '"hitCount":0,"children":[', sub { sprintf($node, $_[0], $_[1] ? -1 : 0) },
+	    ',"startTime":0,"endTime":1}' . "\n");
 }
 sub deep_folded {
 	my ($n) = @_;
