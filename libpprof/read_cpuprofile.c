@@ -179,6 +179,14 @@ static void sums_free(struct sums *u)
 	memset(u, 0, sizeof(*u));
 }
 
+/* What sums_stand() found: the start and end (µs), and the last sample's
+ * node. */
+struct stand {
+	int64_t base, endt;
+	bool have_end;
+	uint32_t k;
+};
+
 struct cpu {
 	struct pprof_profile *p;
 	struct json j;
@@ -209,6 +217,10 @@ struct cpu {
 	int build_status;
 	/* what samples_to_model() found, in nanoseconds (0: not known) */
 	int64_t period, duration;
+	/* the thread's sums stand for the samples (sums_stand(), asked once
+	 * the nodes and samples are read), and what is taken with them */
+	bool stands;
+	struct stand stand;
 };
 
 static int read_num(struct cpu *c, int t, const char *what, struct num *n)
@@ -926,18 +938,6 @@ static int reserve_seq(struct pprof_profile *p, size_t n)
 	return PPROF_OK;
 }
 
-/* samples_to_model() from the thread's sums (struct sums), with the same
- * results and errors, when they stand for the samples: *DONE false when
- * not (samples_to_model() then reads the samples one by one, and says what
- * is wrong with them in its order). */
-/* What sums_stand() found: the start and end (µs), and the last sample's
- * node. */
-struct stand {
-	int64_t base, endt;
-	bool have_end;
-	uint32_t k;
-};
-
 /* Whether the thread's sums stand for the samples (samples_from_sums()),
  * and what it then takes from them. */
 static bool sums_stand(struct cpu *c, struct stand *t)
@@ -973,23 +973,21 @@ static bool sums_stand(struct cpu *c, struct stand *t)
 	       !__builtin_mul_overflow(u->last, 1000, &x);
 }
 
+/* samples_to_model() from the thread's sums (struct sums), with the same
+ * results and errors, when they stand for the samples (c->stands): *DONE
+ * false when not (samples_to_model() then reads the samples one by one, and
+ * says what is wrong with them in its order). */
 static int samples_from_sums(struct cpu *c, struct acc *acc, bool *done)
 {
 	const struct sums *u = &c->sums;
 	size_t n = c->nsamples, id;
-	struct stand st;
-	int64_t base, endt, d;
-	bool have_end;
-	uint32_t k;
+	int64_t base = c->stand.base, endt = c->stand.endt, d;
+	bool have_end = c->stand.have_end;
+	uint32_t k = c->stand.k;
 
-	*done = false;
-	if (!sums_stand(c, &st))
+	*done = c->stands;
+	if (!c->stands)
 		return PPROF_OK;
-	base = st.base;
-	endt = st.endt;
-	have_end = st.have_end;
-	k = st.k;
-	*done = true;
 	for (id = 0; id < u->nids; id++) {
 		if (!u->count[id])
 			continue;
@@ -1350,13 +1348,11 @@ static int cpu_read(struct pprof_profile *p, const unsigned char *buf, size_t le
 	/* The samples' ids are not needed when the thread's sums stand for
 	 * them: their pages, given back, take ACC's place (memory the process
 	 * freed a moment ago costs far less than fresh pages). */
-	if (c.have_samples && o && o->skip_sequence && c.sid) {
-		struct stand st;
-
-		if (sums_stand(&c, &st)) {
-			free(c.sid);
-			c.sid = NULL;
-		}
+	if (c.have_samples && o && o->skip_sequence)
+		c.stands = sums_stand(&c, &c.stand);
+	if (c.stands) {
+		free(c.sid);
+		c.sid = NULL;
 	}
 	/* written where the samples fall: huge pages once it is big enough */
 	acc = pp_big_calloc((size_t)c.v.n + 1, sizeof(*acc));
