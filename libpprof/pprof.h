@@ -120,12 +120,16 @@ struct pprof_read_options {
 	 * only a flame chart reads (pprof_flame_has_timeline() is then 0); the
 	 * call tree and its values are the same. */
 	int skip_sequence;
-	/* V8 .cpuprofile: leave each node's samples on its function's frame
+	/* For a program that prints frames at functions, filefunctions or
+	 * files granularity, and neither maps, renames nor filters them:
+	 * what only lines and addresses tell apart is read as one.  V8
+	 * .cpuprofile: each node's samples stay on its function's frame
 	 * rather than split over the lines of its positionTicks (which are
-	 * still read and checked).  For a program that prints frames at
-	 * functions, filefunctions or files granularity, and neither maps,
-	 * renames nor filters them: the at-line frames print as their
-	 * function's and merge with it, so its output is the same. */
+	 * still read and checked).  pprof: a frame with a function keeps
+	 * its name and file alone (no line, column, address, mapping or
+	 * inlined mark), so the frames of one function are one.  The frames
+	 * left out print as the one kept and merge with it: the program's
+	 * output is the same. */
 	int skip_lines;
 };
 

@@ -615,6 +615,18 @@ static int push_frame(struct rd *r, const struct pp_frame *fr)
 		return s;
 	if (r->nframes >= UINT32_MAX)
 		return pp_nomem(r->p);
+	/* Where no line is printed (skip_lines), a frame with a function
+	 * prints its name, its file, or without a file its mapping
+	 * (pp_frame_name()): the lines, addresses and inlined calls of one
+	 * function are one frame, and a sample's walk merges them as the
+	 * fold would after it (the bench pprof's 349k frames are 5k, its
+	 * tree smaller by as many lines of a function as a caller reaches).
+	 * A frame without a function is kept as it is. */
+	struct pp_frame fn;
+	if (r->by_function && !(fr->flags & PP_FRAME_NO_SYMBOL)) {
+		fn = (struct pp_frame){.name = fr->name, .file = fr->file, .mapping = fr->mapping};
+		fr = &fn;
+	}
 	return pp_frame_intern(r->p, fr, &r->frames[r->nframes++]);
 }
 
@@ -1321,6 +1333,7 @@ static int pprof_read(struct pprof_profile *p, const unsigned char *buf, size_t 
 	r.walk.maxsteps = STEPS_BASE + STEPS_PER_BYTE * (uint64_t)len;
 	r.walk.inlen = len;
 	r.defer = o && o->defer_tree;
+	r.by_function = o && o->skip_lines;
 	int s = scan_top(&r);
 	if (!s)
 		s = begin(&r);

@@ -144,6 +144,9 @@ struct rd {
 	uint64_t locsteps;
 	uint32_t maxlocn;
 	bool loc_identity; /* location ids are 1 .. nl in order */
+	/* pprof_read_options.skip_lines: a frame with a function is read as
+	 * its function's, its name and file alone (push_frame()) */
+	bool by_function;
 };
 
 #define STEPS_BASE ((uint64_t)1 << 22)

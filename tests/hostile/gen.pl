@@ -89,10 +89,13 @@ my %small = (
 	'sum-overflow.pb' => sub {
 		base() . sample([2, 1], [$INT64_MAX]) . sample([2, 1], [1])
 	},
-	# the same on two stacks (f at lines 7 and 8) that only fold into one
-	# line at the functions granularity
+	# the same on two stacks that only fold into one line at the
+	# functions granularity: two functions f, of files a.go and b.go (a
+	# reader that merges one function's lines keeps them apart)
 	'fold-overflow.pb' => sub {
-		base() . location_line(3, 2, 7) . location_line(4, 2, 8)
+		base() . strings('a.go', 'b.go')
+		    . ld(5, vi(1, 3) . vi(2, 4) . vi(4, 5)) . ld(5, vi(1, 4) . vi(2, 4) . vi(4, 6))
+		    . location_line(3, 3, 7) . location_line(4, 4, 8)
 		    . sample([3, 1], [$INT64_MAX]) . sample([4, 1], [$INT64_MAX])
 	},
 	# two profiles back to back (protobuf merges them field by field)

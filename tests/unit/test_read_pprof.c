@@ -1148,6 +1148,88 @@ static void test_read_pprof_shares(void **state)
 	}
 }
 
+/* pprof_read_options.skip_lines: a frame with a function keeps its name,
+ * file and mapping alone, so that one function's lines, columns, addresses
+ * and inlined marks are one frame (fewer frames and nodes), and the folded
+ * stacks at every granularity that prints no line, for every type, are
+ * those of the profile read without it; frames without a function are
+ * kept apart by their addresses. */
+static void test_read_pprof_skip_lines(void **state)
+{
+	(void)state;
+	struct pb b;
+	pb_init(&b);
+	pb_type(&b, "samples", "count");
+	pb_type(&b, "cpu", "nanoseconds");
+	pb_sample(&b, LOCS(2, 1), VALS(1, 10));
+	pb_sample(&b, LOCS(3, 1), VALS(2, 20));
+	pb_sample(&b, LOCS(4, 1), VALS(4, 40));
+	pb_sample(&b, LOCS(5, 2, 1), VALS(8, 80));
+	pb_sample(&b, LOCS(6, 3, 1), VALS(16, 160));
+	pb_sample(&b, LOCS(7, 1), VALS(32, 320));
+	pb_sample(&b, LOCS(8, 1), VALS(64, 640));
+	pb_sample(&b, LOCS(9, 6, 1), VALS(128, 1280));
+	pb_sample(&b, LOCS(10, 1), VALS(256, 2560));
+	pb_mapping(&b, 1, "/usr/lib/libfoo.so");
+	pb_mapping(&b, 2, "/bin/app");
+	pb_function(&b, 1, "main", "main.go");
+	pb_function(&b, 2, "f", "a.go");
+	pb_function(&b, 3, "f", "b.go");
+	pb_function(&b, 4, "g", "a.go");
+	pb_function(&b, 5, "h", NULL);
+	pb_location(&b, 1, 2, 0x401500, 1, (const int64_t[][3]){{1, 3, 0}});
+	/* f at three lines (a column at one), one with g inlined into it */
+	pb_location(&b, 2, 2, 0x401000, 1, (const int64_t[][3]){{2, 10, 2}});
+	pb_location(&b, 3, 2, 0x401010, 1, (const int64_t[][3]){{2, 11, 0}});
+	pb_location(&b, 4, 2, 0x401020, 2, (const int64_t[][3]){{4, 30, 0}, {2, 12, 0}});
+	/* f of another file, g again, h without a file in two mappings */
+	pb_location(&b, 5, 0, 0, 1, (const int64_t[][3]){{3, 5, 0}});
+	pb_location(&b, 6, 1, 0x450000, 1, (const int64_t[][3]){{5, 0, 0}});
+	pb_location(&b, 9, 2, 0x402000, 1, (const int64_t[][3]){{5, 0, 0}});
+	pb_location(&b, 10, 2, 0x401030, 1, (const int64_t[][3]){{4, 31, 0}});
+	/* no function: a mapping and an address each */
+	pb_location(&b, 7, 1, 0x450100, 0, NULL);
+	pb_location(&b, 8, 1, 0x450200, 0, NULL);
+	const struct enc *e = pb_finish(&b);
+	struct pprof_read_options o = {0};
+	struct pprof_profile *p = pprof_profile_new(), *q = pprof_profile_new();
+	assert_non_null(p);
+	assert_non_null(q);
+	assert_int_equal(pprof_read_buffer(p, e->b, e->n, &o), PPROF_OK);
+	o.skip_lines = 1;
+	assert_int_equal(pprof_read_buffer(q, e->b, e->n, &o), PPROF_OK);
+	static const enum pprof_granularity g[] = {PPROF_G_FUNCTIONS, PPROF_G_FILEFUNCTIONS,
+						   PPROF_G_FILES};
+	for (int t = 0; t < 2; t++)
+		for (size_t k = 0; k < sizeof(g) / sizeof(*g); k++) {
+			char *a = fold_str(p, t, g[k]), *c = fold_str(q, t, g[k]);
+			assert_string_equal(a, c);
+			free(a);
+			free(c);
+		}
+	char *got = fold_str(q, 1, PPROF_G_FILES);
+	assert_string_equal(got, "main.go;[libfoo.so] 960\n"
+				 "main.go;[libfoo.so];[app] 1280\n"
+				 "main.go;a.go 2590\n"
+				 "main.go;a.go;[libfoo.so] 160\n"
+				 "main.go;a.go;a.go 40\n"
+				 "main.go;a.go;b.go 80\n");
+	free(got);
+	/* main, f, g, f of b.go, h in two mappings, two addresses (and the
+	 * frame 0): against one frame a line */
+	assert_int_equal(q->nframes, 9);
+	assert_int_equal(p->nframes, 12);
+	/* f's lines 10 and 11 under main: one entry */
+	assert_int_equal(q->nentries, 8);
+	assert_int_equal(p->nentries, 9);
+	char *ef = entry_frames(q, 1);
+	assert_string_equal(ef, "main[app] main.go:0:0;f[app] a.go:0:0;g[app] a.go:0:0");
+	free(ef);
+	pprof_profile_free(p);
+	pprof_profile_free(q);
+	pb_release(&b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1169,6 +1251,7 @@ int main(void)
 		cmocka_unit_test(test_read_pprof_errors),
 		cmocka_unit_test(test_read_pprof_bid),
 		cmocka_unit_test(test_read_pprof_shares),
+		cmocka_unit_test(test_read_pprof_skip_lines),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
