@@ -126,7 +126,7 @@ struct pprof_read_options {
 	 * .cpuprofile: each node's samples stay on its function's frame
 	 * rather than split over the lines of its positionTicks (which are
 	 * still read and checked).  pprof: a frame with a function keeps
-	 * its name and file alone (no line, column, address, mapping or
+	 * its name, file and mapping alone (no line, column, address or
 	 * inlined mark), so the frames of one function are one.  The frames
 	 * left out print as the one kept and merge with it: the program's
 	 * output is the same. */

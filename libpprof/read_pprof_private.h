@@ -145,7 +145,7 @@ struct rd {
 	uint32_t maxlocn;
 	bool loc_identity; /* location ids are 1 .. nl in order */
 	/* pprof_read_options.skip_lines: a frame with a function is read as
-	 * its function's, its name and file alone (push_frame()) */
+	 * its function's, its name, file and mapping alone (push_frame()) */
 	bool by_function;
 };
 

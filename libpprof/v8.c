@@ -358,6 +358,25 @@ struct level {
 	bool in_children; /* inside the node's "children" array */
 };
 
+/* Node NODE on *STACK (*SP used of *CAP): nesting is bounded by the
+ * parser's depth limit, and the stack grows with it instead of the C
+ * stack.  False when out of memory. */
+static bool level_push(struct level **stack, size_t *sp, size_t *cap, uint32_t node)
+{
+	if (*sp == *cap) {
+		size_t c = *cap ? *cap * 2 : 64;
+		struct level *b = realloc(*stack, c * sizeof(*b));
+
+		if (!b)
+			return false;
+		*stack = b;
+		*cap = c;
+	}
+	(*stack)[*sp] = (struct level){node, false};
+	(*sp)++;
+	return true;
+}
+
 /*
  * The walk of pp_v8_read_node() again over one node's object and the nodes
  * nested in its "children", reading only their positionTicks: node I's
@@ -400,20 +419,10 @@ static int reread_tree(struct pp_v8 *v, const unsigned char *buf, size_t len, ui
 						"node %u read again: not where it was", n);
 				break;
 			}
-			if (sp == cap) {
-				size_t c = cap ? cap * 2 : 64;
-				struct level *b = realloc(stack, c * sizeof(*b));
-
-				if (!b) {
-					s = pp_nomem(v->p);
-					break;
-				}
-				stack = b;
-				cap = c;
+			if (!level_push(&stack, &sp, &cap, n++)) {
+				s = pp_nomem(v->p);
+				break;
 			}
-			stack[sp].node = n++;
-			stack[sp].in_children = false;
-			sp++;
 			continue;
 		}
 		if (t == JSON_OBJECT_END) {
@@ -463,23 +472,12 @@ int pp_v8_read_node(struct pp_v8 *v)
 	uint32_t idx;
 	int s, t;
 
-	/* Nesting is bounded by the parser's depth limit; the stack grows
-	 * with it instead of the C stack. */
-#define PUSH(IDX)                                                             \
-	do {                                                                  \
-		if (sp == cap) {                                              \
-			size_t c_ = cap ? cap * 2 : 64;                       \
-			struct level *b_ = realloc(stack, c_ * sizeof(*b_));  \
-			if (!b_) {                                            \
-				s = pp_nomem(v->p);                           \
-				goto out;                                     \
-			}                                                     \
-			stack = b_;                                           \
-			cap = c_;                                             \
-		}                                                             \
-		stack[sp].node = (IDX);                                       \
-		stack[sp].in_children = false;                                \
-		sp++;                                                         \
+#define PUSH(IDX)                                            \
+	do {                                                 \
+		if (!level_push(&stack, &sp, &cap, (IDX))) { \
+			s = pp_nomem(v->p);                  \
+			goto out;                            \
+		}                                            \
 	} while (0)
 
 	s = new_node(v, PP_V8_NONE, &idx);
