@@ -1443,7 +1443,7 @@ static void test_read_v8_cpu_samples_ahead(void **state)
 		pp_buf_addf(&b, "%s%d", i ? "," : "", i % 3 ? 2 : 3);
 	pp_buf_addf(&b, "],\"timeDeltas\":[");
 	for (size_t i = 0; i < n; i++)
-		pp_buf_addf(&b, "%s%d", i ? "," : "", i % 7 == 6 ? -1 : i % 5 + 1);
+		pp_buf_addf(&b, "%s%d", i ? "," : "", i % 7 == 6 ? -1 : (int)(i % 5) + 1);
 	pp_buf_add(&b, "]}", 2);
 	assert_true(b.len > ((size_t)1 << 20));
 	char *sp = spaced(b.s);
