@@ -28,13 +28,12 @@
  * is), 8 leave 2.63M.  At four times that input 4 steps leave 15.2M
  * (8.17M make nodes): a location is reached under more parents.  With a
  * function's lines read as one frame (skip_lines), the memo misses that
- * find the node ahead are 1.47M, 8.96M and 46.9M at 1x, 4x and 16x that
- * input, a new step put first: 32 times as many for 16 times the
- * samples, the part of the walk's time that grows faster than the input.
- * Put last, they are 1.47M, 7.81M and 39.8M.  8 steps (a new one first)
- * make them 0.98M, 6.91M and 39.2M, but the bigger locations cost as much
- * as that saves: 4x was 8% faster, 1x 2% slower, 16x no faster (medians of
- * 6 and 16 alternating runs).
+ * find the node ahead are 1.47M, 7.81M and 39.8M at 1x, 4x and 16x that
+ * input: the part of the walk's time that grows faster than the input.
+ * 8 steps made them 0.98M, 6.91M and 39.2M (against 1.47M, 8.96M and
+ * 46.9M with 4, both with a new step first), but the bigger locations
+ * cost as much as that saves: 4x was 8% faster, 1x 2% slower, 16x no
+ * faster (medians of 6 and 16 alternating runs).
  * FLAGS are the reader's own. */
 #define PP_MEMO 4
 struct pp_loc {
