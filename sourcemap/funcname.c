@@ -606,8 +606,14 @@ static const struct pp_js_func *heading(struct smap_map *m, const struct smap_ma
 	for (size_t k = lo >= 8 ? lo - 8 : 0; k < fs->n && k < lo + 8; k++) {
 		const struct pp_js_func *f = &fs->f[k];
 		uint32_t first = f->head;
-		if (f->chain != NIL && f->chain < first)
+		/* a binding before the head: its words and the "=" or ":"
+		 * after them, not what lies between them and the head (x =
+		 * [function a() {}, () => 1]: a's head is not the arrow's) */
+		uint32_t bound = NIL;
+		if (f->chain != NIL && f->chain < first) {
 			first = f->chain;
+			bound = f->name_tok + 1;
+		}
 		/* export const f = , export default function, static m( */
 		static const char *const lead[] = {"export", "default", "async", "const", "let",
 						   "var", "static", "public", "private",
@@ -632,7 +638,7 @@ static const struct pp_js_func *heading(struct smap_map *m, const struct smap_ma
 		if (pp_js_tok_is(t->s, &t->toks.t[end], "(") && shut != NIL)
 			end = shut;
 		/* the innermost: the last, in start order, that holds it */
-		if (first <= i && i <= end)
+		if (first <= i && i <= end && (bound == NIL || i <= bound || f->head <= i))
 			best = f;
 	}
 	return best;
@@ -1136,6 +1142,43 @@ static int function_at(struct smap_map *m, uint32_t line, uint32_t column,
 		return SMAP_OK;
 	}
 
+	/* a default constructor in the script (class l extends s): named
+	 * by the original class whose own name the class's name maps to
+	 * exactly (l to User of class User: a map may put the "class"
+	 * keyword a column off), or without the source by the map's name
+	 * there */
+	size_t gci = g ? class_keyword(g, line, column) : NIL;
+	struct smap_mapping em;
+	if (gci != NIL && class_name(g, gci) &&
+	    exact(m, tpos(g, gci + 1).line, tpos(g, gci + 1).col, &em)) {
+		struct text *ct = source_text(m, em.source_index);
+		size_t j;
+		if (ct && tok_exact(ct, em.line, em.column, &j) && j > 0 &&
+		    pp_js_tok_kind(&ct->toks.t[j]) == PP_JS_IDENT &&
+		    pp_js_tok_is(ct->s, &ct->toks.t[j - 1], "class")) {
+			const struct pp_js_tok *k = &ct->toks.t[j];
+			if (!(out->name = keep(m, ct->s + k->off, pp_js_tok_len(k))))
+				return pp_smap_fail(m, SMAP_ENOMEM, "out of memory");
+			out->from = SMAP_FROM_SOURCE;
+			return SMAP_OK;
+		}
+		if (!ct && em.name) {
+			/* var User = class _User: both names mapped to the
+			 * original's one token, the class's own renamed (esbuild,
+			 * for a class that refers to itself): the binding's */
+			struct smap_mapping bm;
+			out->name = em.name;
+			if (gci >= 2 && pp_js_tok_is(g->s, &g->toks.t[gci - 1], "=") &&
+			    pp_js_tok_kind(&g->toks.t[gci - 2]) == PP_JS_IDENT &&
+			    exact(m, tpos(g, gci - 2).line, tpos(g, gci - 2).col, &bm) && bm.name &&
+			    same_source(m, bm.source_index, em.source_index) &&
+			    bm.line == em.line && bm.column == em.column)
+				out->name = bm.name;
+			out->from = SMAP_FROM_SCRIPT;
+			return SMAP_OK;
+		}
+	}
+
 	/* without the script (or not at a function start in it): the
 	 * original function whose head holds the mapped position */
 	struct smap_mapping mp;
@@ -1156,12 +1199,13 @@ static int function_at(struct smap_map *m, uint32_t line, uint32_t column,
 	if (ci != NIL) {
 		if (!g)
 			out->start = -1;
-		const struct pp_js_tok *k = class_name(ot, ci);
-		if (k) {
-			if (!(out->name = keep(m, ot->s + k->off, pp_js_tok_len(k))))
-				return pp_smap_fail(m, SMAP_ENOMEM, "out of memory");
-			out->from = SMAP_FROM_SOURCE;
-		}
+		/* its own name, else its binding; an anonymous class
+		 * expression (a mixin's) is anonymous, whatever V8 inferred
+		 * for the bundler's binding of it */
+		size_t l = pp_js_class_name(ot->s, &ot->toks, ci, buf, sizeof(buf));
+		if (!(out->name = keep(m, buf, l)))
+			return pp_smap_fail(m, SMAP_ENOMEM, "out of memory");
+		out->from = SMAP_FROM_SOURCE;
 		return SMAP_OK;
 	}
 	if (of && !g) {

@@ -213,9 +213,39 @@ static size_t opener(const struct ctx *c, size_t i)
 	return m < i ? m : NIL;
 }
 
-/* Back from token P over one operand (matched brackets whole; ARROWS: an
- * arrow function whole too, for a conditional's first branch, where one
- * ends at the ":"; elsewhere a "=>" means the walk is in an arrow's body):
+/* The first token of the parameters of the arrow whose "=>" is token I:
+ * its '(', or a lone parameter; NIL when there is none. */
+static size_t arrow_params(const struct ctx *c, size_t i)
+{
+	if (i == 0)
+		return NIL;
+	if (kind(c, i - 1, PP_JS_IDENT) && !(i >= 3 && is(c, i - 2, ":") && is(c, i - 3, ")")))
+		return i - 1;
+	if (is(c, i - 1, ")") && pp_js_tok_match(&c->t[i - 1]) != NIL)
+		return pp_js_tok_match(&c->t[i - 1]);
+	/* (a): T => : back to a ')' followed by ':' */
+	size_t k = i - 1;
+	for (size_t steps = 0; k > 0 && steps < 256; steps++) {
+		if (is(c, k, ")") && is(c, k + 1, ":") && pp_js_tok_match(&c->t[k]) != NIL)
+			return pp_js_tok_match(&c->t[k]);
+		size_t o = opener(c, k);
+		if (o != NIL) {
+			if (o == 0)
+				break; /* the text's first token: nothing before */
+			k = o - 1;
+			continue;
+		}
+		if (is(c, k, ";") || is(c, k, "{") || is(c, k, "}") || is(c, k, "="))
+			break;
+		k--;
+	}
+	return NIL;
+}
+
+/* Back from token P over one operand (matched brackets whole, a function
+ * expression whole; ARROWS: an arrow function whole too, for a
+ * conditional's first branch, where one ends at the ":", and before a ",";
+ * elsewhere a "=>" means the walk is in an arrow's body):
  * the token before it, or NIL when the text starts there or *BUDGET steps
  * ran out, or the first token met that no operand holds (the caller looks
  * at it). */
@@ -230,12 +260,23 @@ static size_t pass_operand(const struct ctx *c, size_t p, bool arrows, size_t *b
 			continue;
 		}
 		if (arrows && is(c, p, "=>") && p > 0) {
-			/* its parameters: (a, b) or a lone a; then "async" */
+			/* its parameters: (a, b), (a): T or a lone a; then
+			 * "async" */
+			size_t a = arrow_params(c, p);
+			if (a == NIL)
+				return p - 1;
+			p = a;
+			if (p > 0 && is(c, p - 1, "async"))
+				p--;
+			if (p == 0)
+				return NIL;
 			p--;
-			if (is(c, p, ")") && pp_js_tok_match(&c->t[p]) != NIL)
-				p = pp_js_tok_match(&c->t[p]);
-			else if (!kind(c, p, PP_JS_IDENT))
-				return p;
+			continue;
+		}
+		if (is(c, p, "function")) {
+			/* a function expression, passed whole (its body
+			 * and parameters were): an array's earlier element,
+			 * an operand (x = [function a() {}, f]) */
 			if (p > 0 && is(c, p - 1, "async"))
 				p--;
 			if (p == 0)
@@ -309,7 +350,10 @@ static size_t through_operators(const struct ctx *c, size_t h)
 			return h;
 		if (is(c, p, ","))
 			comma = true;
-		size_t q = pass_operand(c, p - 1, false, &budget);
+		/* before a ",", an arrow is an earlier element or argument
+		 * whole ([() => 1, f]); before another operator, a "=>" is
+		 * the arrow whose body the walk is in */
+		size_t q = pass_operand(c, p - 1, is(c, p, ","), &budget);
 		if (q == NIL || q == p - 1)
 			return h; /* no operand before the operator */
 		p = q;
@@ -608,6 +652,22 @@ static int add(struct pp_js_funcs *fs, const struct pp_js_func *f)
 	return 0;
 }
 
+/* The class whose "class" keyword is token I: its body's '{' (the first
+ * outside brackets after it), NIL when it has none; B's name_tok set to
+ * its own name, else (a class expression) B's binding set by binding(). */
+static size_t class_head(const struct ctx *c, size_t i, struct pp_js_func *b)
+{
+	size_t j = i + 1;
+	if (kind(c, j, PP_JS_IDENT) && !is(c, j, "extends") && !is(c, j, "implements"))
+		b->name_tok = b->chain = (uint32_t)j;
+	else
+		binding(c, i, NIL, b);
+	for (; j < c->n && !is(c, j, "{"); j++)
+		if ((is(c, j, "(") || is(c, j, "[")) && pp_js_tok_match(&c->t[j]) != NIL)
+			j = pp_js_tok_match(&c->t[j]);
+	return j < c->n && pp_js_tok_match(&c->t[j]) != NIL ? j : NIL;
+}
+
 struct cls {
 	uint32_t open, close, name;
 	uint32_t order; /* found as the ORDER-th class */
@@ -653,24 +713,10 @@ int pp_js_functions(const char *text, const struct pp_js_toks *v, struct pp_js_f
 		bool dot_before = i > 0 && (is(&c, i - 1, ".") || is(&c, i - 1, "?."));
 
 		if (is(&c, i, "class") && !dot_before) {
-			/* its body: the first '{' outside brackets */
-			size_t j = i + 1;
-			uint32_t name = NIL;
-			if (kind(&c, j, PP_JS_IDENT) && !is(&c, j, "extends") &&
-			    !is(&c, j, "implements"))
-				name = (uint32_t)j;
-			else {
-				struct pp_js_func b = f;
-				binding(&c, i, NIL, &b);
-				name = b.name_tok;
-			}
-			while (j < c.n && !is(&c, j, "{")) {
-				if ((is(&c, j, "(") || is(&c, j, "[")) &&
-				    pp_js_tok_match(&c.t[j]) != NIL)
-					j = pp_js_tok_match(&c.t[j]);
-				j++;
-			}
-			if (j < c.n && pp_js_tok_match(&c.t[j]) != NIL) {
+			struct pp_js_func b = f;
+			size_t j = class_head(&c, i, &b);
+			uint32_t name = b.name_tok;
+			if (j != NIL) {
 				if (ncls == ccap) {
 					size_t cap = ccap ? ccap * 2 : 16;
 					struct cls *nc = realloc(classes, cap * sizeof(*nc));
@@ -729,39 +775,9 @@ int pp_js_functions(const char *text, const struct pp_js_toks *v, struct pp_js_f
 			continue;
 		}
 		if (is(&c, i, "=>")) {
-			size_t p;
-			if (i == 0)
+			size_t p = arrow_params(&c, i);
+			if (p == NIL)
 				continue;
-			if (kind(&c, i - 1, PP_JS_IDENT) &&
-			    !(i >= 3 && is(&c, i - 2, ":") && is(&c, i - 3, ")"))) {
-				p = i - 1;
-			} else if (is(&c, i - 1, ")") && pp_js_tok_match(&c.t[i - 1]) != NIL) {
-				p = pp_js_tok_match(&c.t[i - 1]);
-			} else {
-				/* (a): T => : back to a ')' followed by ':' */
-				size_t k = i - 1;
-				p = NIL;
-				for (size_t steps = 0; k > 0 && steps < 256; steps++) {
-					if (is(&c, k, ")") && is(&c, k + 1, ":") &&
-					    pp_js_tok_match(&c.t[k]) != NIL) {
-						p = pp_js_tok_match(&c.t[k]);
-						break;
-					}
-					size_t o = opener(&c, k);
-					if (o != NIL) {
-						if (o == 0)
-							break; /* the text's first token: nothing before */
-						k = o - 1;
-						continue;
-					}
-					if (is(&c, k, ";") || is(&c, k, "{") || is(&c, k, "}") ||
-					    is(&c, k, "="))
-						break;
-					k--;
-				}
-				if (p == NIL)
-					continue;
-			}
 			f.start = f.head = (uint32_t)p;
 			if (p > 0 && is(&c, p - 1, "async") &&
 			    !(kind(&c, p, PP_JS_IDENT) && is(&c, p, "async")))
@@ -1083,6 +1099,23 @@ size_t pp_js_func_name(const char *text, const struct pp_js_toks *v, const struc
 {
 	size_t n = func_name(text, v, f, buf, cap);
 	/* what BUF holds: a name longer than CAP is cut there */
+	return !cap ? 0 : n < cap ? n : cap - 1;
+}
+
+size_t pp_js_class_name(const char *text, const struct pp_js_toks *v, size_t i, char *buf,
+			size_t cap)
+{
+	struct ctx c = {text, v->t, v->n, NULL};
+	struct pp_js_func b = {NIL, NIL,   NIL,   NIL, NIL, NIL, NIL,
+			       0,   false, false, NIL, NIL, NIL, NIL};
+	if (cap)
+		buf[0] = '\0';
+	if (!is(&c, i, "class"))
+		return 0;
+	class_head(&c, i, &b);
+	if (b.name_tok == NIL)
+		return 0;
+	size_t n = func_name(text, v, &b, buf, cap);
 	return !cap ? 0 : n < cap ? n : cap - 1;
 }
 

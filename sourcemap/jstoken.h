@@ -165,6 +165,14 @@ void pp_js_funcs_release(struct pp_js_funcs *fs);
  * CAP); "" for an anonymous function.  Its length in BUF. */
 size_t pp_js_func_name(const char *text, const struct pp_js_toks *v, const struct pp_js_func *f,
 		       char *buf, size_t cap);
+/* The name V8 gives the default constructor of the class whose "class"
+ * keyword is token I (one without a constructor of its own): its own name,
+ * else the binding the class expression is assigned to (A = class {,
+ * k: class {, export default class {); written into BUF as
+ * pp_js_func_name() writes, "" for none (an anonymous class expression,
+ * as one returned by a mixin). */
+size_t pp_js_class_name(const char *text, const struct pp_js_toks *v, size_t i, char *buf,
+			size_t cap);
 /* For a member with a computed key (F->ctx) in a class expression or an
  * object literal assigned to one word (x = class {, var o = {), the token
  * of that word, whose name V8 gives the member; else UINT32_MAX. */

@@ -101,6 +101,14 @@ static void test_jstoken_objects(void **state)
 	NAMES("var e = (0, () => 1)", "e@(");
 	NAMES("var t = c ? (0, function () {}) : 0", "t@(");
 	NAMES("var a2 = [() => 1]", "a2@(");
+	/* every element (node --cpu-prof: const middleware = [function
+	 * logger() {}, (a, next) => {}] is logger, middleware), past the
+	 * functions and arrows before it; a call's arguments stay anonymous */
+	NAMES("const m = [function logger(a) {}, (a, next) => {}]", "logger@( m@(");
+	NAMES("x = [() => 1, () => 2]", "x@( x@(");
+	NAMES("var r = [function () {}, async (a): T => a, b => b]", "r@( r@a r@b");
+	NAMES("const o = [a, function* g() {}, async function () {}]", "g@( o@(");
+	NAMES("foo(() => 1, () => 2)", "-@( -@(");
 	NAMES("class K { constructor(a) { this.ctx = a || (() => 1) } }", "K@( K.ctx@(");
 	NAMES("const f: T = c ? (n: number) => n : g", "f@(");
 	NAMES("var i = (function () {})()", "-@(");
@@ -242,6 +250,35 @@ static void test_jstoken_classes(void **state)
 	NAMES("var O = (function () { function O() {} O.prototype.sub = function () {};"
 	      " return O; }())",
 	      "-@( O@( O.sub@(");
+}
+
+/* The name V8 gives a class's default constructor: the class's own,
+ * else the binding of the class expression; none for an anonymous one. */
+static void test_jstoken_class_names(void **state)
+{
+	(void)state;
+	static const char src[] =
+		"const Mix = (B) => class extends B { m() {} }; var U = class _U extends E {};"
+		" class V {} export default class extends W {} o = { K: class {} }; a.b = class {}";
+	static const char *const want[] = {"", "_U", "V", "default", "K", "a.b"};
+	struct pp_js_toks v;
+	assert_int_equal(pp_js_tokenize(src, strlen(src), &v), 0);
+	size_t k = 0;
+	for (size_t i = 0; i < v.n; i++) {
+		char nb[64];
+		if (!pp_js_tok_is(src, &v.t[i], "class"))
+			continue;
+		assert_true(k < sizeof(want) / sizeof(want[0]));
+		size_t n = pp_js_class_name(src, &v, i, nb, sizeof(nb));
+		assert_string_equal(nb, want[k]);
+		assert_int_equal(n, strlen(want[k]));
+		k++;
+	}
+	assert_int_equal(k, sizeof(want) / sizeof(want[0]));
+	char nb[4];
+	assert_int_equal(pp_js_class_name(src, &v, 0, nb, sizeof(nb)), 0); /* not "class" */
+	assert_string_equal(nb, "");
+	pp_js_toks_release(&v);
 }
 
 static void test_jstoken_lexing(void **state)
@@ -644,14 +681,61 @@ static void test_jstoken_function_at_default_ctor(void **state)
 		assert_int_equal(function_is(m, 7, -1, "Foo"), SMAP_FROM_SOURCE);
 		function_is(m, 24, 1, "m");
 		smap_map_free(m);
+		/* export default class: V8 names it "default" */
 		m = map_with(anon, script ? gen : NULL);
-		function_is(m, 7, -1, NULL);
+		assert_int_equal(function_is(m, 7, -1, "default"), SMAP_FROM_SOURCE);
 		smap_map_free(m);
 	}
+	/* a mixin's anonymous class, which terser put in a binding's
+	 * sequence (V8 infers "o" from it): anonymous, as in the source */
+	static const char mixin[] =
+		"{\"version\":3,\"sources\":[\"x.ts\"],\"names\":[],"
+		"\"sourcesContent\":[\"export const Mix = (B) =>\\n  class extends B {\\n"
+		"    m() { return 1 }\\n  };\\n\"],\"mappings\":\"aACE,gBACE,CAAC\"}";
+	struct smap_map *m = map_with(mixin, "const o=(u=l,class extends u{m(){return 1}});");
+	assert_int_equal(function_is(m, 13, -1, ""), SMAP_FROM_SOURCE);
+	smap_map_free(m);
+	/* a map that puts the "class" keyword a column off (tsc, rollup
+	 * and terser chained): the class's name maps to the original's */
+	static const char off[] =
+		"{\"version\":3,\"sources\":[\"u.ts\"],\"names\":[],"
+		"\"sourcesContent\":[\"export class User extends E {\\n  m() { return 1 }\\n}\\n\"],"
+		"\"mappings\":\"AAAM,MAAO,YACX,CAAC\"}";
+	m = map_with(off, "class l extends s{m(){return 1}}");
+	assert_int_equal(function_is(m, 0, -1, "User"), SMAP_FROM_SOURCE);
+	smap_map_free(m);
+	/* without the source: the map's name at the class's name, but
+	 * esbuild's var User = class _User names both the original's one
+	 * token, the binding by the original's name */
+	static const char renamed[] = "{\"version\":3,\"sources\":[\"u.ts\"],"
+				      "\"names\":[\"User\",\"_User\"],"
+				      "\"mappings\":\"IAAaA,EAAN,MAAMC,YACX\"}";
+	m = map_with(renamed, "var l=class n extends b{m(){return 1}};");
+	assert_int_equal(function_is(m, 6, -1, "User"), SMAP_FROM_SCRIPT);
+	smap_map_free(m);
+
 	/* a script whose position is no "class" keyword (the "=" before
 	 * it): not a function start, not named, though the map points there */
-	struct smap_map *m = map_with(map, "var sv =class extends Y{m(){return 1}};");
+	m = map_with(map, "var sv =class extends Y{m(){return 1}};");
 	function_is(m, 7, 0, NULL);
+	smap_map_free(m);
+}
+
+/* Functions in an array literal: V8 names an element by the array's
+ * binding, a named function expression by its own name.  The arrow's head
+ * with its binding does not hold the function before it. */
+static void test_jstoken_function_at_array(void **state)
+{
+	(void)state;
+	static const char map[] =
+		"{\"version\":3,\"sources\":[\"s.ts\"],\"names\":[],"
+		"\"sourcesContent\":[\"export const mw = [\\n  function logger(a, next) {\\n"
+		"    return 1;\\n  },\\n  (a, next) => {\\n    return 2;\\n  },\\n];\\n\"],"
+		"\"mappings\":\"AAAA,QAAa,IACX,SAAgB,EAAG,GACjB,UAEF,CAAC,EAAG,KACF\"}";
+	struct smap_map *m =
+		map_with(map, "exports.mw=[function(e,r){return 1},(e,r)=>{return 2}];");
+	assert_int_equal(function_is(m, 20, 1, "logger"), SMAP_FROM_SOURCE);
+	assert_int_equal(function_is(m, 36, 1, "mw"), SMAP_FROM_SCRIPT);
 	smap_map_free(m);
 }
 
@@ -662,6 +746,7 @@ int main(void)
 		cmocka_unit_test(test_jstoken_expressions),
 		cmocka_unit_test(test_jstoken_objects),
 		cmocka_unit_test(test_jstoken_classes),
+		cmocka_unit_test(test_jstoken_class_names),
 		cmocka_unit_test(test_jstoken_lexing),
 		cmocka_unit_test(test_jstoken_long_tokens),
 		cmocka_unit_test(test_jstoken_first_bracket),
@@ -671,6 +756,7 @@ int main(void)
 		cmocka_unit_test(test_jstoken_function_at_early),
 		cmocka_unit_test(test_jstoken_function_at_inlined),
 		cmocka_unit_test(test_jstoken_function_at_default_ctor),
+		cmocka_unit_test(test_jstoken_function_at_array),
 		cmocka_unit_test(test_jstoken_function_at_name_to_body),
 		cmocka_unit_test(test_jstoken_function_at_es5_method),
 		cmocka_unit_test(test_jstoken_long_name),
