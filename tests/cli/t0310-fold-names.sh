@@ -118,6 +118,37 @@ test_expect_success 'second program: a namespace'"'"'s exported const is NS.name
 	done
 '
 
+# A third program (fixtures/names3), written as an application is: a
+# store with middleware in an array, models with a mixin and a class with
+# no constructor of its own, async pipelines, default exports.  The same
+# 95% on every bundler.
+N3=$FIX/names3
+for b in esbuild tsc-terser rollup-terser webpack swc vite; do
+	[ -f "$N3/$b/min.cpuprofile" ] || continue
+	test_expect_success "third program, $b: 95% of the weight on the right names and files" '
+		pprof-fold -i samples -g lines -m "$N3/$b/min" "$N3/$b/min.cpuprofile" \
+			>"$S/$b.p3.folded" 2>$b.p3.err &&
+		awk -f "$SCORE" "$N3/$b/expected.folded" "$S/$b.p3.folded" >"$S/$b.p3.score" &&
+		at_least 95 "$S/$b.p3.score" &&
+		! grep -v "sampled lines map to several original lines (a one-line bundle?)" $b.p3.err
+	'
+	echo "# names, third program, $b: $(cat "$S/$b.p3.score" 2>/dev/null) (right, total, %)"
+done
+
+# const middleware = [function logger() {}, (a, next) => {}]: V8 names
+# the named function expression by its name, the arrow by the array's
+# binding; the default constructor of class User (no constructor of its
+# own) is User on every bundler, the mixin's class extends Base anonymous.
+test_expect_success 'third program: array elements and default constructors' '
+	for b in esbuild tsc-terser rollup-terser webpack swc vite; do
+		f="$S/$b.p3.folded" &&
+		grep -q "logger [^ ]*src/app/store.ts:28" "$f" &&
+		grep -q "middleware [^ ]*src/app/store.ts:3[23]" "$f" &&
+		grep -q ";User [^ ]*src/app/models.ts:28;Entity " "$f" &&
+		grep -q ";(anonymous) [^ ]*src/app/models.ts:20;User " "$f" || return 1
+	done
+'
+
 # An index map (fixtures/names/index-map.mjs: esbuild's map cut into
 # sections, each listing the sources it uses): the same names and files as
 # the regular map, with and without sourcesContent.
