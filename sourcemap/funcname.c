@@ -1131,6 +1131,19 @@ static int function_at(struct smap_map *m, uint32_t line, uint32_t column,
 			return out->name ? SMAP_OK : pp_smap_fail(m, SMAP_ENOMEM, "out of memory");
 		}
 		if (naming_tok(gf) == NIL && !gf->ctor) {
+			/* a member with a computed key in a class expression or
+			 * an object literal bound to one word (var l = class {
+			 * *[Symbol.iterator]() }): V8 names it by that binding,
+			 * the map's name at it */
+			size_t l = 0;
+			uint32_t bt = gf->ctx != NIL ? pp_js_func_ctx_tok(g->s, &g->toks, gf) : NIL;
+			const char *bs = bt != NIL ? mapped_word(m, g, bt, &l) : NULL;
+			if (bs) {
+				if (!(out->name = keep(m, bs, l)))
+					return pp_smap_fail(m, SMAP_ENOMEM, "out of memory");
+				out->from = SMAP_FROM_SCRIPT;
+				return SMAP_OK;
+			}
 			/* anonymous here: a name at its '(' (a named function
 			 * expression a minifier made anonymous), else anonymous
 			 * (a lone parameter's name is the parameter's) */

@@ -108,8 +108,15 @@ static size_t after_params(const struct ctx *c, size_t i, bool arrow)
 	return NIL;
 }
 
-/* The "<" that opens the type parameters closed by token K (">" or
- * ">>": <T, U extends A<T> = B>), or NIL: none within 256 tokens back. */
+/* Whether token K may close type parameters: ">", or ">>" and ">>>"
+ * closing nested ones too (<V = Map<K, Array<number>>>). */
+static bool type_close(const struct ctx *c, size_t k)
+{
+	return is(c, k, ">") || is(c, k, ">>") || is(c, k, ">>>");
+}
+
+/* The "<" that opens the type parameters closed by token K (">", ">>" or
+ * ">>>": <T, U extends A<T> = B>), or NIL: none within 256 tokens back. */
 static size_t type_params_open(const struct ctx *c, size_t k)
 {
 	int d = 0;
@@ -118,6 +125,8 @@ static size_t type_params_open(const struct ctx *c, size_t k)
 			d++;
 		else if (is(c, k, ">>"))
 			d += 2;
+		else if (is(c, k, ">>>"))
+			d += 3;
 		else if (is(c, k, "<") && --d == 0)
 			return k;
 	}
@@ -689,6 +698,63 @@ static int cmp_open(const void *a, const void *b)
 	return x->order < y->order ? -1 : x->order > y->order;
 }
 
+/* Whether token I is a word TypeScript puts before a class member's or a
+ * parameter property's name: public private protected readonly static
+ * declare abstract override accessor. */
+static bool member_modifier(const struct ctx *c, size_t i)
+{
+	static const char *const w[] = {"public",  "private",  "protected", "readonly", "static",
+					"declare", "abstract", "override",  "accessor"};
+	if (!kind(c, i, PP_JS_IDENT))
+		return false;
+	for (size_t k = 0; k < sizeof(w) / sizeof(w[0]); k++)
+		if (is(c, i, w[k]))
+			return true;
+	return false;
+}
+
+/*
+ * Whether the arrow whose parameters start at token P is a function type
+ * (TypeScript), which defines no function: in the type annotation of a
+ * parameter (f: (x: T) => number, f?: , this: ), of a variable (const f:
+ * (n) => n = ) or of a class field (cb: (n) => void;), or a type alias
+ * (type H<T> = (a: T) => T).  Not an object literal's property ({ f: (x)
+ * => 1 }), nor a conditional's branch (c ? a : (x) => 1).
+ */
+static bool arrow_type(const struct ctx *c, size_t p)
+{
+	if (p < 2)
+		return false;
+	if (is(c, p - 1, "=")) {
+		size_t q = p - 2;
+		if (type_close(c, q)) {
+			q = type_params_open(c, q);
+			if (q == NIL || q == 0)
+				return false;
+			q--;
+		}
+		return q > 0 && kind(c, q, PP_JS_IDENT) && is(c, q - 1, "type");
+	}
+	if (!is(c, p - 1, ":"))
+		return false;
+	size_t k = p - 1, q = k - 1;
+	if (is(c, q, "?") && q > 0)
+		q--;
+	if (!(kind(c, q, PP_JS_IDENT) || kind(c, q, PP_JS_PRIVATE)) || q == 0)
+		return false;
+	size_t b = q - 1;
+	if (is(c, b, "const") || is(c, b, "let") || is(c, b, "var"))
+		return true;
+	size_t in = container(c, k);
+	if (in == NIL)
+		return false;
+	if (is(c, in, "("))
+		return in == b || is(c, b, ",") || is(c, b, "...") || member_modifier(c, b);
+	if (is(c, in, "{") && class_body(c, in))
+		return in == b || is(c, b, ";") || is(c, b, "}") || member_modifier(c, b);
+	return false;
+}
+
 /* The first bytes of the tokens that may start something: "class",
  * "function", "=>", "(" (and whatever else starts with them) */
 static const bool may_start[256] = {['c'] = true, ['f'] = true, ['='] = true, ['('] = true};
@@ -749,6 +815,8 @@ int pp_js_functions(const char *text, const struct pp_js_toks *v, struct pp_js_f
 						break;
 					else if (is(&c, j, ">>"))
 						d -= 2;
+					else if (is(&c, j, ">>>"))
+						d -= 3;
 					if (d <= 0 && !is(&c, j, "<"))
 						break;
 				}
@@ -776,13 +844,13 @@ int pp_js_functions(const char *text, const struct pp_js_toks *v, struct pp_js_f
 		}
 		if (is(&c, i, "=>")) {
 			size_t p = arrow_params(&c, i);
-			if (p == NIL)
+			if (p == NIL || arrow_type(&c, p))
 				continue;
 			f.start = f.head = (uint32_t)p;
 			if (p > 0 && is(&c, p - 1, "async") &&
 			    !(kind(&c, p, PP_JS_IDENT) && is(&c, p, "async")))
 				f.start = f.head = (uint32_t)(p - 1);
-			if (p > 1 && (is(&c, p - 1, ">") || is(&c, p - 1, ">>"))) {
+			if (p > 1 && type_close(&c, p - 1)) {
 				/* <T,>(a: T) => (TypeScript): its type parameters
 				 * are its head, bound as the arrow is */
 				size_t k = type_params_open(&c, p - 1);
@@ -811,7 +879,7 @@ int pp_js_functions(const char *text, const struct pp_js_toks *v, struct pp_js_f
 		if (is(&c, i, "(") && i > 0 && pp_js_tok_match(&c.t[i]) != NIL) {
 			/* a method: KEY ( ... ) [: T] { */
 			size_t k = i - 1;
-			if (is(&c, k, ">")) { /* m<T>( */
+			if (type_close(&c, k)) { /* m<T>( */
 				size_t lt = type_params_open(&c, k);
 				if (lt == NIL || lt == 0)
 					continue;

@@ -71,7 +71,21 @@ static void test_jstoken_expressions(void **state)
 	NAMES("const h = function named(n) {}", "named@(");
 	NAMES("export const check = async (n: number): Promise<number> => n", "check@a");
 	NAMES("P=i=>i*2", "P@i");
-	NAMES("var f: (n: number) => number = (n) => n", "-@( f@(");
+	/* a function type defines no function: a variable's, a parameter's
+	 * (this too), a class field's, a parameter property's, a type
+	 * alias's; an object's property and a conditional's branch do */
+	NAMES("var f: (n: number) => number = (n) => n", "f@(");
+	NAMES("A.prototype.s = function <T>(this: T[], f: (x: T) => number, g?: (y) => void) {}",
+	      "A.s@(");
+	NAMES("class A { cb: (n: number) => void; private h?: (x) => 1;"
+	      " constructor(private readonly k: (x) => void) {} }",
+	      "A@(");
+	NAMES("type H<T> = (a: T) => T; type G = (a) => 1; const o = { f: (x) => 1 };"
+	      " let z = q ? r : (x) => 2",
+	      "f@( z@(");
+	/* type parameters closed by ">>>" */
+	NAMES("export const l = <K, V = Map<K, Array<number>>>(k: K, v?: V): number => 1", "l@(");
+	NAMES("class P { m<T extends A<B<C>>>(a) {} } function g<T = A<B<C>>>(a) {}", "m@( g@(");
 	NAMES("x.map((y) => y).reduce(function (a, b) { return a })", "-@( -@(");
 	NAMES("arr.forEach(e => { go(e) })", "-@e");
 	NAMES("return function scaled(n) {}", "scaled@(");
@@ -712,6 +726,14 @@ static void test_jstoken_function_at_default_ctor(void **state)
 				      "\"mappings\":\"IAAaA,EAAN,MAAMC,YACX\"}";
 	m = map_with(renamed, "var l=class n extends b{m(){return 1}};");
 	assert_int_equal(function_is(m, 6, -1, "User"), SMAP_FROM_SCRIPT);
+	smap_map_free(m);
+	/* without the source, a computed key's member of a class
+	 * expression: named by the binding, the map's name at it */
+	static const char computed[] = "{\"version\":3,\"sources\":[\"q.ts\"],"
+				       "\"names\":[\"Square\"],"
+				       "\"mappings\":\"IAAMA,EAAS,MACb,kBAAmB,GAAK\"}";
+	m = map_with(computed, "var l=class{*[Symbol.iterator](){return 1}};");
+	assert_int_equal(function_is(m, 30, 1, "Square"), SMAP_FROM_SCRIPT);
 	smap_map_free(m);
 
 	/* a script whose position is no "class" keyword (the "=" before
