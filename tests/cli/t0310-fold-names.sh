@@ -149,6 +149,34 @@ test_expect_success 'third program: array elements and default constructors' '
 	done
 '
 
+# A fourth program (fixtures/names4), heavy in TypeScript's own syntax:
+# function types in annotations, type lists closed by ">>>", satisfies,
+# overloads; services with promises and listeners.  The same 95%.
+N4=$FIX/names4
+for b in esbuild tsc-terser rollup-terser webpack swc vite; do
+	[ -f "$N4/$b/min.cpuprofile" ] || continue
+	test_expect_success "fourth program, $b: 95% of the weight on the right names and files" '
+		pprof-fold -i samples -g lines -m "$N4/$b/min" "$N4/$b/min.cpuprofile" \
+			>"$S/$b.p4.folded" 2>$b.p4.err &&
+		awk -f "$SCORE" "$N4/$b/expected.folded" "$S/$b.p4.folded" >"$S/$b.p4.score" &&
+		at_least 95 "$S/$b.p4.score" &&
+		! grep -v "sampled lines map to several original lines (a one-line bundle?)" $b.p4.err
+	'
+	echo "# names, fourth program, $b: $(cat "$S/$b.p4.score" 2>/dev/null) (right, total, %)"
+done
+
+# Array.prototype.sumBy = function <T>(this: T[], f: (x: T) => number):
+# the parameter's function type is no function named f; lookup = <K, V =
+# Map<K, Array<number>>>(k: K) => keeps its binding past the ">>>".
+test_expect_success 'fourth program: function types and >>> name nothing' '
+	for b in esbuild tsc-terser rollup-terser webpack swc vite; do
+		f="$S/$b.p4.folded" &&
+		grep -q ";Array.sumBy [^ ]*src/async.ts:74 " "$f" &&
+		grep -q ";lookup [^ ]*src/types.ts:29 " "$f" &&
+		! grep -q ";f [^ ]*src/async.ts" "$f" || return 1
+	done
+'
+
 # An index map (fixtures/names/index-map.mjs: esbuild's map cut into
 # sections, each listing the sources it uses): the same names and files as
 # the regular map, with and without sourcesContent.
