@@ -107,6 +107,9 @@ static void test_jstoken_objects(void **state)
 	NAMES("var y = z ? 0 : function () {}", "y@(");
 	NAMES("var r = a ? b : c ? () => 1 : 0", "r@(");
 	NAMES("x = c ? a => b : function () {}", "x@a x@(");
+	/* node --cpu-prof: var space = c ? function () {} : function () {}
+	 * names both space (terser's output.js writes such) */
+	NAMES("var space = c ? function () {} : function () {}", "space@( space@(");
 	NAMES("var w = z || (() => 1)", "w@(");
 	NAMES("var q = !a && b > 0 ? () => 1 : 0", "q@(");
 	NAMES("var m = c.toString() ? () => 1 : 0", "m@(");
