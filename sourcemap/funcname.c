@@ -706,9 +706,12 @@ static size_t mapped_name(struct smap_map *m, const struct text *g, const struct
 		if ((i == first && f->this_chain && !f->ctor) ||
 		    (i != first && i < end && pp_js_tok_is(g->s, t, "prototype")))
 			continue;
-		if (i == first && i < end && pp_js_tok_kind(t) == PP_JS_IDENT && !(ex && mp.name) &&
-		    (pp_js_tok_is(g->s, t, "exports") || pp_js_tok_is(g->s, t, "module"))) {
-			/* exports.f = , module.exports.f = : CommonJS's, not the source's */
+		if (i == first && i < end && pp_js_tok_kind(t) == PP_JS_IDENT &&
+		    (pp_js_tok_is(g->s, t, "exports") || pp_js_tok_is(g->s, t, "module")) &&
+		    !(ex && mp.name && !pp_js_tok_is(g->s, t, mp.name))) {
+			/* exports.f = , module.exports.f = : CommonJS's, not the
+			 * source's, though a map names it so (terser's, of tsc's
+			 * CommonJS) */
 			if (pp_js_tok_is(g->s, t, "module") && i + 2 < end &&
 			    pp_js_tok_is(g->s, &g->toks.t[i + 2], "exports"))
 				i += 2;
@@ -979,6 +982,23 @@ static size_t class_member_binding(struct smap_map *m, const struct text *g,
 	return xs && xn == cn && memcmp(xs, ot->s + ct->off, cn) == 0 ? cn : 0;
 }
 
+/* Whether the ')' at token CLOSE closes a group around the expression
+ * whose first token is HEAD: (function () {}), not a call's arguments
+ * (f(function () {})). */
+static bool grouped(const struct text *g, uint32_t head, uint32_t close)
+{
+	if (head == 0 || pp_js_tok_match(&g->toks.t[close]) != head - 1)
+		return false;
+	if (head == 1)
+		return true;
+	const struct pp_js_tok *b = &g->toks.t[head - 2];
+	enum pp_js_kind k = pp_js_tok_kind(b);
+	return !(k == PP_JS_IDENT || k == PP_JS_PRIVATE || k == PP_JS_TEMPLATE ||
+		 pp_js_tok_is(g->s, b, ")") || pp_js_tok_is(g->s, b, "]")) ||
+	       pp_js_tok_is(g->s, b, "return") || pp_js_tok_is(g->s, b, "typeof") ||
+	       pp_js_tok_is(g->s, b, "void") || pp_js_tok_is(g->s, b, "await");
+}
+
 static int function_at(struct smap_map *m, uint32_t line, uint32_t column,
 		       struct smap_function *out)
 {
@@ -1130,6 +1150,21 @@ static int function_at(struct smap_map *m, uint32_t line, uint32_t column,
 			out->from = SMAP_FROM_SCRIPT;
 			return out->name ? SMAP_OK : pp_smap_fail(m, SMAP_ENOMEM, "out of memory");
 		}
+		/* exports.f = function, its binding not mapped (terser's
+		 * output of tsc's CommonJS, whose export function f became
+		 * exports.f = f): f, a property's text being the source's,
+		 * where its function is mapped */
+		uint32_t nt = naming_tok(gf), ch = gf->chain;
+		if (nt != NIL && !gf->ctor && !gf->prefix && have_first && ch != NIL &&
+		    ch + 2 == nt && pp_js_tok_is(g->s, &g->toks.t[ch], "exports") &&
+		    pp_js_tok_is(g->s, &g->toks.t[ch + 1], ".") &&
+		    pp_js_tok_kind(&g->toks.t[nt]) == PP_JS_IDENT) {
+			const struct pp_js_tok *t = &g->toks.t[nt];
+			if (!(out->name = keep(m, g->s + t->off, pp_js_tok_len(t))))
+				return pp_smap_fail(m, SMAP_ENOMEM, "out of memory");
+			out->from = SMAP_FROM_SCRIPT;
+			return SMAP_OK;
+		}
 		if (naming_tok(gf) == NIL && !gf->ctor) {
 			/* a member with a computed key in a class expression or
 			 * an object literal bound to one word (var l = class {
@@ -1150,6 +1185,19 @@ static int function_at(struct smap_map *m, uint32_t line, uint32_t column,
 			struct smap_mapping mp;
 			bool paren = pp_js_tok_is(g->s, &g->toks.t[gf->start], "(");
 			out->name = paren && exact(m, line, column, &mp) && mp.name ? mp.name : "";
+			/* a function a minifier inlined at its one call
+			 * (!function(){…}() for main(); ): the call's '(' maps
+			 * to that call, named by the function called */
+			uint32_t call = gf->close + 1;
+			/* (function(){…})(: the ')' of the group around it */
+			if (call < g->toks.n && pp_js_tok_is(g->s, &g->toks.t[call], ")"))
+				call = grouped(g, gf->head, call) ? call + 1 : NIL;
+			if (!out->name[0] && !pp_js_tok_is(g->s, &g->toks.t[gf->open], "{"))
+				call = NIL; /* a concise arrow's body ends in no call of it */
+			if (!out->name[0] && call != NIL && call < g->toks.n &&
+			    pp_js_tok_is(g->s, &g->toks.t[call], "(") &&
+			    exact(m, tpos(g, call).line, tpos(g, call).col, &mp) && mp.name)
+				out->name = mp.name;
 			out->from = SMAP_FROM_SCRIPT;
 		}
 		return SMAP_OK;

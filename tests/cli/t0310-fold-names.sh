@@ -46,8 +46,11 @@ for b in esbuild tsc-terser rollup-terser webpack swc vite; do
 		! grep -v "sampled lines map to several original lines (a one-line bundle?)" $b.min.err
 	'
 	echo "# names $b with sourcesContent: $(cat "$S/$b.min.score" 2>/dev/null) (right, total, %)"
-	test_expect_success "$b without sourcesContent: the script names what it can" '
-		score $b min-nosc
+	# from the script and the map's names alone: 92.7% (tsc-terser) to
+	# 98.1% (esbuild) today; 13.0% for tsc-terser before a function
+	# terser inlined at its one call and exports.f were named
+	test_expect_success "$b without sourcesContent: 90% from the script and the map's names" '
+		score $b min-nosc && at_least 90 "$S/$b.min-nosc.score"
 	'
 	echo "# names $b without sourcesContent: $(cat "$S/$b.min-nosc.score" 2>/dev/null)"
 done

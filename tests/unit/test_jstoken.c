@@ -764,6 +764,31 @@ static void test_jstoken_function_at_array(void **state)
 	smap_map_free(m);
 }
 
+/* Without the source: a function a minifier inlined at its one call
+ * (!function(){…}() for main();) is named by the call's '(', which maps
+ * to that call, not when the '(' calls what the function was passed to;
+ * exports.f = function with its binding not mapped (terser's output of
+ * tsc's CommonJS) is f. */
+static void test_jstoken_function_at_nosc(void **state)
+{
+	(void)state;
+	static const char iife[] = "{\"version\":3,\"sources\":[\"m.ts\"],\"names\":[\"main\"],"
+				   "\"mappings\":\"CAAA,WACE,SAEFA\"}";
+	struct smap_map *m = map_with(iife, "!function(){return 1}();");
+	assert_int_equal(function_is(m, 9, 1, "main"), SMAP_FROM_SCRIPT);
+	smap_map_free(m);
+	static const char arg[] = "{\"version\":3,\"sources\":[\"m.ts\"],\"names\":[\"main\"],"
+				  "\"mappings\":\"AAGA,IAHA,WACE,UAEEA\"}";
+	m = map_with(arg, "foo(function(){return 1})(x);");
+	assert_int_equal(function_is(m, 12, 1, ""), SMAP_FROM_SCRIPT);
+	smap_map_free(m);
+	static const char exp[] = "{\"version\":3,\"sources\":[\"m.ts\"],\"names\":[],"
+				  "\"mappings\":\"UAAO,SAAW,GAChB\"}";
+	m = map_with(exp, "exports.f=function(e){return e};");
+	assert_int_equal(function_is(m, 18, 1, "f"), SMAP_FROM_SCRIPT);
+	smap_map_free(m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -782,6 +807,7 @@ int main(void)
 		cmocka_unit_test(test_jstoken_function_at_inlined),
 		cmocka_unit_test(test_jstoken_function_at_default_ctor),
 		cmocka_unit_test(test_jstoken_function_at_array),
+		cmocka_unit_test(test_jstoken_function_at_nosc),
 		cmocka_unit_test(test_jstoken_function_at_name_to_body),
 		cmocka_unit_test(test_jstoken_function_at_es5_method),
 		cmocka_unit_test(test_jstoken_long_name),
