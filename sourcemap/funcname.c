@@ -856,7 +856,9 @@ static const struct pp_js_func *by_vote(struct smap_map *m, const struct text *g
 	for (; i < gf->close + (gf->open == gf->close) && seen < VOTES; i++) {
 		while (fk < fend && fk->start < i)
 			fk++;
-		const struct pp_js_func *nf = fk < fend && fk->start == i ? fk : NULL;
+		/* a nested function from its head on ("function", a key),
+		 * before its start */
+		const struct pp_js_func *nf = fk < fend && fk->head <= i ? fk : NULL;
 		if (nf && nf != gf && nf->close >= i) {
 			i = nf->close;
 			continue;

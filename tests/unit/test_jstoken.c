@@ -787,6 +787,14 @@ static void test_jstoken_function_at_nosc(void **state)
 	m = map_with(exp, "exports.f=function(e){return e};");
 	assert_int_equal(function_is(m, 18, 1, "f"), SMAP_FROM_SCRIPT);
 	smap_map_free(m);
+	/* a function inlined in the body (inner in outer, terser): its
+	 * "function" keyword is not the body's first mapped token, which
+	 * the naming token must precede */
+	static const char nest[] = "{\"version\":3,\"sources\":[\"g.ts\"],\"names\":[\"outer\"],"
+				   "\"mappings\":\"AAKA,SAAUA,WAJV,aACE,aAIA\"}";
+	m = map_with(nest, "function*h(t){yield*function*(t){return 1}(t);return 2}");
+	assert_int_equal(function_is(m, 10, 1, "outer"), SMAP_FROM_SCRIPT);
+	smap_map_free(m);
 }
 
 int main(void)
