@@ -1225,20 +1225,27 @@ static int function_at(struct smap_map *m, uint32_t line, uint32_t column,
 			out->from = SMAP_FROM_SOURCE;
 			return SMAP_OK;
 		}
-		if (!ct && em.name) {
-			/* var User = class _User: both names mapped to the
-			 * original's one token, the class's own renamed (esbuild,
-			 * for a class that refers to itself): the binding's */
+		if (!ct) {
+			/* var User = class _User (esbuild, for a class that
+			 * refers to itself), User = class e (swc): the binding
+			 * and the class's name mapped to the original's one
+			 * token, the class's renamed: the binding's word (the
+			 * map's name at it, or its text where not renamed) */
 			struct smap_mapping bm;
-			out->name = em.name;
+			const char *w = em.name;
+			size_t wl = w ? strlen(w) : 0;
 			if (gci >= 2 && pp_js_tok_is(g->s, &g->toks.t[gci - 1], "=") &&
 			    pp_js_tok_kind(&g->toks.t[gci - 2]) == PP_JS_IDENT &&
-			    exact(m, tpos(g, gci - 2).line, tpos(g, gci - 2).col, &bm) && bm.name &&
+			    exact(m, tpos(g, gci - 2).line, tpos(g, gci - 2).col, &bm) &&
 			    same_source(m, bm.source_index, em.source_index) &&
 			    bm.line == em.line && bm.column == em.column)
-				out->name = bm.name;
-			out->from = SMAP_FROM_SCRIPT;
-			return SMAP_OK;
+				w = mapped_word(m, g, (uint32_t)(gci - 2), &wl);
+			if (w) {
+				if (!(out->name = keep(m, w, wl)))
+					return pp_smap_fail(m, SMAP_ENOMEM, "out of memory");
+				out->from = SMAP_FROM_SCRIPT;
+				return SMAP_OK;
+			}
 		}
 	}
 

@@ -730,6 +730,12 @@ static void test_jstoken_function_at_default_ctor(void **state)
 	m = map_with(renamed, "var l=class n extends b{m(){return 1}};");
 	assert_int_equal(function_is(m, 6, -1, "User"), SMAP_FROM_SCRIPT);
 	smap_map_free(m);
+	/* swc's User = class e: the binding's own text, not renamed */
+	static const char swc[] = "{\"version\":3,\"sources\":[\"u.ts\"],\"names\":[],"
+				  "\"mappings\":\"AAAa,KAAN,MAAM,YACX\"}";
+	m = map_with(swc, "User=class e extends b{m(){return 1}};");
+	assert_int_equal(function_is(m, 5, -1, "User"), SMAP_FROM_SCRIPT);
+	smap_map_free(m);
 	/* without the source, a computed key's member of a class
 	 * expression: named by the binding, the map's name at it */
 	static const char computed[] = "{\"version\":3,\"sources\":[\"q.ts\"],"
