@@ -654,6 +654,21 @@ static uint32_t naming_tok(const struct pp_js_func *f)
 	return f->ctor ? f->cls : f->name_tok;
 }
 
+/* Whether source I of M is TypeScript (.ts, .tsx, .mts, .cts), whose
+ * text never writes exports.f = (its compiler's CommonJS does). */
+static bool ts_source(struct smap_map *m, size_t i)
+{
+	const char *r = i < m->nsrc ? m->src[i].raw : NULL;
+	size_t n = r ? strlen(r) : 0;
+	static const char *const ext[] = {".ts", ".tsx", ".mts", ".cts"};
+	for (size_t k = 0; k < 4; k++) {
+		size_t e = strlen(ext[k]);
+		if (n > e && memcmp(r + n - e, ext[k], e) == 0)
+			return true;
+	}
+	return false;
+}
+
 /* The name of generated function G with the map's names at its tokens. */
 static size_t mapped_name(struct smap_map *m, const struct text *g, const struct pp_js_func *f,
 			  char *buf, size_t cap, struct smap_mapping *last, bool *named)
@@ -708,10 +723,11 @@ static size_t mapped_name(struct smap_map *m, const struct text *g, const struct
 			continue;
 		if (i == first && i < end && pp_js_tok_kind(t) == PP_JS_IDENT &&
 		    (pp_js_tok_is(g->s, t, "exports") || pp_js_tok_is(g->s, t, "module")) &&
-		    !(ex && mp.name && !pp_js_tok_is(g->s, t, mp.name))) {
+		    !(ex && mp.name &&
+		      (!pp_js_tok_is(g->s, t, mp.name) || !ts_source(m, mp.source_index)))) {
 			/* exports.f = , module.exports.f = : CommonJS's, not the
-			 * source's, though a map names it so (terser's, of tsc's
-			 * CommonJS) */
+			 * source's, though a map names it so where the source
+			 * is TypeScript (terser's, of tsc's CommonJS) */
 			if (pp_js_tok_is(g->s, t, "module") && i + 2 < end &&
 			    pp_js_tok_is(g->s, &g->toks.t[i + 2], "exports"))
 				i += 2;
@@ -1155,10 +1171,12 @@ static int function_at(struct smap_map *m, uint32_t line, uint32_t column,
 		/* exports.f = function, its binding not mapped (terser's
 		 * output of tsc's CommonJS, whose export function f became
 		 * exports.f = f): f, a property's text being the source's,
-		 * where its function is mapped */
+		 * where its function is mapped into TypeScript (a CommonJS
+		 * source's exports.f is V8's name) */
 		uint32_t nt = naming_tok(gf), ch = gf->chain;
-		if (nt != NIL && !gf->ctor && !gf->prefix && have_first && ch != NIL &&
-		    ch + 2 == nt && pp_js_tok_is(g->s, &g->toks.t[ch], "exports") &&
+		if (nt != NIL && !gf->ctor && !gf->prefix && have_first &&
+		    ts_source(m, body_first.source_index) && ch != NIL && ch + 2 == nt &&
+		    pp_js_tok_is(g->s, &g->toks.t[ch], "exports") &&
 		    pp_js_tok_is(g->s, &g->toks.t[ch + 1], ".") &&
 		    pp_js_tok_kind(&g->toks.t[nt]) == PP_JS_IDENT) {
 			const struct pp_js_tok *t = &g->toks.t[nt];
@@ -1210,7 +1228,9 @@ static int function_at(struct smap_map *m, uint32_t line, uint32_t column,
 	 * exactly (l to User of class User: a map may put the "class"
 	 * keyword a column off), or without the source by the map's name
 	 * there */
-	size_t gci = g ? class_keyword(g, line, column) : NIL;
+	size_t gci = g && (line || column) ? class_keyword(g, line, column) : NIL;
+	if (gci != NIL && pp_js_class_has_ctor(g->s, &g->toks, gci))
+		gci = NIL; /* its constructor is elsewhere: V8's top level */
 	struct smap_mapping em;
 	if (gci != NIL && class_name(g, gci) &&
 	    exact(m, tpos(g, gci + 1).line, tpos(g, gci + 1).col, &em)) {
@@ -1264,8 +1284,11 @@ static int function_at(struct smap_map *m, uint32_t line, uint32_t column,
 	/* a default constructor, as above: named by its class when the
 	 * original has "class NAME" at the mapped position (vite's maps
 	 * point at an "export" before it) */
-	size_t ci = ot && !of && (!g || out->start == -1) ? class_keyword(ot, mp.line, mp.column)
-							  : NIL;
+	size_t ci = ot && !of && (!g || out->start == -1) && (line || column)
+			    ? class_keyword(ot, mp.line, mp.column)
+			    : NIL;
+	if (ci != NIL && pp_js_class_has_ctor(ot->s, &ot->toks, ci))
+		ci = NIL;
 	if (ci != NIL) {
 		if (!g)
 			out->start = -1;

@@ -137,11 +137,18 @@ static size_t type_params_open(const struct ctx *c, size_t k)
 static size_t concise_end(const struct ctx *c, size_t i)
 {
 	size_t j = i, last = i, subs = 0; /* the body's own open "${" */
+	size_t conds = 0;                 /* its own conditionals' open "?" */
 	while (j < c->n) {
 		const struct pp_js_tok *t = &c->t[j];
 		if (pp_js_tok_kind(t) == PP_JS_PUNCT && pp_js_tok_len(t) == 1) {
 			char ch = c->s[t->off];
 			if (ch == ',' || ch == ';' || ch == ')' || ch == ']' || ch == '}')
+				break;
+			/* a ':' without its '?' in the body: the conditional
+			 * around the arrow goes on (c ? () => 1 : g) */
+			if (ch == '?')
+				conds++;
+			if (ch == ':' && !conds--)
 				break;
 			uint32_t m = pp_js_tok_match(t);
 			if ((ch == '(' || ch == '[' || ch == '{') && m != NIL) {
@@ -481,6 +488,10 @@ static size_t class_of(const struct ctx *c, size_t open)
 			return k > 0 && is(c, k - 1, ".") ? NIL : k;
 		size_t o = opener(c, k);
 		if (o != NIL) {
+			/* a heritage holds calls and type arguments, not a
+			 * block: f(class {}, { a: 1 }) is no class body */
+			if (is(c, k, "}"))
+				return NIL;
 			k = o;
 			continue;
 		}
@@ -513,6 +524,203 @@ bool pp_js_dotted(const char *text, const struct pp_js_toks *v, size_t first, si
 }
 
 /*
+ * What V8's function name inference makes of function F, parsing on from
+ * its last token E to the end of the expression bound at token EQ (the
+ * "="): whether it still holds F when that binding names the functions it
+ * collected (node
+ * --cpu-prof: const h = [(e) => { S() }, (e) => { S() }, (e) => 1] names
+ * only the last h).  V8 collects each function literal when it ends; a
+ * call, when its arguments end, drops the last one collected (so an
+ * argument is anonymous), as x += does; an assignment or a declaration
+ * names all those collected by its own target (const q = [() => S(), ()
+ * => { let z = 1 }] names the first z).  An arrow's body is parsed in the
+ * same inference; a function's or a method's body, or a class's, in its
+ * own.  NIL: F holds; 0: it is dropped; else the "=" whose target names it.
+ * Past 1024 tokens, F is taken to hold (a text of 10^5 functions in one
+ * array is not 10^10 steps).
+ */
+static size_t class_head(const struct ctx *c, size_t i, struct pp_js_func *b);
+
+/* Whether token I is an assignment other than "=": += -= *= /= %= **=
+ * <<= >>= >>>= &= |= ^= (not ||= &&= ??=, which name as "=" does). */
+static bool compound_assign(const struct ctx *c, size_t i)
+{
+	const struct pp_js_tok *t = &c->t[i];
+	size_t n = pp_js_tok_len(t);
+	if (pp_js_tok_kind(t) != PP_JS_PUNCT || n < 2 || c->s[t->off + n - 1] != '=')
+		return false;
+	return !(is(c, i, "==") || is(c, i, "===") || is(c, i, "!=") || is(c, i, "!==") ||
+		 is(c, i, "<=") || is(c, i, ">=") || is(c, i, "||=") || is(c, i, "&&=") ||
+		 is(c, i, "?\?="));
+}
+
+/* Whether the right side of the assignment at token I is a call, or a
+ * new, and nothing more (x = a.b(c), new X(): not f() + 1): the ')' that
+ * ends it, else NIL. */
+static size_t rhs_call(const struct ctx *c, size_t i)
+{
+	size_t j = i + 1;
+	if (is(c, j, "new"))
+		j++;
+	size_t k = NIL;
+	for (size_t steps = 0; j < c->n && steps < 64; steps++) {
+		if (kind(c, j, PP_JS_IDENT) || kind(c, j, PP_JS_PRIVATE)) {
+			j++;
+		} else if ((is(c, j, ".") || is(c, j, "?.")) && k == NIL) {
+			j++;
+		} else if (is(c, j, "(") && pp_js_tok_match(&c->t[j]) != NIL && j > i + 1) {
+			k = pp_js_tok_match(&c->t[j]);
+			j = k + 1;
+			if (!(is(c, j, "(") || is(c, j, ".") || is(c, j, "?.")))
+				break;
+			k = NIL; /* f()(), f().g(): on */
+		} else {
+			return NIL;
+		}
+	}
+	if (k == NIL)
+		return NIL;
+	if (j >= c->n || !kind(c, j, PP_JS_PUNCT))
+		return k; /* the text's end, or a statement after it */
+	return is(c, j, ";") || is(c, j, ",") || is(c, j, ")") || is(c, j, "]") || is(c, j, "}")
+		       ? k
+		       : NIL;
+}
+
+/* The last token of the right side of the assignment at token I: up to
+ * a ';', a ',' or a closing bracket outside its own brackets; NIL when
+ * not found within 256 tokens. */
+static size_t rhs_end(const struct ctx *c, size_t i)
+{
+	size_t j = i + 1;
+	for (size_t steps = 0; j < c->n && steps < 256; steps++) {
+		uint32_t m = pp_js_tok_match(&c->t[j]);
+		if (m != NIL && m > j) {
+			j = m + 1;
+			continue;
+		}
+		if (is(c, j, ";") || is(c, j, ",") || is(c, j, ")") || is(c, j, "]") ||
+		    is(c, j, "}"))
+			return j > i + 1 ? j - 1 : NIL;
+		j++;
+	}
+	return NIL;
+}
+
+static size_t survives(const struct ctx *c, size_t eq, size_t e)
+{
+	/* the ends of the calls and arrows under way: a call's ')' drops
+	 * the last function, an arrow's last token adds one */
+	enum { DEPTH = 64 };
+	size_t ends[DEPTH], eqs[DEPTH]; /* eqs: an assignment's "=" */
+	bool adds[DEPTH];
+	size_t nends = 0, after = 0; /* functions collected after F, held */
+	size_t i = e + 1;
+	for (size_t steps = 0; i < c->n && steps < 1024; steps++, i++) {
+		uint32_t m = pp_js_tok_match(&c->t[i]);
+		if (m != NIL && m < i && (nends == 0 || ends[nends - 1] != i)) {
+			/* a bracket that opened before: one around F, between
+			 * the "=" and it (an array, a group), or the end */
+			if (m < eq)
+				return NIL;
+			continue;
+		}
+		if (nends == 0 && (is(c, i, ";") || is(c, i, "}")))
+			return NIL;
+		if (nends == 0 && is(c, i, ",")) {
+			size_t in = container(c, i);
+			if (in == NIL || in < eq)
+				return NIL; /* the binding's own list, or a sequence */
+		}
+		if (is(c, i, "=")) {
+			/* when its right side ends: x = f(…) drops the last
+			 * function, as the call did (const days = dayDiff(a,
+			 * b)); else the target names them all */
+			size_t k = rhs_call(c, i);
+			size_t r = k != NIL ? k : rhs_end(c, i);
+			if (r == NIL || nends == DEPTH)
+				return NIL;
+			ends[nends] = r;
+			eqs[nends] = k != NIL ? NIL : i;
+			adds[nends++] = false;
+			continue;
+		}
+		if (compound_assign(c, i)) {
+			/* x += … drops the last function, as a call does */
+			if (!after)
+				return 0;
+			after--;
+			continue;
+		}
+		if (is(c, i, "function") && !(i > 0 && is(c, i - 1, "."))) {
+			/* a function expression: collected, its body apart */
+			size_t j = i + 1;
+			while (j < c->n && !is(c, j, "(") && j < i + 64)
+				j++;
+			uint32_t pm = j < c->n ? pp_js_tok_match(&c->t[j]) : NIL;
+			size_t b = pm != NIL && pm > j ? after_params(c, pm, false) : NIL;
+			if (b == NIL || pp_js_tok_match(&c->t[b]) == NIL)
+				return NIL; /* not followed: taken to hold */
+			i = pp_js_tok_match(&c->t[b]);
+			after++;
+			goto ended;
+		}
+		if (is(c, i, "class") && !(i > 0 && is(c, i - 1, "."))) {
+			struct pp_js_func b = {NIL, NIL,   NIL,   NIL, NIL, NIL, NIL,
+					       0,   false, false, NIL, NIL, NIL, NIL};
+			size_t o = class_head(c, i, &b);
+			if (o == NIL)
+				return NIL;
+			i = pp_js_tok_match(&c->t[o]);
+			goto ended;
+		}
+		if (is(c, i, "(") && m != NIL && i > 0 &&
+		    ((kind(c, i - 1, PP_JS_IDENT) && (!not_key(c, i - 1) || is(c, i - 1, "super"))) ||
+		     is(c, i - 1, ")") || is(c, i - 1, "]") || kind(c, i - 1, PP_JS_PRIVATE))) {
+			/* a method's body (m(a) {): its own */
+			size_t b = after_params(c, m, false);
+			if (b != NIL && pp_js_tok_match(&c->t[b]) != NIL) {
+				i = pp_js_tok_match(&c->t[b]);
+				goto ended;
+			}
+			if (after_params(c, m, true) != NIL)
+				continue; /* an arrow's parameters, not a call */
+			if (nends == DEPTH)
+				return NIL;
+			ends[nends] = m;
+			eqs[nends] = NIL;
+			adds[nends++] = false;
+			continue;
+		}
+		if (is(c, i, "=>") && i + 1 < c->n) {
+			size_t end = is(c, i + 1, "{") && pp_js_tok_match(&c->t[i + 1]) != NIL
+					     ? pp_js_tok_match(&c->t[i + 1])
+					     : concise_end(c, i + 1);
+			if (nends == DEPTH)
+				return NIL;
+			ends[nends] = end;
+			eqs[nends] = NIL;
+			adds[nends++] = true;
+			continue;
+		}
+	ended:
+		/* the calls and arrows that end here, the innermost first */
+		while (nends && ends[nends - 1] == i) {
+			nends--;
+			if (adds[nends])
+				after++;
+			else if (eqs[nends] != NIL)
+				return eqs[nends]; /* named by that target */
+			else if (after)
+				after--;
+			else
+				return 0; /* F dropped by a call */
+		}
+	}
+	return NIL;
+}
+
+/*
  * The binding of a function expression whose first token is H and last E
  * (NIL when not known): what it is assigned to (x = , a.b.c = ,
  * const x: T = , through the expressions of through_operators()), or the
@@ -523,8 +731,17 @@ static void binding(const struct ctx *c, size_t h, size_t e, struct pp_js_func *
 {
 	if (h == 0 || called_after(c, e))
 		return;
+	size_t h0 = h;
 	h = through_operators(c, h);
 	size_t p = h - 1;
+	/* through an array or a conditional: named only if V8's inference
+	 * still holds it when the expression ends, or by the target of an
+	 * assignment on the way */
+	size_t sv = h != h0 && e != NIL && p > 0 ? survives(c, p, e) : NIL;
+	if (sv == 0)
+		return;
+	if (sv != NIL)
+		p = sv;
 	/* x = function, x ||= () => (or through the expressions above) */
 	if (is(c, p, "=") || is(c, p, "||=") || is(c, p, "&&=") || is(c, p, "?\?=")) {
 		if (p == 0)
@@ -1185,6 +1402,27 @@ size_t pp_js_class_name(const char *text, const struct pp_js_toks *v, size_t i, 
 		return 0;
 	size_t n = func_name(text, v, &b, buf, cap);
 	return !cap ? 0 : n < cap ? n : cap - 1;
+}
+
+bool pp_js_class_has_ctor(const char *text, const struct pp_js_toks *v, size_t i)
+{
+	struct ctx c = {text, v->t, v->n, NULL};
+	struct pp_js_func b = {NIL, NIL,   NIL,   NIL, NIL, NIL, NIL,
+			       0,   false, false, NIL, NIL, NIL, NIL};
+	if (!is(&c, i, "class"))
+		return false;
+	size_t o = class_head(&c, i, &b);
+	if (o == NIL)
+		return false;
+	size_t close = pp_js_tok_match(&c.t[o]);
+	for (size_t j = o + 1; j < close; j++) {
+		uint32_t m = pp_js_tok_match(&c.t[j]);
+		if (is(&c, j, "constructor") && is(&c, j + 1, "(") && !is(&c, j - 1, "."))
+			return true;
+		if (m != NIL && m > j)
+			j = m; /* a member's body, a computed key */
+	}
+	return false;
 }
 
 uint32_t pp_js_func_ctx_tok(const char *text, const struct pp_js_toks *v, const struct pp_js_func *f)

@@ -173,6 +173,9 @@ size_t pp_js_func_name(const char *text, const struct pp_js_toks *v, const struc
  * as one returned by a mixin). */
 size_t pp_js_class_name(const char *text, const struct pp_js_toks *v, size_t i, char *buf,
 			size_t cap);
+/* Whether the class whose "class" keyword is token I has a constructor
+ * of its own (V8 then puts none on the keyword). */
+bool pp_js_class_has_ctor(const char *text, const struct pp_js_toks *v, size_t i);
 /* For a member with a computed key (F->ctx) in a class expression or an
  * object literal assigned to one word (x = class {, var o = {), the token
  * of that word, whose name V8 gives the member; else UINT32_MAX. */
