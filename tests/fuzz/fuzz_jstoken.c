@@ -2,10 +2,10 @@
  * and function finder of libsourcemap (jstoken.c, jsfunc.c): any bytes
  * tokenize or fail cleanly; tokens are in order, within the text, and
  * matched brackets point at each other; every function's tokens are in
- * range and its name fits; the positions of the tokens (pp_js_walk_marks())
+ * range and its name fits, as every class's name does; the positions of the tokens (pp_js_walk_marks())
  * and walks between them (pp_js_walk_to()) equal a walk a character at a
- * time.  The same bytes as a map's only source, looked
- * up through smap_function_at() over a grid of positions.
+ * time.  The same bytes as the script of a map with a source and of one
+ * without, looked up through smap_function_at() over a grid of positions.
  * Seeds: the fixtures' scripts and TypeScript sources. */
 #include "config.h"
 
@@ -95,28 +95,41 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			}
 			pp_js_funcs_release(&fs);
 		}
+		for (size_t i = 0; i < v.n; i++) {
+			char buf[16];
+			size_t n = pp_js_class_name(s, &v, i, buf, sizeof(buf));
+			if (strlen(buf) != n || n >= sizeof(buf))
+				fail("class name length");
+		}
 		pp_js_toks_release(&v);
 	}
 
-	/* as the script of a map, and as its source */
+	/* as the script of a map, with its source and without (the names
+	 * from the script and the map's names alone: segments every few
+	 * columns, some named) */
 	static const char map[] = "{\"version\":3,\"sources\":[\"a.ts\"],\"names\":[\"n\"],"
 				  "\"sourcesContent\":[\"function f(a){return a}\"],"
 				  "\"mappings\":\"AAAA,SAASA,EAAE;AACA\"}";
-	struct smap_map *m = smap_map_new();
-	if (!m)
-		return 0;
-	if (smap_map_parse(m, map, sizeof(map) - 1, 0) == SMAP_OK &&
-	    smap_map_set_script(m, data, size) == SMAP_OK) {
-		for (uint32_t l = 0; l < 3; l++)
-			for (uint32_t c = 0; c < 64; c += 3) {
-				struct smap_function fn;
-				if (smap_function_at(m, l, c, &fn) != SMAP_OK)
-					break;
-				if (fn.start < -1 || fn.start > 1)
-					fail("start is not -1, 0 or 1");
-			}
-		(void)smap_map_generated_lines(m);
+	static const char bare[] = "{\"version\":3,\"sources\":[\"a.ts\"],\"names\":[\"n\",\"m\"],"
+				   "\"mappings\":\"AAAA,EAAEA,EAAE,EAAEC,EAAE,EACRD,EAAE,EAAEC\"}";
+	for (int k = 0; k < 2; k++) {
+		struct smap_map *m = smap_map_new();
+		if (!m)
+			return 0;
+		const char *mj = k ? bare : map;
+		if (smap_map_parse(m, mj, strlen(mj), 0) == SMAP_OK &&
+		    smap_map_set_script(m, data, size) == SMAP_OK) {
+			for (uint32_t l = 0; l < 3; l++)
+				for (uint32_t c = 0; c < 64; c += k ? 1 : 3) {
+					struct smap_function fn;
+					if (smap_function_at(m, l, c, &fn) != SMAP_OK)
+						break;
+					if (fn.start < -1 || fn.start > 1)
+						fail("start is not -1, 0 or 1");
+				}
+			(void)smap_map_generated_lines(m);
+		}
+		smap_map_free(m);
 	}
-	smap_map_free(m);
 	return 0;
 }
