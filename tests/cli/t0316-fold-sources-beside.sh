@@ -39,17 +39,17 @@ test_expect_success 'webpack:// names no file: the script alone, as before' '
 
 test_expect_success 'a source edited since the build is not read: as if absent, one warning' '
 	lay_out &&
-	{ sed -n "1,20p" "$N/src/main.ts" && echo "// a line added" &&
-	  sed "1,20d" "$N/src/main.ts"; } >src/main.ts &&
+	{ sed -n "1,20p" "$N/src/work.ts" && echo "// a line added" &&
+	  sed "1,20d" "$N/src/work.ts"; } >src/work.ts &&
 	m=out/rollup-terser/min-nosc &&
 	pprof-fold -g lines -m $m "$N/rollup-terser/min.cpuprofile" >actual 2>err &&
-	mv src/main.ts main.ts.edited &&
+	mv src/work.ts work.ts.edited &&
 	pprof-fold -g lines -m $m "$N/rollup-terser/min.cpuprofile" >absent 2>/dev/null &&
 	pprof-fold -g lines -m "$N/rollup-terser/min" "$N/rollup-terser/min.cpuprofile" \
 		>right 2>/dev/null &&
 	test_cmp absent actual &&
 	! cmp -s right actual &&
-	echo "pprof-fold: warning: $m/names.js.map: $m/../../../src/main.ts is not the source it was made from (65 of 208 positions map onto white space or into a word; edited since the build?): not read for names" >expect.err &&
+	echo "pprof-fold: warning: $m/names.js.map: $m/../../../src/work.ts is not the source it was made from (113 of 188 positions map onto white space or into a word; edited since the build?): not read for names" >expect.err &&
 	grep -v "sampled lines map to several original lines" err >err.other &&
 	test_cmp expect.err err.other
 '
