@@ -31,6 +31,24 @@ at_least() {
 	awk -v want="$1" '{ exit !($3 + 0 >= want) }' "$2"
 }
 
+# program_scores DIR TAG ORDINAL: another program's runs, 95% of each
+# bundle's weight on the oracle's names and files; the frames kept in
+# $S/BUNDLER.TAG.folded for the tests after
+program_scores() {
+	_d=$1 _t=$2 _o=$3
+	for b in esbuild tsc-terser rollup-terser webpack swc vite; do
+		[ -f "$_d/$b/min.cpuprofile" ] || continue
+		test_expect_success "$_o program, $b: 95% of the weight on the right names and files" '
+			pprof-fold -i samples -g lines -m "$_d/$b/min" "$_d/$b/min.cpuprofile" \
+				>"$S/$b.$_t.folded" 2>$b.$_t.err &&
+			awk -f "$SCORE" "$_d/$b/expected.folded" "$S/$b.$_t.folded" >"$S/$b.$_t.score" &&
+			at_least 95 "$S/$b.$_t.score" &&
+			! grep -v "sampled lines map to several original lines (a one-line bundle?)" $b.$_t.err
+		'
+		echo "# names, $_o program, $b: $(cat "$S/$b.$_t.score" 2>/dev/null) (right, total, %)"
+	done
+}
+
 test_expect_success 'the score fails a wrong name and a merged frame' '
 	printf "%s\n" "a x.ts:1;b x.ts:2 3" "a x.ts:1;c x.ts:3 1" >e &&
 	printf "%s\n" "a x.ts:1;b x.ts:2 3" "a x.ts:1;b x.ts:3 1" >a &&
@@ -85,18 +103,7 @@ test_expect_success 'esbuild without sourcesContent: 95% from the script alone' 
 # a cache with a computed-key generator, events, a state machine, a
 # namespace's exported const; built and captured the same way, with the
 # same oracle.  The same 95% on every bundler.
-N2=$FIX/names2
-for b in esbuild tsc-terser rollup-terser webpack swc vite; do
-	[ -f "$N2/$b/min.cpuprofile" ] || continue
-	test_expect_success "second program, $b: 95% of the weight on the right names and files" '
-		pprof-fold -i samples -g lines -m "$N2/$b/min" "$N2/$b/min.cpuprofile" \
-			>"$S/$b.p2.folded" 2>$b.p2.err &&
-		awk -f "$SCORE" "$N2/$b/expected.folded" "$S/$b.p2.folded" >"$S/$b.p2.score" &&
-		at_least 95 "$S/$b.p2.score" &&
-		! grep -v "sampled lines map to several original lines (a one-line bundle?)" $b.p2.err
-	'
-	echo "# names, second program, $b: $(cat "$S/$b.p2.score" 2>/dev/null) (right, total, %)"
-done
+program_scores "$FIX/names2" p2 second
 
 # *[Symbol.iterator]() in "export default class LruCache": V8 names a
 # member with a computed key by the binding of its class expression, none
@@ -125,18 +132,7 @@ test_expect_success 'second program: a namespace'"'"'s exported const is NS.name
 # store with middleware in an array, models with a mixin and a class with
 # no constructor of its own, async pipelines, default exports.  The same
 # 95% on every bundler.
-N3=$FIX/names3
-for b in esbuild tsc-terser rollup-terser webpack swc vite; do
-	[ -f "$N3/$b/min.cpuprofile" ] || continue
-	test_expect_success "third program, $b: 95% of the weight on the right names and files" '
-		pprof-fold -i samples -g lines -m "$N3/$b/min" "$N3/$b/min.cpuprofile" \
-			>"$S/$b.p3.folded" 2>$b.p3.err &&
-		awk -f "$SCORE" "$N3/$b/expected.folded" "$S/$b.p3.folded" >"$S/$b.p3.score" &&
-		at_least 95 "$S/$b.p3.score" &&
-		! grep -v "sampled lines map to several original lines (a one-line bundle?)" $b.p3.err
-	'
-	echo "# names, third program, $b: $(cat "$S/$b.p3.score" 2>/dev/null) (right, total, %)"
-done
+program_scores "$FIX/names3" p3 third
 
 # const middleware = [function logger() {}, (a, next) => {}]: V8 names
 # the named function expression by its name, the arrow by the array's
@@ -155,18 +151,7 @@ test_expect_success 'third program: array elements and default constructors' '
 # A fourth program (fixtures/names4), heavy in TypeScript's own syntax:
 # function types in annotations, type lists closed by ">>>", satisfies,
 # overloads; services with promises and listeners.  The same 95%.
-N4=$FIX/names4
-for b in esbuild tsc-terser rollup-terser webpack swc vite; do
-	[ -f "$N4/$b/min.cpuprofile" ] || continue
-	test_expect_success "fourth program, $b: 95% of the weight on the right names and files" '
-		pprof-fold -i samples -g lines -m "$N4/$b/min" "$N4/$b/min.cpuprofile" \
-			>"$S/$b.p4.folded" 2>$b.p4.err &&
-		awk -f "$SCORE" "$N4/$b/expected.folded" "$S/$b.p4.folded" >"$S/$b.p4.score" &&
-		at_least 95 "$S/$b.p4.score" &&
-		! grep -v "sampled lines map to several original lines (a one-line bundle?)" $b.p4.err
-	'
-	echo "# names, fourth program, $b: $(cat "$S/$b.p4.score" 2>/dev/null) (right, total, %)"
-done
+program_scores "$FIX/names4" p4 fourth
 
 # Array.prototype.sumBy = function <T>(this: T[], f: (x: T) => number):
 # the parameter's function type is no function named f; lookup = <K, V =
