@@ -1000,6 +1000,15 @@ static size_t class_member_binding(struct smap_map *m, const struct text *g,
 	return xs && xn == cn && memcmp(xs, ot->s + ct->off, cn) == 0 ? cn : 0;
 }
 
+/* OUT named N bytes of S (copied), from FROM. */
+static int set_name(struct smap_map *m, struct smap_function *out, const char *s, size_t n, int from)
+{
+	if (!(out->name = keep(m, s, n)))
+		return pp_smap_fail(m, SMAP_ENOMEM, "out of memory");
+	out->from = from;
+	return SMAP_OK;
+}
+
 /* Whether the ')' at token CLOSE closes a group around the expression
  * whose first token is HEAD: (function () {}), not a call's arguments
  * (f(function () {})). */
@@ -1015,6 +1024,29 @@ static bool grouped(const struct text *g, uint32_t head, uint32_t close)
 		 pp_js_tok_is(g->s, b, ")") || pp_js_tok_is(g->s, b, "]")) ||
 	       pp_js_tok_is(g->s, b, "return") || pp_js_tok_is(g->s, b, "typeof") ||
 	       pp_js_tok_is(g->s, b, "void") || pp_js_tok_is(g->s, b, "await");
+}
+
+/* The map's name at the call of generated function GF where it is written
+ * (!function(){…}(), (function(){…})()), a function a minifier inlined at
+ * its one call (main(); ): the call's '(' maps to that call, named by the
+ * function called.  NULL when none (a concise arrow's body ends in no call
+ * of it). */
+static const char *call_name(struct smap_map *m, const struct text *g, const struct pp_js_func *gf)
+{
+	if (!pp_js_tok_is(g->s, &g->toks.t[gf->open], "{"))
+		return NULL;
+	uint32_t call = gf->close + 1;
+	/* (function(){…})(: the ')' of the group around it */
+	if (call < g->toks.n && pp_js_tok_is(g->s, &g->toks.t[call], ")")) {
+		if (!grouped(g, gf->head, call))
+			return NULL;
+		call++;
+	}
+	struct smap_mapping mp;
+	return call < g->toks.n && pp_js_tok_is(g->s, &g->toks.t[call], "(") &&
+			       exact(m, tpos(g, call).line, tpos(g, call).col, &mp)
+		       ? mp.name
+		       : NULL;
 }
 
 static int function_at(struct smap_map *m, uint32_t line, uint32_t column,
@@ -1180,12 +1212,9 @@ static int function_at(struct smap_map *m, uint32_t line, uint32_t column,
 		    pp_js_tok_is(g->s, &g->toks.t[ch + 1], ".") &&
 		    pp_js_tok_kind(&g->toks.t[nt]) == PP_JS_IDENT) {
 			const struct pp_js_tok *t = &g->toks.t[nt];
-			if (!(out->name = keep(m, g->s + t->off, pp_js_tok_len(t))))
-				return pp_smap_fail(m, SMAP_ENOMEM, "out of memory");
-			out->from = SMAP_FROM_SCRIPT;
-			return SMAP_OK;
+			return set_name(m, out, g->s + t->off, pp_js_tok_len(t), SMAP_FROM_SCRIPT);
 		}
-		if (naming_tok(gf) == NIL && !gf->ctor) {
+		if (nt == NIL && !gf->ctor) {
 			/* a member with a computed key in a class expression or
 			 * an object literal bound to one word (var l = class {
 			 * *[Symbol.iterator]() }): V8 names it by that binding,
@@ -1193,31 +1222,18 @@ static int function_at(struct smap_map *m, uint32_t line, uint32_t column,
 			size_t l = 0;
 			uint32_t bt = gf->ctx != NIL ? pp_js_func_ctx_tok(g->s, &g->toks, gf) : NIL;
 			const char *bs = bt != NIL ? mapped_word(m, g, bt, &l) : NULL;
-			if (bs) {
-				if (!(out->name = keep(m, bs, l)))
-					return pp_smap_fail(m, SMAP_ENOMEM, "out of memory");
-				out->from = SMAP_FROM_SCRIPT;
-				return SMAP_OK;
-			}
+			if (bs)
+				return set_name(m, out, bs, l, SMAP_FROM_SCRIPT);
 			/* anonymous here: a name at its '(' (a named function
 			 * expression a minifier made anonymous), else anonymous
 			 * (a lone parameter's name is the parameter's) */
 			struct smap_mapping mp;
 			bool paren = pp_js_tok_is(g->s, &g->toks.t[gf->start], "(");
 			out->name = paren && exact(m, line, column, &mp) && mp.name ? mp.name : "";
-			/* a function a minifier inlined at its one call
-			 * (!function(){…}() for main(); ): the call's '(' maps
-			 * to that call, named by the function called */
-			uint32_t call = gf->close + 1;
-			/* (function(){…})(: the ')' of the group around it */
-			if (call < g->toks.n && pp_js_tok_is(g->s, &g->toks.t[call], ")"))
-				call = grouped(g, gf->head, call) ? call + 1 : NIL;
-			if (!out->name[0] && !pp_js_tok_is(g->s, &g->toks.t[gf->open], "{"))
-				call = NIL; /* a concise arrow's body ends in no call of it */
-			if (!out->name[0] && call != NIL && call < g->toks.n &&
-			    pp_js_tok_is(g->s, &g->toks.t[call], "(") &&
-			    exact(m, tpos(g, call).line, tpos(g, call).col, &mp) && mp.name)
-				out->name = mp.name;
+			/* else a function inlined at its one call: that call's */
+			const char *cn = out->name[0] ? NULL : call_name(m, g, gf);
+			if (cn)
+				out->name = cn;
 			out->from = SMAP_FROM_SCRIPT;
 		}
 		return SMAP_OK;
@@ -1240,10 +1256,7 @@ static int function_at(struct smap_map *m, uint32_t line, uint32_t column,
 		    pp_js_tok_kind(&ct->toks.t[j]) == PP_JS_IDENT &&
 		    pp_js_tok_is(ct->s, &ct->toks.t[j - 1], "class")) {
 			const struct pp_js_tok *k = &ct->toks.t[j];
-			if (!(out->name = keep(m, ct->s + k->off, pp_js_tok_len(k))))
-				return pp_smap_fail(m, SMAP_ENOMEM, "out of memory");
-			out->from = SMAP_FROM_SOURCE;
-			return SMAP_OK;
+			return set_name(m, out, ct->s + k->off, pp_js_tok_len(k), SMAP_FROM_SOURCE);
 		}
 		if (!ct) {
 			/* var User = class _User (esbuild, for a class that
@@ -1260,12 +1273,8 @@ static int function_at(struct smap_map *m, uint32_t line, uint32_t column,
 			    same_source(m, bm.source_index, em.source_index) &&
 			    bm.line == em.line && bm.column == em.column)
 				w = mapped_word(m, g, (uint32_t)(gci - 2), &wl);
-			if (w) {
-				if (!(out->name = keep(m, w, wl)))
-					return pp_smap_fail(m, SMAP_ENOMEM, "out of memory");
-				out->from = SMAP_FROM_SCRIPT;
-				return SMAP_OK;
-			}
+			if (w)
+				return set_name(m, out, w, wl, SMAP_FROM_SCRIPT);
 		}
 	}
 
@@ -1296,10 +1305,7 @@ static int function_at(struct smap_map *m, uint32_t line, uint32_t column,
 		 * expression (a mixin's) is anonymous, whatever V8 inferred
 		 * for the bundler's binding of it */
 		size_t l = pp_js_class_name(ot->s, &ot->toks, ci, buf, sizeof(buf));
-		if (!(out->name = keep(m, buf, l)))
-			return pp_smap_fail(m, SMAP_ENOMEM, "out of memory");
-		out->from = SMAP_FROM_SOURCE;
-		return SMAP_OK;
+		return set_name(m, out, buf, l, SMAP_FROM_SOURCE);
 	}
 	if (of && !g) {
 		size_t l = pp_js_func_name(ot->s, &ot->toks, of, buf, sizeof(buf));

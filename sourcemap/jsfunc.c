@@ -25,6 +25,10 @@ struct ctx {
 	struct cont *last; /* NULL: no memory of the last answer */
 };
 
+/* A function of no tokens yet: nothing known of it */
+static const struct pp_js_func no_func = {NIL, NIL,   NIL,   NIL, NIL, NIL, NIL,
+					  0,   false, false, NIL, NIL, NIL, NIL};
+
 /* pp_js_tok_is(), inlined: W is a literal, so its length is known */
 static inline bool is(const struct ctx *c, size_t i, const char *w)
 {
@@ -229,21 +233,15 @@ static size_t opener(const struct ctx *c, size_t i)
 	return m < i ? m : NIL;
 }
 
-/* The first token of the parameters of the arrow whose "=>" is token I:
- * its '(', or a lone parameter; NIL when there is none. */
-static size_t arrow_params(const struct ctx *c, size_t i)
+/* Back from token K over matched groups to the first token AT takes (a
+ * type's start: the ':' before it), or NIL at a ';', '{', '}' or '='
+ * (the statement's or the binding's edge), at the text's start, or past
+ * 256 tokens. */
+static size_t back_to(const struct ctx *c, size_t k, bool (*at)(const struct ctx *, size_t))
 {
-	if (i == 0)
-		return NIL;
-	if (kind(c, i - 1, PP_JS_IDENT) && !(i >= 3 && is(c, i - 2, ":") && is(c, i - 3, ")")))
-		return i - 1;
-	if (is(c, i - 1, ")") && pp_js_tok_match(&c->t[i - 1]) != NIL)
-		return pp_js_tok_match(&c->t[i - 1]);
-	/* (a): T => : back to a ')' followed by ':' */
-	size_t k = i - 1;
 	for (size_t steps = 0; k > 0 && steps < 256; steps++) {
-		if (is(c, k, ")") && is(c, k + 1, ":") && pp_js_tok_match(&c->t[k]) != NIL)
-			return pp_js_tok_match(&c->t[k]);
+		if (at(c, k))
+			return k;
 		size_t o = opener(c, k);
 		if (o != NIL) {
 			if (o == 0)
@@ -256,6 +254,32 @@ static size_t arrow_params(const struct ctx *c, size_t i)
 		k--;
 	}
 	return NIL;
+}
+
+/* A ')' followed by a ':' (an arrow's parameters and return type), and a
+ * ':' (a binding's type), for back_to(). */
+static bool params_typed(const struct ctx *c, size_t k)
+{
+	return is(c, k, ")") && is(c, k + 1, ":") && pp_js_tok_match(&c->t[k]) != NIL;
+}
+static bool colon(const struct ctx *c, size_t k)
+{
+	return is(c, k, ":");
+}
+
+/* The first token of the parameters of the arrow whose "=>" is token I:
+ * its '(', or a lone parameter; NIL when there is none. */
+static size_t arrow_params(const struct ctx *c, size_t i)
+{
+	if (i == 0)
+		return NIL;
+	if (kind(c, i - 1, PP_JS_IDENT) && !(i >= 3 && is(c, i - 2, ":") && is(c, i - 3, ")")))
+		return i - 1;
+	if (is(c, i - 1, ")") && pp_js_tok_match(&c->t[i - 1]) != NIL)
+		return pp_js_tok_match(&c->t[i - 1]);
+	/* (a): T => : back to a ')' followed by ':' */
+	size_t k = back_to(c, i - 1, params_typed);
+	return k == NIL ? NIL : pp_js_tok_match(&c->t[k]);
 }
 
 /* Back from token P over one operand (matched brackets whole, a function
@@ -523,23 +547,16 @@ bool pp_js_dotted(const char *text, const struct pp_js_toks *v, size_t first, si
 	return last < v->n && dotted(&c, first, last);
 }
 
-/*
- * What V8's function name inference makes of function F, parsing on from
- * its last token E to the end of the expression bound at token EQ (the
- * "="): whether it still holds F when that binding names the functions it
- * collected (node
- * --cpu-prof: const h = [(e) => { S() }, (e) => { S() }, (e) => 1] names
- * only the last h).  V8 collects each function literal when it ends; a
- * call, when its arguments end, drops the last one collected (so an
- * argument is anonymous), as x += does; an assignment or a declaration
- * names all those collected by its own target (const q = [() => S(), ()
- * => { let z = 1 }] names the first z).  An arrow's body is parsed in the
- * same inference; a function's or a method's body, or a class's, in its
- * own.  NIL: F holds; 0: it is dropped; else the "=" whose target names it.
- * Past 1024 tokens, F is taken to hold (a text of 10^5 functions in one
- * array is not 10^10 steps).
- */
-static size_t class_head(const struct ctx *c, size_t i, struct pp_js_func *b);
+/* The body's '{' of the class whose "class" keyword is token I (the first
+ * '{' outside brackets after it), NIL when it has none. */
+static size_t class_open(const struct ctx *c, size_t i)
+{
+	size_t j = i + 1;
+	for (; j < c->n && !is(c, j, "{"); j++)
+		if ((is(c, j, "(") || is(c, j, "[")) && pp_js_tok_match(&c->t[j]) != NIL)
+			j = pp_js_tok_match(&c->t[j]);
+	return j < c->n && pp_js_tok_match(&c->t[j]) != NIL ? j : NIL;
+}
 
 /* Whether token I is an assignment other than "=": += -= *= /= %= **=
  * <<= >>= >>>= &= |= ^= (not ||= &&= ??=, which name as "=" does). */
@@ -607,18 +624,42 @@ static size_t rhs_end(const struct ctx *c, size_t i)
 	return NIL;
 }
 
+/*
+ * What V8's function name inference makes of function F, parsing on from
+ * its last token E to the end of the expression bound at token EQ (the
+ * "="): whether it still holds F when that binding names the functions it
+ * collected (node --cpu-prof: const h = [(e) => { S() }, (e) => { S() },
+ * (e) => 1] names only the last h).  V8 collects each function literal when it ends; a
+ * call, when its arguments end, drops the last one collected (so an
+ * argument is anonymous), as x += does; an assignment or a declaration
+ * names all those collected by its own target (const q = [() => S(), ()
+ * => { let z = 1 }] names the first z).  An arrow's body is parsed in the
+ * same inference; a function's or a method's body, or a class's, in its
+ * own.  NIL: F holds; 0: it is dropped; else the "=" whose target names it.
+ * Past 1024 tokens, F is taken to hold (a text of 10^5 functions in one
+ * array is not 10^10 steps).
+ */
 static size_t survives(const struct ctx *c, size_t eq, size_t e)
 {
-	/* the ends of the calls and arrows under way: a call's ')' drops
-	 * the last function, an arrow's last token adds one */
+	/* what ends where, under way: a call's ')' drops the last function,
+	 * an arrow's last token adds one, an assignment's right side (EQ:
+	 * its "=") names them or, when a call, drops one */
 	enum { DEPTH = 64 };
-	size_t ends[DEPTH], eqs[DEPTH]; /* eqs: an assignment's "=" */
-	bool adds[DEPTH];
+	struct {
+		size_t at, eq;
+		bool add;
+	} ends[DEPTH];
 	size_t nends = 0, after = 0; /* functions collected after F, held */
+#define END_AT(a, q, d)                                                              \
+	do {                                                                         \
+		if (nends == DEPTH)                                                  \
+			return NIL;                                                  \
+		ends[nends].at = (a), ends[nends].eq = (q), ends[nends++].add = (d); \
+	} while (0)
 	size_t i = e + 1;
 	for (size_t steps = 0; i < c->n && steps < 1024; steps++, i++) {
 		uint32_t m = pp_js_tok_match(&c->t[i]);
-		if (m != NIL && m < i && (nends == 0 || ends[nends - 1] != i)) {
+		if (m != NIL && m < i && (nends == 0 || ends[nends - 1].at != i)) {
 			/* a bracket that opened before: one around F, between
 			 * the "=" and it (an array, a group), or the end */
 			if (m < eq)
@@ -638,11 +679,9 @@ static size_t survives(const struct ctx *c, size_t eq, size_t e)
 			 * b)); else the target names them all */
 			size_t k = rhs_call(c, i);
 			size_t r = k != NIL ? k : rhs_end(c, i);
-			if (r == NIL || nends == DEPTH)
+			if (r == NIL)
 				return NIL;
-			ends[nends] = r;
-			eqs[nends] = k != NIL ? NIL : i;
-			adds[nends++] = false;
+			END_AT(r, k != NIL ? NIL : i, false);
 			continue;
 		}
 		if (compound_assign(c, i)) {
@@ -666,9 +705,7 @@ static size_t survives(const struct ctx *c, size_t eq, size_t e)
 			goto ended;
 		}
 		if (is(c, i, "class") && !(i > 0 && is(c, i - 1, "."))) {
-			struct pp_js_func b = {NIL, NIL,   NIL,   NIL, NIL, NIL, NIL,
-					       0,   false, false, NIL, NIL, NIL, NIL};
-			size_t o = class_head(c, i, &b);
+			size_t o = class_open(c, i);
 			if (o == NIL)
 				return NIL;
 			i = pp_js_tok_match(&c->t[o]);
@@ -685,38 +722,31 @@ static size_t survives(const struct ctx *c, size_t eq, size_t e)
 			}
 			if (after_params(c, m, true) != NIL)
 				continue; /* an arrow's parameters, not a call */
-			if (nends == DEPTH)
-				return NIL;
-			ends[nends] = m;
-			eqs[nends] = NIL;
-			adds[nends++] = false;
+			END_AT(m, NIL, false);
 			continue;
 		}
 		if (is(c, i, "=>") && i + 1 < c->n) {
 			size_t end = is(c, i + 1, "{") && pp_js_tok_match(&c->t[i + 1]) != NIL
 					     ? pp_js_tok_match(&c->t[i + 1])
 					     : concise_end(c, i + 1);
-			if (nends == DEPTH)
-				return NIL;
-			ends[nends] = end;
-			eqs[nends] = NIL;
-			adds[nends++] = true;
+			END_AT(end, NIL, true);
 			continue;
 		}
 	ended:
 		/* the calls and arrows that end here, the innermost first */
-		while (nends && ends[nends - 1] == i) {
+		while (nends && ends[nends - 1].at == i) {
 			nends--;
-			if (adds[nends])
+			if (ends[nends].add)
 				after++;
-			else if (eqs[nends] != NIL)
-				return eqs[nends]; /* named by that target */
+			else if (ends[nends].eq != NIL)
+				return ends[nends].eq; /* named by that target */
 			else if (after)
 				after--;
 			else
 				return 0; /* F dropped by a call */
 		}
 	}
+#undef END_AT
 	return NIL;
 }
 
@@ -758,28 +788,13 @@ static void binding(const struct ctx *c, size_t h, size_t e, struct pp_js_func *
 		if (keyed == NIL && (!(kind(c, q, PP_JS_IDENT) || kind(c, q, PP_JS_PRIVATE)) ||
 				     (q > 0 && (is(c, q - 1, ":") || is(c, q - 1, "=>") ||
 						is(c, q - 1, "|") || is(c, q - 1, "&"))))) {
-			size_t k = q;
-			bool found = false;
-			for (size_t steps = 0; k > 0 && steps < 256; steps++) {
-				size_t o = opener(c, k);
-				if (o != NIL) {
-					if (o == 0)
-						break; /* the text's first token: nothing before */
-					k = o - 1;
-					continue;
-				}
-				if (is(c, k, ";") || is(c, k, "{") || is(c, k, "}") || is(c, k, "="))
-					return;
-				if (is(c, k, ":")) {
-					q = k - 1;
-					if (is(c, q, "?") && q > 0)
-						q--;
-					found = true;
-					break;
-				}
-				k--;
-			}
-			if (!found || !(kind(c, q, PP_JS_IDENT) || kind(c, q, PP_JS_PRIVATE)))
+			size_t k = back_to(c, q, colon);
+			if (k == NIL)
+				return;
+			q = k - 1;
+			if (is(c, q, "?") && q > 0)
+				q--;
+			if (!(kind(c, q, PP_JS_IDENT) || kind(c, q, PP_JS_PRIVATE)))
 				return;
 		}
 		size_t first = keyed != NIL ? keyed : member_chain(c, q);
@@ -878,20 +893,16 @@ static int add(struct pp_js_funcs *fs, const struct pp_js_func *f)
 	return 0;
 }
 
-/* The class whose "class" keyword is token I: its body's '{' (the first
- * outside brackets after it), NIL when it has none; B's name_tok set to
- * its own name, else (a class expression) B's binding set by binding(). */
+/* The class whose "class" keyword is token I: its body's '{' as
+ * class_open(); B's name_tok set to its own name, else (a class
+ * expression) B's binding set by binding(). */
 static size_t class_head(const struct ctx *c, size_t i, struct pp_js_func *b)
 {
-	size_t j = i + 1;
-	if (kind(c, j, PP_JS_IDENT) && !is(c, j, "extends") && !is(c, j, "implements"))
-		b->name_tok = b->chain = (uint32_t)j;
+	if (kind(c, i + 1, PP_JS_IDENT) && !is(c, i + 1, "extends") && !is(c, i + 1, "implements"))
+		b->name_tok = b->chain = (uint32_t)(i + 1);
 	else
 		binding(c, i, NIL, b);
-	for (; j < c->n && !is(c, j, "{"); j++)
-		if ((is(c, j, "(") || is(c, j, "[")) && pp_js_tok_match(&c->t[j]) != NIL)
-			j = pp_js_tok_match(&c->t[j]);
-	return j < c->n && pp_js_tok_match(&c->t[j]) != NIL ? j : NIL;
+	return class_open(c, i);
 }
 
 struct cls {
@@ -991,8 +1002,7 @@ int pp_js_functions(const char *text, const struct pp_js_toks *v, struct pp_js_f
 		if (!may_start[ch] || (pp_js_tok_kind(&c.t[i]) != PP_JS_IDENT &&
 				       pp_js_tok_kind(&c.t[i]) != PP_JS_PUNCT))
 			continue;
-		struct pp_js_func f = {NIL, NIL,   NIL,   NIL, NIL, NIL, NIL,
-				       0,   false, false, NIL, NIL, NIL, NIL};
+		struct pp_js_func f = no_func;
 		bool dot_before = i > 0 && (is(&c, i - 1, ".") || is(&c, i - 1, "?."));
 
 		if (is(&c, i, "class") && !dot_before) {
@@ -1280,8 +1290,7 @@ static size_t chain_name(const char *text, const struct pp_js_toks *v, uint32_t 
 static size_t assigned_name(const struct ctx *c, const struct pp_js_toks *v, size_t h, size_t e,
 			    char *buf, size_t cap)
 {
-	struct pp_js_func b = {NIL, NIL,   NIL,   NIL, NIL, NIL, NIL,
-			       0,   false, false, NIL, NIL, NIL, NIL};
+	struct pp_js_func b = no_func;
 	if (h == 0 || !is(c, h - 1, "="))
 		return SIZE_MAX;
 	binding(c, h, e, &b);
@@ -1391,8 +1400,7 @@ size_t pp_js_class_name(const char *text, const struct pp_js_toks *v, size_t i, 
 			size_t cap)
 {
 	struct ctx c = {text, v->t, v->n, NULL};
-	struct pp_js_func b = {NIL, NIL,   NIL,   NIL, NIL, NIL, NIL,
-			       0,   false, false, NIL, NIL, NIL, NIL};
+	struct pp_js_func b = no_func;
 	if (cap)
 		buf[0] = '\0';
 	if (!is(&c, i, "class"))
@@ -1407,11 +1415,9 @@ size_t pp_js_class_name(const char *text, const struct pp_js_toks *v, size_t i, 
 bool pp_js_class_has_ctor(const char *text, const struct pp_js_toks *v, size_t i)
 {
 	struct ctx c = {text, v->t, v->n, NULL};
-	struct pp_js_func b = {NIL, NIL,   NIL,   NIL, NIL, NIL, NIL,
-			       0,   false, false, NIL, NIL, NIL, NIL};
 	if (!is(&c, i, "class"))
 		return false;
-	size_t o = class_head(&c, i, &b);
+	size_t o = class_open(&c, i);
 	if (o == NIL)
 		return false;
 	size_t close = pp_js_tok_match(&c.t[o]);
