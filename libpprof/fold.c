@@ -667,9 +667,10 @@ static int write_emit(void *ctx, const char *stack, size_t len, int64_t value)
  * A big profile folds to gigabytes of text (2 GB in 476k lines on the
  * bench profile): the walk and the copies are shared by two threads.  The
  * lines are cut into tasks in output order, each a run of items of one
- * display node's level of at most about 1/PAR_TASKS of the lines, found by
- * a walk of the upper tree (an item whose lines are too many for one task
- * is entered instead).  Each thread takes the next task, renders it into
+ * display node's level of at most about 1/PAR_TASKS of the lines, and of
+ * lines whose text would about half fill a buffer at their mean length
+ * (par_limit()), found by a walk of the upper tree (an item whose lines
+ * are too many for one task is entered instead).  Each thread takes the next task, renders it into
  * a buffer of its own and hands it over; whichever thread finds the next
  * task in output order ready writes it, and those ready after it.  A
  * thread takes no new task while PAR_AHEAD tasks wait to be written (a
@@ -739,6 +740,31 @@ static uint32_t *par_lines(const struct folder *f)
 		*up = *up > UINT32_MAX - v ? UINT32_MAX : *up + v;
 	}
 	return n;
+}
+
+/* The lines a task may take (see above), of the TOTAL lines that LINES
+ * counts.  Each name is in as many lines as its display node's subtree
+ * holds, so their text's length is known without a walk.  Only the lines
+ * count was the bound before: the tasks of the bench pprof at 16 times its
+ * size were 70 MB of text, so a thread that filled its buffer waited for
+ * the other's whole task to go out, and the text took 4.06 s on two
+ * threads against 2.29 s with tasks of about a buffer (0.20 s at 1x). */
+static uint64_t par_limit(const struct folder *f, const uint32_t *lines, uint64_t total)
+{
+	const struct pprof_profile *p = f->p;
+	if (!total)
+		return 1;
+	uint64_t bytes = 24 * total; /* a value, its ' ' and newline at most */
+	for (uint32_t d = 1; d < f->ndn; d++) {
+		uint64_t b;
+		if (__builtin_mul_overflow(pp_strlen(p, f->dn[d].name) + 1, (uint64_t)lines[d], &b) ||
+		    __builtin_add_overflow(bytes, b, &bytes))
+			bytes = UINT64_MAX;
+	}
+	uint64_t limit = total / PAR_TASKS ? total / PAR_TASKS : 1;
+	uint64_t fit = PAR_BUF / 2 / (bytes / total ? bytes / total : 1);
+	fit = fit ? fit : 1;
+	return fit < limit ? fit : limit;
 }
 
 /* The tasks (see above), each of at most LIMIT lines unless it is one
@@ -1014,7 +1040,7 @@ static int par_write(struct folder *f, FILE *out, bool *taken)
 	}
 	*taken = true;
 	struct par pr = {.f = f, .out = out};
-	int s = par_plan(&pr, lines, total / PAR_TASKS ? total / PAR_TASKS : 1);
+	int s = par_plan(&pr, lines, par_limit(f, lines, total));
 	pp_big_free(lines, f->ndn, sizeof(*lines));
 	if (s == PPROF_OK) {
 		for (size_t i = 0; i < pr.ntasks; i++) {
