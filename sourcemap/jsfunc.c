@@ -532,6 +532,29 @@ static bool class_body(const struct ctx *c, size_t i)
 	return i != NIL && is(c, i, "{") && class_of(c, i) != NIL;
 }
 
+/* Whether Q, before "= function" or "= () =>", is the binding of an object
+ * pattern's property (let {format: e = r => ...} = o, or the same in an
+ * object literal, an assignment there), after its key K (Q - 2): V8 names
+ * it by Q, as minifiers write TypeScript's {format = (n) => ...}.  Not a
+ * type: x: T = in a declaration, a parameter or a class field, whose
+ * brackets are none, a declaration's, a '(' or a class body.  The '{'
+ * must follow what starts an expression or a pattern. */
+static bool pattern_binding(const struct ctx *c, size_t q)
+{
+	if (q < 3 || !kind(c, q, PP_JS_IDENT) || !is(c, q - 1, ":"))
+		return false;
+	size_t k = q - 2;
+	if (!(kind(c, k, PP_JS_IDENT) || kind(c, k, PP_JS_STRING) || kind(c, k, PP_JS_NUMBER)) ||
+	    !(is(c, k - 1, "{") || is(c, k - 1, ",")))
+		return false;
+	size_t open = container(c, k);
+	if (open == NIL || open == 0 || !is(c, open, "{"))
+		return false;
+	size_t b = open - 1;
+	return is(c, b, "=") || is(c, b, "(") || is(c, b, ",") || is(c, b, "[") ||
+	       is(c, b, "let") || is(c, b, "const") || is(c, b, "var") || is(c, b, "return");
+}
+
 /* Whether tokens FIRST .. LAST are a.b.c: names and dots by turns. */
 static bool dotted(const struct ctx *c, size_t first, size_t last)
 {
@@ -785,9 +808,10 @@ static void binding(const struct ctx *c, size_t h, size_t e, struct pp_js_func *
 		/* a[k] = (a computed member), else const x: Type = ...: back
 		 * over the type to "x :" */
 		size_t keyed = is(c, q, "]") ? member_chain(c, q) : NIL;
-		if (keyed == NIL && (!(kind(c, q, PP_JS_IDENT) || kind(c, q, PP_JS_PRIVATE)) ||
-				     (q > 0 && (is(c, q - 1, ":") || is(c, q - 1, "=>") ||
-						is(c, q - 1, "|") || is(c, q - 1, "&"))))) {
+		if (keyed == NIL && !pattern_binding(c, q) &&
+		    (!(kind(c, q, PP_JS_IDENT) || kind(c, q, PP_JS_PRIVATE)) ||
+		     (q > 0 && (is(c, q - 1, ":") || is(c, q - 1, "=>") || is(c, q - 1, "|") ||
+				is(c, q - 1, "&"))))) {
 			size_t k = back_to(c, q, colon);
 			if (k == NIL)
 				return;

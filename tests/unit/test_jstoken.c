@@ -89,6 +89,14 @@ static void test_jstoken_expressions(void **state)
 	NAMES("x.map((y) => y).reduce(function (a, b) { return a })", "-@( -@(");
 	NAMES("arr.forEach(e => { go(e) })", "-@e");
 	NAMES("return function scaled(n) {}", "scaled@(");
+	/* an object pattern's binding, renamed or by a minifier (node: let
+	 * {format: fmt = () => 1} = {} names fmt), in a parameter and an
+	 * object literal too; a type before "=" stays a type */
+	NAMES("let{format:e=r=>1}=o", "e@r");
+	NAMES("function h({a: b = () => 2} = {}) {}", "h@( b@(");
+	NAMES("f({ k: v = function () {} })", "v@(");
+	NAMES("const x: T = () => 1; function g(a, cb: Cb = () => 1) {}", "x@( g@( cb@(");
+	NAMES("class C { x: T = () => 1; y: U = function () {} }", "x@( y@(");
 }
 
 static void test_jstoken_objects(void **state)
@@ -835,6 +843,13 @@ static void test_jstoken_function_at_nosc(void **state)
 				   "\"mappings\":\"AAKA,SAAUA,WAJV,aACE,aAIA\"}";
 	m = map_with(nest, "function*h(t){yield*function*(t){return 1}(t);return 2}");
 	assert_int_equal(function_is(m, 10, 1, "outer"), SMAP_FROM_SCRIPT);
+	smap_map_free(m);
+	/* {format = (n) => ...} written {format:t=e=>...} with a segment
+	 * at the key and none at the binding t (Vite's): the key's name */
+	static const char pat[] = "{\"version\":3,\"sources\":[\"d.ts\"],\"names\":[\"format\"],"
+				  "\"mappings\":\"AAAA,IACEA,SAAU,IACV,SAFF\"}";
+	m = map_with(pat, "let{format:t=e=>{return e}}=o;");
+	assert_int_equal(function_is(m, 13, 1, "format"), SMAP_FROM_SCRIPT);
 	smap_map_free(m);
 }
 
