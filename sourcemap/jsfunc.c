@@ -808,7 +808,14 @@ static void binding(const struct ctx *c, size_t h, size_t e, struct pp_js_func *
 		/* a[k] = (a computed member), else const x: Type = ...: back
 		 * over the type to "x :" */
 		size_t keyed = is(c, q, "]") ? member_chain(c, q) : NIL;
-		if (keyed == NIL && !pattern_binding(c, q) &&
+		bool pattern = keyed == NIL && pattern_binding(c, q);
+		/* {k: v = a || function () {}}: V8 says k.v (an inferred
+		 * name, not the binding's): none here; {k: v = (() => 1)}
+		 * is v */
+		for (size_t g = h; pattern && g < h0; g++)
+			if (!is(c, g, "("))
+				return;
+		if (keyed == NIL && !pattern &&
 		    (!(kind(c, q, PP_JS_IDENT) || kind(c, q, PP_JS_PRIVATE)) ||
 		     (q > 0 && (is(c, q - 1, ":") || is(c, q - 1, "=>") || is(c, q - 1, "|") ||
 				is(c, q - 1, "&"))))) {

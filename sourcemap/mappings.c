@@ -21,6 +21,7 @@
 #include "smap_private.h"
 
 #include <stdio.h>
+#include <sys/resource.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -195,15 +196,24 @@ struct problem {
 };
 
 /* Room for one more segment in S's array: at first for as many as its
- * mappings can hold (a segment takes at least a digit and a ',': the array
- * is not grown, and what is not written takes no memory), from huge pages
- * when big (pp_js_big_alloc()): a long line of a bundle has 100,000.
- * Only when that much address space is refused (a limit on it) does the
- * array start at 80 MiB and grow.  It started there for every map: on the
- * bench map at 16 times its size (29M segments) the copies of three
- * doublings into pages never touched before were a fifth of
- * sourcemap-lookup's time. */
+ * mappings can hold (a segment takes at least a digit and a ',', so the
+ * array is seldom grown, and what is not written takes no memory), from
+ * huge pages when big (pp_js_big_alloc()): a long line of a bundle has
+ * 100,000.  (A long line decoded in blocks and then whole is stored twice:
+ * then it grows.)  Under a limit on address space (RLIMIT_AS), or when
+ * that much is refused, the array starts at 80 MiB and grows: a
+ * reservation of ten times the mappings would leave too little of the
+ * limit to what comes after.  It started there for every map: on the bench
+ * map at 16 times its size (29M segments) the copies of three doublings
+ * into pages never touched before were a fifth of sourcemap-lookup's
+ * time. */
 #define SEGS_FALLBACK ((size_t)1 << 22)
+static bool as_limited(void)
+{
+	struct rlimit r;
+	return getrlimit(RLIMIT_AS, &r) == 0 && r.rlim_cur != RLIM_INFINITY;
+}
+
 static int seg_room(struct smap_map *m, struct pp_smap_section *s)
 {
 	struct pp_smap_lines *z = s->lz;
@@ -213,6 +223,8 @@ static int seg_room(struct smap_map *m, struct pp_smap_section *s)
 	if (z->nsegs < z->segcap)
 		return SMAP_OK;
 	nc = z->segcap ? z->segcap * 2 : (size_t)s->mlen / 2 + 64;
+	if (!z->segcap && nc > SEGS_FALLBACK && as_limited())
+		nc = SEGS_FALLBACK;
 	if (nc > SIZE_MAX / sizeof(*ns) || nc > UINT32_MAX)
 		return pp_smap_fail(m, SMAP_ENOMEM, "too many segments");
 	ns = pp_js_big_realloc(z->segs, z->segcap * sizeof(*ns), nc * sizeof(*ns));
@@ -670,7 +682,7 @@ static int decode_block(struct smap_map *m, struct pp_smap_section *s, uint32_t 
 	rc = fast_segs(m, s, base + k->at, base + r->end, k->prev, &st, true, want, &n, false,
 		       &sorted);
 	if (rc < 0)
-		return SMAP_ENOMEM;
+		return pp_smap_fail(m, SMAP_ENOMEM, "out of memory");
 	if (rc == 0 || n != want || s->lz->segs[first].gcol != k->gcol)
 		return pp_smap_fail(m, SMAP_EINPUT,
 				    "mappings: a block read otherwise"); /* cannot be */
@@ -691,7 +703,7 @@ static int reach(struct smap_map *m, struct pp_smap_section *s, uint32_t l)
 
 		rc = fast_line(m, s, k, &st, false);
 		if (rc < 0)
-			return SMAP_ENOMEM;
+			return pp_smap_fail(m, SMAP_ENOMEM, "out of memory");
 		if (rc == 0) {
 			if ((rc = decode(m, s, k, &st, false, &pb, NULL, NULL)))
 				return rc;
@@ -720,7 +732,7 @@ int pp_smap_pass_clean(struct smap_map *m, struct pp_smap_section *s)
 
 		rc = fast_line(m, s, k, &st, false);
 		if (rc < 0)
-			return SMAP_ENOMEM;
+			return pp_smap_fail(m, SMAP_ENOMEM, "out of memory");
 		if (rc == 0)
 			break; /* a problem: told when a look-up passes it */
 		if (k + 1 < s->lz->nrec)
@@ -795,7 +807,7 @@ static int decode_rec(struct smap_map *m, struct pp_smap_section *s, uint32_t l)
 	first = s->lz->nsegs;
 	rc = fast_line(m, s, l, &st, true);
 	if (rc < 0)
-		return SMAP_ENOMEM;
+		return pp_smap_fail(m, SMAP_ENOMEM, "out of memory");
 	if (rc == 0 && (rc = decode(m, s, l, &st, true, &pb, NULL, NULL)))
 		return rc;
 	if (s->lz->npassed == l) {

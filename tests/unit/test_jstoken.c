@@ -95,6 +95,9 @@ static void test_jstoken_expressions(void **state)
 	NAMES("let{format:e=r=>1}=o", "e@r");
 	NAMES("function h({a: b = () => 2} = {}) {}", "h@( b@(");
 	NAMES("f({ k: v = function () {} })", "v@(");
+	/* through an operator V8 infers k.v: not the binding's name */
+	NAMES("let {k: v = a || function () {}} = {}", "-@(");
+	NAMES("let {k: v = (() => 1)} = {}", "v@(");
 	NAMES("const x: T = () => 1; function g(a, cb: Cb = () => 1) {}", "x@( g@( cb@(");
 	NAMES("class C { x: T = () => 1; y: U = function () {} }", "x@( y@(");
 }
