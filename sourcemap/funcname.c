@@ -276,7 +276,7 @@ static struct pos tpos(const struct text *ct, size_t i)
 
 /* Tokenizes T (once) and finds its functions and token positions; the
  * arrays in the map's heap. */
-static bool text_ready_in(struct pp_js_heap *h, struct text *t, const char *s, size_t len)
+static bool text_ready_in(struct pp_js_heap *h, struct text *t, const char *s, size_t len, bool js)
 {
 	if (t->tried)
 		return t->ok;
@@ -285,7 +285,7 @@ static bool text_ready_in(struct pp_js_heap *h, struct text *t, const char *s, s
 	t->len = len;
 	if (len > UINT32_MAX || pp_js_tokenize_in(s, len, &t->toks, h))
 		return false;
-	if (pp_js_functions(s, &t->toks, &t->funcs))
+	if (pp_js_functions_in(s, &t->toks, js, &t->funcs))
 		goto fail;
 	t->ck = pp_js_heap_alloc(h, (t->toks.n / CK + 1) * sizeof(*t->ck));
 	if (!t->ck)
@@ -303,7 +303,7 @@ fail:
 
 static bool text_ready(struct smap_map *m, struct text *t, const char *s, size_t len)
 {
-	return text_ready_in(&m->heap, t, s, len);
+	return text_ready_in(&m->heap, t, s, len, false);
 }
 
 static bool pos_before(struct pos p, uint32_t line, uint32_t col)
@@ -433,7 +433,7 @@ static void *run_jobs(void *arg)
 		size_t len;
 		const char *c = pp_smap_content_in(js->m, js->v[i].src, &len, false, js->h);
 		if (c) /* else out of memory: asked again */
-			(void)text_ready_in(js->h, &js->m->names->src[js->v[i].src], c, len);
+			(void)text_ready_in(js->h, &js->m->names->src[js->v[i].src], c, len, false);
 	}
 	return NULL;
 }
@@ -830,7 +830,7 @@ int smap_map_prepare_script(struct smap_map *m)
 	struct pp_smap_names *n = m->names;
 	/* a script not understood is not understood later either */
 	if (n && n->script)
-		(void)text_ready_in(&n->heapg, &n->gen, n->script, n->slen);
+		(void)text_ready_in(&n->heapg, &n->gen, n->script, n->slen, true);
 	return SMAP_OK;
 }
 
@@ -1080,8 +1080,9 @@ static int function_at(struct smap_map *m, uint32_t line, uint32_t column,
 		out->from = SMAP_FROM_SCOPES;
 	}
 
-	struct text *g =
-		n->script && text_ready_in(&n->heapg, &n->gen, n->script, n->slen) ? &n->gen : NULL;
+	struct text *g = n->script && text_ready_in(&n->heapg, &n->gen, n->script, n->slen, true)
+				 ? &n->gen
+				 : NULL;
 	const struct pp_js_func *gf = NULL;
 	if (g) {
 		size_t ti;

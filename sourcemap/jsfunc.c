@@ -23,6 +23,7 @@ struct ctx {
 	const struct pp_js_tok *t;
 	size_t n;
 	struct cont *last; /* NULL: no memory of the last answer */
+	bool js;           /* JavaScript: no type annotations */
 };
 
 /* A function of no tokens yet: nothing known of it */
@@ -566,7 +567,7 @@ static bool dotted(const struct ctx *c, size_t first, size_t last)
 
 bool pp_js_dotted(const char *text, const struct pp_js_toks *v, size_t first, size_t last)
 {
-	struct ctx c = {text, v->t, v->n, NULL};
+	struct ctx c = {text, v->t, v->n, NULL, false};
 	return last < v->n && dotted(&c, first, last);
 }
 
@@ -815,10 +816,12 @@ static void binding(const struct ctx *c, size_t h, size_t e, struct pp_js_func *
 		for (size_t g = h; pattern && g < h0; g++)
 			if (!is(c, g, "("))
 				return;
-		if (keyed == NIL && !pattern &&
-		    (!(kind(c, q, PP_JS_IDENT) || kind(c, q, PP_JS_PRIVATE)) ||
-		     (q > 0 && (is(c, q - 1, ":") || is(c, q - 1, "=>") || is(c, q - 1, "|") ||
-				is(c, q - 1, "&"))))) {
+		/* x: T = is a type, back over it to x; in JavaScript, which
+		 * has none, lbl: x =, case a: x =, c ? a : x = are x */
+		bool ident = kind(c, q, PP_JS_IDENT) || kind(c, q, PP_JS_PRIVATE);
+		if (keyed == NIL && !pattern && !(ident && c->js) &&
+		    (!ident || (q > 0 && (is(c, q - 1, ":") || is(c, q - 1, "=>") ||
+					  is(c, q - 1, "|") || is(c, q - 1, "&"))))) {
 			size_t k = back_to(c, q, colon);
 			if (k == NIL)
 				return;
@@ -1020,8 +1023,14 @@ static const bool may_start[256] = {['c'] = true, ['f'] = true, ['='] = true, ['
 
 int pp_js_functions(const char *text, const struct pp_js_toks *v, struct pp_js_funcs *out)
 {
+	return pp_js_functions_in(text, v, false, out);
+}
+
+int pp_js_functions_in(const char *text, const struct pp_js_toks *v, bool js,
+		       struct pp_js_funcs *out)
+{
 	struct cont last = {NIL, NIL};
-	struct ctx c = {text, v->t, v->n, &last};
+	struct ctx c = {text, v->t, v->n, &last, js};
 	struct cls *classes = NULL;
 	size_t ncls = 0, ccap = 0, *fstack = NULL, *cstack = NULL;
 	memset(out, 0, sizeof(*out));
@@ -1392,7 +1401,7 @@ static size_t func_name(const char *text, const struct pp_js_toks *v, const stru
 	if (f->name_tok == NIL) {
 		if (f->ctx == NIL)
 			return 0;
-		struct ctx c = {text, v->t, v->n, NULL};
+		struct ctx c = {text, v->t, v->n, NULL, false};
 		at = ctx_name(&c, v, f->ctx, buf, cap, 0);
 		if (at == SIZE_MAX) {
 			if (cap)
@@ -1430,7 +1439,7 @@ size_t pp_js_func_name(const char *text, const struct pp_js_toks *v, const struc
 size_t pp_js_class_name(const char *text, const struct pp_js_toks *v, size_t i, char *buf,
 			size_t cap)
 {
-	struct ctx c = {text, v->t, v->n, NULL};
+	struct ctx c = {text, v->t, v->n, NULL, false};
 	struct pp_js_func b = no_func;
 	if (cap)
 		buf[0] = '\0';
@@ -1445,7 +1454,7 @@ size_t pp_js_class_name(const char *text, const struct pp_js_toks *v, size_t i, 
 
 bool pp_js_class_has_ctor(const char *text, const struct pp_js_toks *v, size_t i)
 {
-	struct ctx c = {text, v->t, v->n, NULL};
+	struct ctx c = {text, v->t, v->n, NULL, false};
 	if (!is(&c, i, "class"))
 		return false;
 	size_t o = class_open(&c, i);
@@ -1466,7 +1475,7 @@ uint32_t pp_js_func_ctx_tok(const char *text, const struct pp_js_toks *v, const 
 {
 	if (f->name_tok != NIL || f->ctor || f->ctx == NIL)
 		return NIL;
-	struct ctx c = {text, v->t, v->n, NULL};
+	struct ctx c = {text, v->t, v->n, NULL, false};
 	size_t kw = class_of(&c, f->ctx), h = kw != NIL ? kw : f->ctx;
 	if (h < 2 || !is(&c, h - 1, "=") || !kind(&c, h - 2, PP_JS_IDENT) || not_key(&c, h - 2))
 		return NIL;

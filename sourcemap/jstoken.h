@@ -160,6 +160,10 @@ struct pp_js_funcs {
 
 /* The functions of tokenized TEXT. 0, or -1 when out of memory. */
 int pp_js_functions(const char *text, const struct pp_js_toks *v, struct pp_js_funcs *out);
+/* The same; JS: TEXT is JavaScript (a generated script), where "x: T ="
+ * is no type annotation (a label, a case, a conditional's branch). */
+int pp_js_functions_in(const char *text, const struct pp_js_toks *v, bool js,
+		       struct pp_js_funcs *out);
 void pp_js_funcs_release(struct pp_js_funcs *fs);
 /* The name V8 gives function F, written into BUF (NUL-terminated, cut at
  * CAP); "" for an anonymous function.  Its length in BUF. */

@@ -79,7 +79,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		}
 		check_walks(s, size, &v);
 		struct pp_js_funcs fs;
-		if (pp_js_functions(s, &v, &fs) == 0) {
+		/* TypeScript's rules, or JavaScript's (a generated script) */
+		if (pp_js_functions_in(s, &v, size & 1, &fs) == 0) {
 			for (size_t i = 0; i < fs.n; i++) {
 				const struct pp_js_func *f = &fs.f[i];
 				char buf[64];

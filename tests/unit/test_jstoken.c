@@ -43,6 +43,35 @@ static void names_of(const char *src, char *out, size_t cap)
 	pp_js_toks_release(&v);
 }
 
+/* The same for a JavaScript text (pp_js_functions_in(), JS set): the
+ * names with their positions' first bytes. */
+static void js_names_of(const char *src, char *out, size_t cap)
+{
+	struct pp_js_toks v;
+	struct pp_js_funcs fs;
+	size_t at = 0;
+
+	assert_int_equal(pp_js_tokenize(src, strlen(src), &v), 0);
+	assert_int_equal(pp_js_functions_in(src, &v, true, &fs), 0);
+	out[0] = '\0';
+	for (size_t i = 0; i < fs.n; i++) {
+		char nb[128];
+		pp_js_func_name(src, &v, &fs.f[i], nb, sizeof(nb));
+		at += (size_t)snprintf(out + at, cap - at, "%s%s@%c", i ? " " : "",
+				       nb[0] ? nb : "-", src[v.t[fs.f[i].start].off]);
+		assert_true(at < cap);
+	}
+	pp_js_funcs_release(&fs);
+	pp_js_toks_release(&v);
+}
+
+#define JS_NAMES(src, want)                           \
+	do {                                          \
+		char got_[1024];                      \
+		js_names_of(src, got_, sizeof(got_)); \
+		assert_string_equal(got_, want);      \
+	} while (0)
+
 #define NAMES(src, want)                                                                \
 	do {                                                                            \
 		char got_[1024];                                                        \
@@ -98,6 +127,15 @@ static void test_jstoken_expressions(void **state)
 	/* through an operator V8 infers k.v: not the binding's name */
 	NAMES("let {k: v = a || function () {}} = {}", "-@(");
 	NAMES("let {k: v = (() => 1)} = {}", "v@(");
+	/* in JavaScript "x: y =" is no type: a label, a case, a
+	 * conditional's branch name the function by y (node: lbl: x =
+	 * function(){} is x); in TypeScript the same text is x: T = */
+	JS_NAMES("lbl: x = function () {}", "x@(");
+	JS_NAMES("c ? a : b = function () {}", "b@(");
+	JS_NAMES("switch (t) { case a: b = function () {} }", "b@(");
+	JS_NAMES("let {k: v = a || function () {}} = {}", "-@(");
+	JS_NAMES("const x = () => 1; o = {k: v = () => 2}", "x@( v@(");
+	NAMES("var x: T = function () {}", "x@(");
 	NAMES("const x: T = () => 1; function g(a, cb: Cb = () => 1) {}", "x@( g@( cb@(");
 	NAMES("class C { x: T = () => 1; y: U = function () {} }", "x@( y@(");
 }
