@@ -22,15 +22,16 @@
 #include "sourcemap.h"
 
 /* The names of SRC's functions, in order of their V8 position, each
- * followed by '@' and the text at that position's first byte: "f@( g@x". */
-static void names_of(const char *src, char *out, size_t cap)
+ * followed by '@' and the text at that position's first byte: "f@( g@x";
+ * JS: SRC read as JavaScript (pp_js_functions_in()), else TypeScript. */
+static void names_of(const char *src, bool js, char *out, size_t cap)
 {
 	struct pp_js_toks v;
 	struct pp_js_funcs fs;
 	size_t at = 0;
 
 	assert_int_equal(pp_js_tokenize(src, strlen(src), &v), 0);
-	assert_int_equal(pp_js_functions(src, &v, &fs), 0);
+	assert_int_equal(pp_js_functions_in(src, &v, js, &fs), 0);
 	out[0] = '\0';
 	for (size_t i = 0; i < fs.n; i++) {
 		char nb[128];
@@ -43,41 +44,15 @@ static void names_of(const char *src, char *out, size_t cap)
 	pp_js_toks_release(&v);
 }
 
-/* The same for a JavaScript text (pp_js_functions_in(), JS set): the
- * names with their positions' first bytes. */
-static void js_names_of(const char *src, char *out, size_t cap)
-{
-	struct pp_js_toks v;
-	struct pp_js_funcs fs;
-	size_t at = 0;
-
-	assert_int_equal(pp_js_tokenize(src, strlen(src), &v), 0);
-	assert_int_equal(pp_js_functions_in(src, &v, true, &fs), 0);
-	out[0] = '\0';
-	for (size_t i = 0; i < fs.n; i++) {
-		char nb[128];
-		pp_js_func_name(src, &v, &fs.f[i], nb, sizeof(nb));
-		at += (size_t)snprintf(out + at, cap - at, "%s%s@%c", i ? " " : "",
-				       nb[0] ? nb : "-", src[v.t[fs.f[i].start].off]);
-		assert_true(at < cap);
-	}
-	pp_js_funcs_release(&fs);
-	pp_js_toks_release(&v);
-}
-
-#define JS_NAMES(src, want)                           \
-	do {                                          \
-		char got_[1024];                      \
-		js_names_of(src, got_, sizeof(got_)); \
-		assert_string_equal(got_, want);      \
+/* SRC's names are WANT, read as TypeScript (NAMES) or JavaScript */
+#define NAMES_AS(js, src, want)                        \
+	do {                                           \
+		char got_[1024];                       \
+		names_of(src, js, got_, sizeof(got_)); \
+		assert_string_equal(got_, want);       \
 	} while (0)
-
-#define NAMES(src, want)                                                                \
-	do {                                                                            \
-		char got_[1024];                                                        \
-		names_of(src, got_, sizeof(got_));                                      \
-		assert_string_equal(got_, want);                                        \
-	} while (0)
+#define NAMES(src, want) NAMES_AS(false, src, want)
+#define JS_NAMES(src, want) NAMES_AS(true, src, want)
 
 static void test_jstoken_declarations(void **state)
 {
