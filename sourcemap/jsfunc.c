@@ -533,13 +533,33 @@ static bool class_body(const struct ctx *c, size_t i)
 	return i != NIL && is(c, i, "{") && class_of(c, i) != NIL;
 }
 
+/* Whether the '{' at OPEN starts an object literal or pattern: it follows
+ * what starts an expression or a pattern, or it is the value of a key of
+ * such an object ({a: {b: c = ...}}), DEPTH levels up at most; not a
+ * block, a class body or case x: {. */
+static bool object_open(const struct ctx *c, size_t open, int depth)
+{
+	if (open == NIL || open == 0 || !is(c, open, "{"))
+		return false;
+	size_t b = open - 1;
+	if (is(c, b, "=") || is(c, b, "(") || is(c, b, ",") || is(c, b, "[") || is(c, b, "?") ||
+	    is(c, b, "let") || is(c, b, "const") || is(c, b, "var") || is(c, b, "return") ||
+	    is(c, b, "yield"))
+		return true;
+	/* {o: {k: v = ...}}: a key before, itself in such an object */
+	return depth > 0 && is(c, b, ":") && b >= 2 &&
+	       (kind(c, b - 1, PP_JS_IDENT) || kind(c, b - 1, PP_JS_STRING) ||
+		kind(c, b - 1, PP_JS_NUMBER)) &&
+	       (is(c, b - 2, "{") || is(c, b - 2, ",")) &&
+	       object_open(c, container(c, b - 1), depth - 1);
+}
+
 /* Whether Q, before "= function" or "= () =>", is the binding of an object
  * pattern's property (let {format: e = r => ...} = o, or the same in an
  * object literal, an assignment there), after its key K (Q - 2): V8 names
  * it by Q, as minifiers write TypeScript's {format = (n) => ...}.  Not a
  * type: x: T = in a declaration, a parameter or a class field, whose
- * brackets are none, a declaration's, a '(' or a class body.  The '{'
- * must follow what starts an expression or a pattern. */
+ * brackets are none, a declaration's, a '(' or a class body. */
 static bool pattern_binding(const struct ctx *c, size_t q)
 {
 	if (q < 3 || !kind(c, q, PP_JS_IDENT) || !is(c, q - 1, ":"))
@@ -548,12 +568,7 @@ static bool pattern_binding(const struct ctx *c, size_t q)
 	if (!(kind(c, k, PP_JS_IDENT) || kind(c, k, PP_JS_STRING) || kind(c, k, PP_JS_NUMBER)) ||
 	    !(is(c, k - 1, "{") || is(c, k - 1, ",")))
 		return false;
-	size_t open = container(c, k);
-	if (open == NIL || open == 0 || !is(c, open, "{"))
-		return false;
-	size_t b = open - 1;
-	return is(c, b, "=") || is(c, b, "(") || is(c, b, ",") || is(c, b, "[") ||
-	       is(c, b, "let") || is(c, b, "const") || is(c, b, "var") || is(c, b, "return");
+	return object_open(c, container(c, k), 8);
 }
 
 /* Whether tokens FIRST .. LAST are a.b.c: names and dots by turns. */

@@ -102,6 +102,12 @@ static void test_jstoken_expressions(void **state)
 	/* through an operator V8 infers k.v: not the binding's name */
 	NAMES("let {k: v = a || function () {}} = {}", "-@(");
 	NAMES("let {k: v = (() => 1)} = {}", "v@(");
+	/* nested, in a conditional, yielded (node names c, v, w, u) */
+	NAMES("let {a: {b: c = () => 1}} = o; x = y ? {k: v = () => 1} : 0", "c@( v@(");
+	NAMES("x = {o: {k: w = function () {}}}; function* g() { yield {k: u = () => 1} }",
+	      "w@( g@( u@(");
+	/* not an object: a case's block, a label's */
+	NAMES("switch (t) { case x: { let a = 1, y: T = () => 1 } }", "y@(");
 	/* in JavaScript "x: y =" is no type: a label, a case, a
 	 * conditional's branch name the function by y (node: lbl: x =
 	 * function(){} is x); in TypeScript the same text is x: T = */
