@@ -670,8 +670,8 @@ static int write_emit(void *ctx, const char *stack, size_t len, int64_t value)
  * display node's level of at most about 1/PAR_TASKS of the lines, and of
  * lines whose text would about half fill a buffer at their mean length
  * (par_limit()), found by a walk of the upper tree (an item whose lines
- * are too many for one task is entered instead).  Each thread takes the next task, renders it into
- * a buffer of its own and hands it over; whichever thread finds the next
+ * are too many for one task is entered instead).  Each thread takes the
+ * next task, renders it into a buffer of its own and hands it over; whichever thread finds the next
  * task in output order ready writes it, and those ready after it.  A
  * thread takes no new task while PAR_AHEAD tasks wait to be written (a
  * thread that is not scheduled holds the other back), and a task whose

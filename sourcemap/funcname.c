@@ -718,12 +718,10 @@ static size_t mapped_name(struct smap_map *m, const struct text *g, const struct
 		bool ex = exact(m, ip.line, ip.col, &mp);
 		/* {format:t = () => }, a pattern's binding (as minifiers write
 		 * {format = () => }) that has no segment of its own: the
-		 * map's name at the key, where the segment starts */
-		if (!ex && i == end && i == first && i >= 3 &&
-		    pp_js_tok_is(g->s, &g->toks.t[i - 1], ":") &&
-		    pp_js_tok_kind(&g->toks.t[i - 2]) == PP_JS_IDENT &&
-		    (pp_js_tok_is(g->s, &g->toks.t[i - 3], "{") ||
-		     pp_js_tok_is(g->s, &g->toks.t[i - 3], ","))) {
+		 * map's name at the key (before the ':'), where the segment
+		 * starts */
+		if (!ex && i == end && f->pattern &&
+		    pp_js_tok_kind(&g->toks.t[i - 2]) == PP_JS_IDENT) {
 			struct pos kp = tpos(g, i - 2);
 			ex = exact(m, kp.line, kp.col, &mp) && mp.name;
 		}

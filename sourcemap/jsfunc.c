@@ -27,8 +27,8 @@ struct ctx {
 };
 
 /* A function of no tokens yet: nothing known of it */
-static const struct pp_js_func no_func = {NIL, NIL,   NIL,   NIL, NIL, NIL, NIL,
-					  0,   false, false, NIL, NIL, NIL, NIL};
+static const struct pp_js_func no_func = {NIL,   NIL,   NIL,   NIL, NIL, NIL, NIL, 0,
+					  false, false, false, NIL, NIL, NIL, NIL};
 
 /* pp_js_tok_is(), inlined: W is a literal, so its length is known */
 static inline bool is(const struct ctx *c, size_t i, const char *w)
@@ -869,6 +869,7 @@ static void binding(const struct ctx *c, size_t h, size_t e, struct pp_js_func *
 		}
 		f->name_tok = (uint32_t)q;
 		f->chain = (uint32_t)first;
+		f->pattern = pattern;
 		if (f->chain != f->name_tok && is(c, f->chain, "this"))
 			f->this_chain = true;
 		return;

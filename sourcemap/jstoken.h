@@ -136,6 +136,8 @@ struct pp_js_func {
 	uint8_t prefix;     /* 0, 1 "get ", 2 "set " */
 	bool ctor;          /* a class constructor: named by its class */
 	bool this_chain;    /* the binding starts with "this." */
+	bool pattern;       /* name_tok binds an object pattern's property,
+			     * after its key and ':' ({format: e = () => 1}) */
 	uint32_t cls;       /* the enclosing class's naming token, or UINT32_MAX */
 	/* for a member binding (a.b = , this.x = ): the token that names the
 	 * function it is in (the class's for a constructor), whose name V8

@@ -21,9 +21,9 @@
 #include "smap_private.h"
 
 #include <stdio.h>
-#include <sys/resource.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 
 #include "jstoken.h"
 
