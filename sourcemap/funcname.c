@@ -676,7 +676,10 @@ static size_t mapped_name(struct smap_map *m, const struct text *g, const struct
 	size_t at = 0;
 	*named = false;
 	buf[0] = '\0';
-	uint32_t first = f->ctor ? f->cls : f->chain, end = naming_tok(f);
+	uint32_t first = f->chain, end = naming_tok(f);
+	if (f->ctor) /* registry.Codec = class { constructor() } */
+		first = f->cls_chain != NIL && f->cls_chain < f->cls ? f->cls_chain : f->cls;
+	bool this_chain = f->ctor ? f->cls_this : f->this_chain;
 	if (end == NIL)
 		return 0;
 	if (f->prefix && !f->ctor) {
@@ -727,7 +730,7 @@ static size_t mapped_name(struct smap_map *m, const struct text *g, const struct
 		}
 		/* this.x: "this" is no part; nor is a "prototype" in
 		 * a.prototype.f (V8 leaves it out) */
-		if ((i == first && f->this_chain && !f->ctor) ||
+		if ((i == first && this_chain) ||
 		    (i != first && i < end && pp_js_tok_is(g->s, t, "prototype")))
 			continue;
 		if (i == first && i < end && pp_js_tok_kind(t) == PP_JS_IDENT &&

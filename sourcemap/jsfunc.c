@@ -27,8 +27,8 @@ struct ctx {
 };
 
 /* A function of no tokens yet: nothing known of it */
-static const struct pp_js_func no_func = {NIL,   NIL,   NIL,   NIL, NIL, NIL, NIL, 0,
-					  false, false, false, NIL, NIL, NIL, NIL};
+static const struct pp_js_func no_func = {NIL,   NIL,   NIL,   NIL, NIL, NIL, NIL, 0,  false,
+					  false, false, false, NIL, NIL, NIL, NIL, NIL};
 
 /* pp_js_tok_is(), inlined: W is a literal, so its length is known */
 static inline bool is(const struct ctx *c, size_t i, const char *w)
@@ -957,6 +957,8 @@ static size_t class_head(const struct ctx *c, size_t i, struct pp_js_func *b)
 
 struct cls {
 	uint32_t open, close, name;
+	uint32_t chain; /* the binding's first token (= name when one) */
+	bool this_chain;
 	uint32_t order; /* found as the ORDER-th class */
 };
 
@@ -1065,6 +1067,7 @@ int pp_js_functions_in(const char *text, const struct pp_js_toks *v, bool js,
 			struct pp_js_func b = f;
 			size_t j = class_head(&c, i, &b);
 			uint32_t name = b.name_tok;
+			uint32_t chain = b.chain != NIL ? b.chain : name;
 			if (j != NIL) {
 				if (ncls == ccap) {
 					size_t cap = ccap ? ccap * 2 : 16;
@@ -1074,8 +1077,9 @@ int pp_js_functions_in(const char *text, const struct pp_js_toks *v, bool js,
 					classes = nc;
 					ccap = cap;
 				}
-				classes[ncls] = (struct cls){(uint32_t)j, pp_js_tok_match(&c.t[j]),
-							     name, (uint32_t)ncls};
+				classes[ncls] = (struct cls){(uint32_t)j,  pp_js_tok_match(&c.t[j]),
+							     name,         chain,
+							     b.this_chain, (uint32_t)ncls};
 				ncls++;
 			}
 			continue;
@@ -1241,6 +1245,8 @@ int pp_js_functions_in(const char *text, const struct pp_js_toks *v, bool js,
 			const struct cls *x = &classes[cstack[k]];
 			if (x->open < f->start && f->start < x->close) {
 				f->cls = x->name;
+				f->cls_chain = x->chain;
+				f->cls_this = x->this_chain;
 				break;
 			}
 		}
@@ -1409,8 +1415,12 @@ static size_t func_name(const char *text, const struct pp_js_toks *v, const stru
 	if (cap)
 		buf[0] = '\0';
 	if (f->ctor) {
+		/* registry.Codec = class { constructor() {} }: registry.Codec */
 		if (f->cls == NIL)
 			return 0;
+		if (f->cls_chain != NIL && f->cls_chain < f->cls)
+			return chain_name(text, v, f->cls_chain, f->cls, f->cls_this, buf, cap, 0,
+					  false);
 		tok_text(text, &v->t[f->cls], &s, &n);
 		return put(buf, cap, 0, s, n);
 	}

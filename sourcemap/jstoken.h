@@ -138,7 +138,10 @@ struct pp_js_func {
 	bool this_chain;    /* the binding starts with "this." */
 	bool pattern;       /* name_tok binds an object pattern's property,
 			     * after its key and ':' ({format: e = () => 1}) */
+	bool cls_this;      /* the enclosing class's binding starts with "this." */
 	uint32_t cls;       /* the enclosing class's naming token, or UINT32_MAX */
+	uint32_t cls_chain; /* the first token of its binding a.b.C = class (=
+			     * cls when one), by which V8 names a constructor */
 	/* for a member binding (a.b = , this.x = ): the token that names the
 	 * function it is in (the class's for a constructor), whose name V8
 	 * puts first when it looks like a constructor's (a capital first:

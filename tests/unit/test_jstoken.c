@@ -298,6 +298,12 @@ static void test_jstoken_classes(void **state)
 	NAMES("class Counter { tick = (n) => n; constructor() { this.reset = function () {} } }",
 	      "tick@( Counter@( Counter.reset@(");
 	NAMES("var m=class{constructor(e){}}", "m@(");
+	/* V8 (node --cpu-prof): the constructor of a class expression bound
+	 * to a member is named by the whole binding, as a function there
+	 * would be; a class's own name wins */
+	NAMES("registry.Codec = class { constructor(n) {} run() {} }", "registry.Codec@( run@(");
+	NAMES("ns.a.B = class Named { constructor(n) {} }", "Named@(");
+	NAMES("x = y = class { constructor(n) {} }; x = y = function () {}", "y@( y@(");
 	NAMES("class A { @dec() measure(n: number): number { return n } }", "measure@(");
 	NAMES("class B { async *gen() {} public async load<T>(a: T): Promise<T> { return a } }",
 	      "gen@( load@(");
