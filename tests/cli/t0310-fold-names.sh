@@ -165,6 +165,31 @@ test_expect_success 'fourth program: function types and >>> name nothing' '
 	done
 '
 
+# A fifth program (fixtures/names5), written as a user would bring it,
+# after every rule before it: a router (a string-keyed method, computed
+# enum keys, a curried arrow, a default parameter holding a function,
+# middleware composed by reduceRight), events (a Proxy trap, methods put on
+# with Object.assign, a class static block, a class expression stored in a
+# registry object) and scheduling (async generator methods, promise
+# chains, a private arrow field, a function declared in a block).  The
+# same 95% on every bundler.
+program_scores "$FIX/names5" p5 fifth
+
+# registry.Codec = class { constructor() }: V8 names the constructor by
+# the whole binding (it was Codec); { [Verb.Get]: (n) => } by the
+# object's binding; f = (x) => as a default parameter by the parameter.
+test_expect_success 'fifth program: a class bound to a member, computed keys, a default' '
+	grep -q ";registry.Codec [^ ]*src/app/bus.ts:67[ ;]" "$S/tsc-terser.p5.folded" &&
+	for b in esbuild tsc-terser rollup-terser webpack swc vite; do
+		f="$S/$b.p5.folded" &&
+		grep -q ";table [^ ]*src/app/router.ts:38[ ;]" "$f" &&
+		grep -q ";table [^ ]*src/app/router.ts:39[ ;]" "$f" &&
+		grep -q ";apply [^ ]*src/app/router.ts:50;f [^ ]*src/app/router.ts:50[ ;]" "$f" &&
+		grep -q ";handle-request [^ ]*src/app/router.ts:26[ ;]" "$f" &&
+		grep -q ";get [^ ]*src/app/bus.ts:58[ ;]" "$f" || return 1
+	done
+'
+
 # An index map (fixtures/names/index-map.mjs: esbuild's map cut into
 # sections, each listing the sources it uses): the same names and files as
 # the regular map, with and without sourcesContent.
