@@ -712,6 +712,25 @@ static size_t mapped_name(struct smap_map *m, const struct text *g, const struct
 			buf[at] = '\0';
 		}
 	}
+	if (f->ns != NIL) {
+		/* const state = {init: new P(() => )}: the variable first, the
+		 * map's name at its token, or its own text where a segment
+		 * without a name starts there (not renamed) */
+		struct smap_mapping nm;
+		struct pos np = tpos(g, f->ns);
+		const struct pp_js_tok *nt = &g->toks.t[f->ns];
+		if (!exact(m, np.line, np.col, &nm))
+			return 0;
+		const char *ns = nm.name ? nm.name : g->s + nt->off;
+		size_t nn = nm.name ? strlen(nm.name) : pp_js_tok_len(nt);
+		if (at + nn + 2 >= cap)
+			return 0;
+		if (at && buf[at - 1] != ' ')
+			buf[at++] = '.';
+		memcpy(buf + at, ns, nn);
+		at += nn;
+		buf[at] = '\0';
+	}
 	for (uint32_t i = first; i <= end; i += 2) {
 		const struct pp_js_tok *t = &g->toks.t[i];
 		const char *s = g->s + t->off;
@@ -1182,6 +1201,20 @@ static int function_at(struct smap_map *m, uint32_t line, uint32_t column,
 				memcpy(buf, bs, l);
 				buf[l] = '\0';
 				agrees = true;
+			}
+			/* what new's arguments hold in a field of a class the
+			 * original declares and the script binds (class Conn
+			 * became var Conn = class): V8 puts the binding first,
+			 * the map's name at it (or its own text, not renamed) */
+			size_t wl = 0;
+			const char *w = l && gf->ns != NIL && of->ns == NIL && of->name_tok != NIL
+						? mapped_word(m, g, gf->ns, &wl)
+						: NULL;
+			if (w && wl + 1 + l < sizeof(buf)) {
+				memmove(buf + wl + 1, buf, l + 1);
+				memcpy(buf, w, wl);
+				buf[wl] = '.';
+				l += wl + 1;
 			}
 			/* a class's method or static method its library's own
 			 * compiler made X.prototype.m = function or X.m =

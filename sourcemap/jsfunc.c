@@ -27,8 +27,8 @@ struct ctx {
 };
 
 /* A function of no tokens yet: nothing known of it */
-static const struct pp_js_func no_func = {NIL,   NIL,   NIL,   NIL, NIL, NIL, NIL, 0,  false,
-					  false, false, false, NIL, NIL, NIL, NIL, NIL};
+static const struct pp_js_func no_func = {NIL,   NIL,   NIL,   NIL,   NIL, NIL, NIL, 0,   false,
+					  false, false, false, false, NIL, NIL, NIL, NIL, NIL};
 
 /* pp_js_tok_is(), inlined: W is a literal, so its length is known */
 static inline bool is(const struct ctx *c, size_t i, const char *w)
@@ -907,6 +907,107 @@ static void namespace_member(const struct ctx *c, struct pp_js_func *f)
 		f->ns = (uint32_t)(open - 1);
 }
 
+/* A function that is an argument of new X(...) where that expression is a
+ * class field's value or an object literal's property's: V8 names it as
+ * the field or the property (class K { ready = new Promise((r) => ...) }
+ * is ready, const state = {init: new P(() => ...)} state.init, return {p:
+ * new P(() => ...)} p): it infers a name for what new's arguments hold as
+ * for the value itself.  A call after it (in a later argument, or on the
+ * new expression) or around it drops it, as does a variable or an
+ * assignment whose value is the new expression itself (const x = new
+ * P(() => 1) is anonymous).  In a class expression bound to a variable,
+ * the variable comes first (var Conn = class { ready = ... } is
+ * Conn.ready).  Where the object or the class is not bound so simply, or
+ * the object is nested, nothing is said.  H and E: F's first and last
+ * tokens. */
+static void new_argument(const struct ctx *c, size_t h, size_t e, struct pp_js_func *f)
+{
+	if (h == 0 || e == NIL || e + 1 >= c->n || !(is(c, e + 1, ")") || is(c, e + 1, ",")))
+		return;
+	size_t open = h - 1;
+	if (!is(c, open, "("))
+		open = is(c, open, ",") ? container(c, open) : NIL;
+	uint32_t close = open != NIL ? pp_js_tok_match(&c->t[open]) : NIL;
+	if (open == NIL || open == 0 || close == NIL || close <= e || !is(c, open, "("))
+		return;
+	size_t k = open - 1;
+	if (!c->js && type_close(c, k)) { /* new Promise<number>( */
+		size_t lt = type_params_open(c, k);
+		if (lt == NIL || lt == 0)
+			return;
+		k = lt - 1;
+	}
+	if (!kind(c, k, PP_JS_IDENT))
+		return;
+	while (k >= 2 && is(c, k - 1, ".") && kind(c, k - 2, PP_JS_IDENT))
+		k -= 2;
+	if (k == 0 || !is(c, k - 1, "new"))
+		return;
+	/* the arguments after it: no call, which would drop it, nor
+	 * anything that may hold one */
+	for (size_t j = e + 1; j < close; j++)
+		if (is(c, j, "(") || is(c, j, "=>") || is(c, j, "function") || is(c, j, "class") ||
+		    kind(c, j, PP_JS_TEMPLATE))
+			return;
+	e = close - 1;
+	/* the value ends with the new expression */
+	size_t after = e + 2;
+	if (after < c->n && !is(c, after, ";") && !is(c, after, ",") && !is(c, after, "}"))
+		return;
+	struct pp_js_func b = no_func;
+	binding(c, k - 1, e + 1, &b);
+	if (b.name_tok == NIL || b.chain != b.name_tok || b.pattern)
+		return;
+	size_t in = container(c, b.name_tok);
+	if (in == NIL || !is(c, in, "{"))
+		return;
+	size_t kw = class_of(c, in);
+	if (kw != NIL) {
+		/* a field: of a class expression bound to a variable, V8
+		 * puts the variable first (var Conn = class { ready = new
+		 * P(() => ) } is Conn.ready, whatever the class's own name) */
+		size_t q = kw > 0 ? kw - 1 : NIL;
+		bool expr = q != NIL &&
+			    (is(c, q, "=") || is(c, q, ":") || is(c, q, "(") || is(c, q, ",") ||
+			     is(c, q, "[") || is(c, q, "?") || is(c, q, "return") ||
+			     is(c, q, "=>") || is(c, q, "||") || is(c, q, "&&") || is(c, q, "??"));
+		struct pp_js_func cb = no_func;
+		if (expr) {
+			/* only x = class, const x = class: a.b = class is
+			 * a.b.ready, {K: class} o.K.ready, not read here */
+			if (!is(c, q, "="))
+				return;
+			binding(c, kw, pp_js_tok_match(&c->t[in]), &cb);
+			if (cb.name_tok == NIL || cb.chain != cb.name_tok || cb.pattern ||
+			    !kind(c, cb.name_tok, PP_JS_IDENT))
+				return;
+			f->ns = cb.name_tok;
+		}
+		f->name_tok = f->chain = b.name_tok;
+		return;
+	}
+	if (!is(c, b.name_tok + 1, ":") || in == 0)
+		return;
+	/* a property: of an object bound to a variable (const x = {, const
+	 * x: T = {), or returned */
+	if (is(c, in - 1, "return")) {
+		f->name_tok = f->chain = b.name_tok;
+		f->inferred = true;
+		return;
+	}
+	size_t v = NIL;
+	if (in >= 3 && is(c, in - 1, "=") && kind(c, in - 2, PP_JS_IDENT))
+		v = in - 2;
+	if (v != NIL && v >= 2 && is(c, v - 1, ":") && kind(c, v - 2, PP_JS_IDENT) && !c->js)
+		v = v - 2;
+	if (v == NIL || v == 0 ||
+	    !(is(c, v - 1, "const") || is(c, v - 1, "let") || is(c, v - 1, "var")))
+		return;
+	f->name_tok = f->chain = b.name_tok;
+	f->ns = (uint32_t)v;
+	f->inferred = true;
+}
+
 /* The member with a computed key that function F is the value of, when it
  * is one: F->ctx set to the '{' that holds its key.  H is F's first
  * token: [k]: () => 1 in an object literal, [k] = () => 1 (a class field,
@@ -1122,8 +1223,10 @@ int pp_js_functions_in(const char *text, const struct pp_js_toks *v, bool js,
 			else
 				binding(&c, f.head, f.close, &f);
 			if (f.name_tok == NIL)
+				new_argument(&c, f.head, f.close, &f);
+			if (f.name_tok == NIL)
 				computed_member(&c, f.head, &f);
-			else
+			else if (f.ns == NIL)
 				namespace_member(&c, &f);
 			if (add(out, &f))
 				goto fail;
@@ -1156,8 +1259,10 @@ int pp_js_functions_in(const char *text, const struct pp_js_toks *v, bool js,
 			}
 			binding(&c, f.head, f.close, &f);
 			if (f.name_tok == NIL)
+				new_argument(&c, f.head, f.close, &f);
+			if (f.name_tok == NIL)
 				computed_member(&c, f.head, &f);
-			else
+			else if (f.ns == NIL)
 				namespace_member(&c, &f);
 			if (add(out, &f))
 				goto fail;
@@ -1252,7 +1357,8 @@ int pp_js_functions_in(const char *text, const struct pp_js_toks *v, bool js,
 		}
 		/* a member binding: the name of the function it is in, when
 		 * that is one word (the parent comes first in start order) */
-		if (f->name_tok != NIL && f->chain != f->name_tok && f->parent != NIL) {
+		if (f->name_tok != NIL && (f->chain != f->name_tok || f->inferred) &&
+		    f->parent != NIL) {
 			const struct pp_js_func *pf = &out->f[f->parent];
 			if (pf->ctor)
 				f->encl = pf->cls;
@@ -1439,17 +1545,19 @@ static size_t func_name(const char *text, const struct pp_js_toks *v, const stru
 	if (f->prefix)
 		at = put(buf, cap, at, f->prefix == 1 ? "get " : "set ", 4);
 	bool part = false; /* a part written: the next one after a "." */
-	if (f->ns != NIL) {
-		tok_text(text, &v->t[f->ns], &s, &n);
-		at = put(buf, cap, at, s, n);
-		part = true;
-	}
 	if (f->encl != NIL) {
 		tok_text(text, &v->t[f->encl], &s, &n);
 		if (pp_js_name_capital(s, n)) {
 			at = put(buf, cap, at, s, n);
 			part = true;
 		}
+	}
+	if (f->ns != NIL) {
+		tok_text(text, &v->t[f->ns], &s, &n);
+		if (part)
+			at = put(buf, cap, at, ".", 1);
+		at = put(buf, cap, at, s, n);
+		part = true;
 	}
 	return chain_name(text, v, f->chain, f->name_tok, f->this_chain, buf, cap, at, part);
 }

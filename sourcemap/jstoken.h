@@ -139,6 +139,9 @@ struct pp_js_func {
 	bool pattern;       /* name_tok binds an object pattern's property,
 			     * after its key and ':' ({format: e = () => 1}) */
 	bool cls_this;      /* the enclosing class's binding starts with "this." */
+	bool inferred;      /* named as V8 infers a name (what new's arguments
+			     * hold): the enclosing function first, as for a
+			     * member binding (encl) */
 	uint32_t cls;       /* the enclosing class's naming token, or UINT32_MAX */
 	uint32_t cls_chain; /* the first token of its binding a.b.C = class (=
 			     * cls when one), by which V8 names a constructor */

@@ -318,6 +318,32 @@ static void test_jstoken_classes(void **state)
 	NAMES("class K { m() { this.y = function () {} } constructor() { this.z = () => 1 } }",
 	      "m@( y@( K@( K.z@(");
 	NAMES("function A() { function B() { this.x = function () {} } }", "A@( B@( B.x@(");
+	/* V8 (node --cpu-prof): an argument of new X() that is a
+	 * field's or a property's value is named by it; not where a
+	 * variable or an assignment takes the new expression itself, nor in
+	 * a call */
+	NAMES("class Conn { ready = new Promise((r) => r(1)); static boot = new P(function (r) {});"
+	      " #q: Promise<void> = new Promise((r) => {}) }",
+	      "ready@( boot@( #q@(");
+	NAMES("const state = { init: new Promise((r) => r(3)), n: { deep: new P((r) => 1) } };"
+	      " function make() { return { p: new P((r) => 1) } }",
+	      "state.init@( -@( make@( p@(");
+	NAMES("const s: State = { a: new C(1, function () {}) }; var t = { a: new C(function () {}, 2),"
+	      " b: new C(function () {}, g(0)) }",
+	      "s.a@( t.a@( -@(");
+	NAMES("var Conn = class Inner { ready = new Promise((r) => 1) }; x = class { q = new P(() => 1) };"
+	      " a.b = class { r = new P(() => 1) }; const o = { K: class { s = new P(() => 1) } }",
+	      "Conn.ready@( x.q@( -@( -@(");
+	NAMES("class T { done: Promise<number> = new Promise<number>((resolve) => resolve(1)) }",
+	      "done@(");
+	/* in a function whose name has a capital first, that name first
+	 * (function S(e) { return {p: new Promise(t => …)} } is S.p) */
+	NAMES("function S(e) { return { p: new P((t) => 1) } } function Make() {"
+	      " const state = { init: new P(() => 1) } } function low() { return { q: new P(() => 1) } }",
+	      "S@( S.p@( Make@( Make.state.init@( low@( q@(");
+	NAMES("const x = new P((r) => 1); o.z = new P(() => 1); f({ a: new P(() => 1) });"
+	      " var w = { m: new C(function named() {}) }; var u = { k: new C(() => 1).then() }",
+	      "-@( -@( -@( named@( -@(");
 	NAMES("var P = function () { var self = this; self.d = function () {} }", "P@( P.self.d@(");
 	NAMES("function C() { [1].forEach(function () { self.q = function () {} }) }",
 	      "C@( -@( self.q@(");
