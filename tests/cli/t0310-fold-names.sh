@@ -171,22 +171,39 @@ test_expect_success 'fourth program: function types and >>> name nothing' '
 # middleware composed by reduceRight), events (a Proxy trap, methods put on
 # with Object.assign, a class static block, a class expression stored in a
 # registry object) and scheduling (async generator methods, promise
-# chains, a private arrow field, a function declared in a block).  The
-# same 95% on every bundler.
+# chains, a private arrow field, a function declared in a block, new
+# Promise(…) in a field and a returned property).  The same 95% on every
+# bundler.
 program_scores "$FIX/names5" p5 fifth
 
 # registry.Codec = class { constructor() }: V8 names the constructor by
 # the whole binding (it was Codec); { [Verb.Get]: (n) => } by the
 # object's binding; f = (x) => as a default parameter by the parameter.
 test_expect_success 'fifth program: a class bound to a member, computed keys, a default' '
-	grep -q ";registry.Codec [^ ]*src/app/bus.ts:67[ ;]" "$S/tsc-terser.p5.folded" &&
 	for b in esbuild tsc-terser rollup-terser webpack swc vite; do
 		f="$S/$b.p5.folded" &&
+		grep -q ";registry.Codec [^ ]*src/app/bus.ts:67[ ;]" "$f" &&
 		grep -q ";table [^ ]*src/app/router.ts:38[ ;]" "$f" &&
 		grep -q ";table [^ ]*src/app/router.ts:39[ ;]" "$f" &&
 		grep -q ";apply [^ ]*src/app/router.ts:50;f [^ ]*src/app/router.ts:50[ ;]" "$f" &&
 		grep -q ";handle-request [^ ]*src/app/router.ts:26[ ;]" "$f" &&
 		grep -q ";get [^ ]*src/app/bus.ts:58[ ;]" "$f" || return 1
+	done
+'
+
+# What new's arguments hold: class Conn { ready = new Promise((resolve)
+# => ) } is ready where the bundle keeps the class declared, Conn.ready
+# where it binds it (var Conn = class: esbuild, swc, vite); return { p:
+# new Promise(...) } is p.
+test_expect_success 'fifth program: new X(() => ) in a field and a property' '
+	for b in esbuild tsc-terser rollup-terser webpack swc vite; do
+		f="$S/$b.p5.folded" &&
+		case $b in
+		esbuild | swc | vite) want="Conn.ready" ;;
+		*) want="ready" ;;
+		esac &&
+		grep -q ";$want [^ ]*src/app/sched.ts:89[ ;]" "$f" &&
+		grep -q ";p [^ ]*src/app/sched.ts:98[ ;]" "$f" || return 1
 	done
 '
 
