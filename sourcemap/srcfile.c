@@ -201,8 +201,10 @@ static bool ident_byte(unsigned char c)
 /* Whether S is the text the map was made from for source I: bundlers map
  * to the first character of a token, so at most 1 in 10 of the mapped
  * positions in it may lie off its lines, on white space or inside a word
- * (a file edited since the build has its positions land anywhere).  The
- * first FIT_SAMPLE positions are enough to tell.  The counts go to L. */
+ * (a file edited since the build has its positions land anywhere), not
+ * counting the first column of an indented line nor the white space just
+ * past a token.  The first FIT_SAMPLE
+ * positions are enough to tell.  The counts go to L. */
 #define FIT_SAMPLE 4096
 static bool file_fits(struct smap_map *m, size_t i, const char *s, size_t len, struct located *l)
 {
@@ -227,14 +229,24 @@ static bool file_fits(struct smap_map *m, size_t i, const char *s, size_t len, s
 			for (uint32_t q = 0; q < cnt; q++) {
 				if (pp_smap_canon(m, sec->src_base + g[q].src) != i)
 					continue;
-				total++;
 				size_t at = g[q].oline < nl ? col_at(s, ls[g[q].oline],
 								     ls[g[q].oline + 1], g[q].ocol)
 							    : SIZE_MAX;
 				unsigned char c = at < len ? (unsigned char)s[at] : ' ';
-				if (c == ' ' || c == '\t' || c == '\n' || c == '\r' ||
-				    (ident_byte(c) && at > 0 &&
-				     ident_byte((unsigned char)s[at - 1])))
+				bool ws = c == ' ' || c == '\t' || c == '\n' || c == '\r';
+				/* the start of an indented line, where maps
+				 * chained through a library's own (babel's,
+				 * rollup's) put a statement, and just past a
+				 * token, where tsc puts an expression's end: no
+				 * sign either way */
+				if (at < len && ws &&
+				    (g[q].ocol == 0 ||
+				     (at > 0 && s[at - 1] != ' ' && s[at - 1] != '\t' &&
+				      s[at - 1] != '\n' && s[at - 1] != '\r')))
+					continue;
+				total++;
+				if (ws || (ident_byte(c) && at > 0 &&
+					   ident_byte((unsigned char)s[at - 1])))
 					bad++;
 			}
 		}
