@@ -1357,7 +1357,8 @@ int pp_js_functions_in(const char *text, const struct pp_js_toks *v, bool js,
 		}
 		/* a member binding: the name of the function it is in, when
 		 * that is one word (the parent comes first in start order) */
-		if (f->name_tok != NIL && (f->chain != f->name_tok || f->inferred) &&
+		if (f->name_tok != NIL &&
+		    (f->chain != f->name_tok || f->inferred || (f->ctor && f->cls_this)) &&
 		    f->parent != NIL) {
 			const struct pp_js_func *pf = &out->f[f->parent];
 			if (pf->ctor)
@@ -1524,9 +1525,17 @@ static size_t func_name(const char *text, const struct pp_js_toks *v, const stru
 		/* registry.Codec = class { constructor() {} }: registry.Codec */
 		if (f->cls == NIL)
 			return 0;
-		if (f->cls_chain != NIL && f->cls_chain < f->cls)
-			return chain_name(text, v, f->cls_chain, f->cls, f->cls_this, buf, cap, 0,
-					  false);
+		if (f->cls_chain != NIL && f->cls_chain < f->cls) {
+			/* this.K = class in function Holder: Holder.K */
+			size_t at0 = 0;
+			if (f->cls_this && f->encl != NIL) {
+				tok_text(text, &v->t[f->encl], &s, &n);
+				if (pp_js_name_capital(s, n))
+					at0 = put(buf, cap, 0, s, n);
+			}
+			return chain_name(text, v, f->cls_chain, f->cls, f->cls_this, buf, cap, at0,
+					  at0 > 0);
+		}
 		tok_text(text, &v->t[f->cls], &s, &n);
 		return put(buf, cap, 0, s, n);
 	}

@@ -304,6 +304,9 @@ static void test_jstoken_classes(void **state)
 	NAMES("registry.Codec = class { constructor(n) {} run() {} }", "registry.Codec@( run@(");
 	NAMES("ns.a.B = class Named { constructor(n) {} }", "Named@(");
 	NAMES("x = y = class { constructor(n) {} }; x = y = function () {}", "y@( y@(");
+	NAMES("function Holder() { this.K = class { constructor(n) {} } }"
+	      " function low() { this.L = class { constructor(n) {} } }",
+	      "Holder@( Holder.K@( low@( L@(");
 	NAMES("class A { @dec() measure(n: number): number { return n } }", "measure@(");
 	NAMES("class B { async *gen() {} public async load<T>(a: T): Promise<T> { return a } }",
 	      "gen@( load@(");
