@@ -31,6 +31,18 @@ at_least() {
 	awk -v want="$1" '{ exit !($3 + 0 >= want) }' "$2"
 }
 
+# has_frames TAG PATTERN...: every bundler's frames of program TAG (as
+# program_scores keeps them) match each PATTERN
+has_frames() {
+	_t=$1
+	shift
+	for b in esbuild tsc-terser rollup-terser webpack swc vite; do
+		for _p in "$@"; do
+			grep -q "$_p" "$S/$b.$_t.folded" || { echo "$b: no $_p"; return 1; }
+		done
+	done
+}
+
 # program_scores DIR TAG ORDINAL: another program's runs, 95% of each
 # bundle's weight on the oracle's names and files; the frames kept in
 # $S/BUNDLER.TAG.folded for the tests after
@@ -139,13 +151,8 @@ program_scores "$FIX/names3" p3 third
 # binding; the default constructor of class User (no constructor of its
 # own) is User on every bundler, the mixin's class extends Base anonymous.
 test_expect_success 'third program: array elements and default constructors' '
-	for b in esbuild tsc-terser rollup-terser webpack swc vite; do
-		f="$S/$b.p3.folded" &&
-		grep -q "logger [^ ]*src/app/store.ts:28" "$f" &&
-		grep -q "middleware [^ ]*src/app/store.ts:3[23]" "$f" &&
-		grep -q ";User [^ ]*src/app/models.ts:28;Entity " "$f" &&
-		grep -q ";(anonymous) [^ ]*src/app/models.ts:20;User " "$f" || return 1
-	done
+	has_frames p3 "logger [^ ]*src/app/store.ts:28" "middleware [^ ]*src/app/store.ts:3[23]" \
+		";User [^ ]*src/app/models.ts:28;Entity " ";(anonymous) [^ ]*src/app/models.ts:20;User "
 '
 
 # A fourth program (fixtures/names4), heavy in TypeScript's own syntax:
@@ -180,15 +187,10 @@ program_scores "$FIX/names5" p5 fifth
 # the whole binding (it was Codec); { [Verb.Get]: (n) => } by the
 # object's binding; f = (x) => as a default parameter by the parameter.
 test_expect_success 'fifth program: a class bound to a member, computed keys, a default' '
-	for b in esbuild tsc-terser rollup-terser webpack swc vite; do
-		f="$S/$b.p5.folded" &&
-		grep -q ";registry.Codec [^ ]*src/app/bus.ts:67[ ;]" "$f" &&
-		grep -q ";table [^ ]*src/app/router.ts:38[ ;]" "$f" &&
-		grep -q ";table [^ ]*src/app/router.ts:39[ ;]" "$f" &&
-		grep -q ";apply [^ ]*src/app/router.ts:50;f [^ ]*src/app/router.ts:50[ ;]" "$f" &&
-		grep -q ";handle-request [^ ]*src/app/router.ts:26[ ;]" "$f" &&
-		grep -q ";get [^ ]*src/app/bus.ts:58[ ;]" "$f" || return 1
-	done
+	has_frames p5 ";registry.Codec [^ ]*src/app/bus.ts:67[ ;]" \
+		";table [^ ]*src/app/router.ts:38[ ;]" ";table [^ ]*src/app/router.ts:39[ ;]" \
+		";apply [^ ]*src/app/router.ts:50;f [^ ]*src/app/router.ts:50[ ;]" \
+		";handle-request [^ ]*src/app/router.ts:26[ ;]" ";get [^ ]*src/app/bus.ts:58[ ;]"
 '
 
 # What new's arguments hold: class Conn { ready = new Promise((resolve)
