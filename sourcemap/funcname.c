@@ -686,7 +686,7 @@ static size_t mapped_name(struct smap_map *m, const struct text *g, const struct
 		memcpy(buf, f->prefix == 1 ? "get " : "set ", 5);
 		at = 4;
 	}
-	if (f->encl != NIL && (!f->ctor || f->cls_this)) {
+	if (f->encl != NIL && (!f->ctor || (f->cls_chain != NIL && f->cls_chain < f->cls))) {
 		/* a member binding in a constructor-like function: its name
 		 * first, the original's: the map's name at its token, or the
 		 * token's own text where a segment without a name starts

@@ -963,6 +963,15 @@ static void new_argument(const struct ctx *c, size_t h, size_t e, struct pp_js_f
 		return;
 	size_t kw = class_of(c, in);
 	if (kw != NIL) {
+		/* the field's own name (x = y = new P() is no field y) */
+		size_t fs = b.name_tok - 1;
+		while (fs > in &&
+		       (is(c, fs, "static") || is(c, fs, "readonly") || is(c, fs, "private") ||
+			is(c, fs, "public") || is(c, fs, "protected") || is(c, fs, "override") ||
+			is(c, fs, "declare") || is(c, fs, "accessor")))
+			fs--;
+		if (!(is(c, fs, "{") || is(c, fs, ";") || is(c, fs, "}")))
+			return;
 		/* a field: of a class expression bound to a variable, V8
 		 * puts the variable first (var Conn = class { ready = new
 		 * P(() => ) } is Conn.ready, whatever the class's own name) */
@@ -984,6 +993,7 @@ static void new_argument(const struct ctx *c, size_t h, size_t e, struct pp_js_f
 			f->ns = cb.name_tok;
 		}
 		f->name_tok = f->chain = b.name_tok;
+		f->inferred = true;
 		return;
 	}
 	if (!is(c, b.name_tok + 1, ":") || in == 0)
@@ -1002,6 +1012,13 @@ static void new_argument(const struct ctx *c, size_t h, size_t e, struct pp_js_f
 		v = v - 2;
 	if (v == NIL || v == 0 ||
 	    !(is(c, v - 1, "const") || is(c, v - 1, "let") || is(c, v - 1, "var")))
+		return;
+	/* export const st = { in a TypeScript namespace runs as NS.st = {:
+	 * NS.st.a, not read here */
+	struct pp_js_func nsf = no_func;
+	nsf.name_tok = nsf.chain = (uint32_t)v;
+	namespace_member(c, &nsf);
+	if (nsf.ns != NIL)
 		return;
 	f->name_tok = f->chain = b.name_tok;
 	f->ns = (uint32_t)v;
@@ -1357,14 +1374,22 @@ int pp_js_functions_in(const char *text, const struct pp_js_toks *v, bool js,
 		}
 		/* a member binding: the name of the function it is in, when
 		 * that is one word (the parent comes first in start order) */
-		if (f->name_tok != NIL &&
-		    (f->chain != f->name_tok || f->inferred || (f->ctor && f->cls_this)) &&
+		bool member_cls = f->ctor && f->cls_chain != NIL && f->cls_chain != f->cls;
+		if (f->name_tok != NIL && (f->chain != f->name_tok || f->inferred || member_cls) &&
 		    f->parent != NIL) {
 			const struct pp_js_func *pf = &out->f[f->parent];
-			if (pf->ctor)
-				f->encl = pf->cls;
-			else if (pf->chain == pf->name_tok && !pf->prefix)
+			/* a constructor's class, when declared or bound to a
+			 * variable (not registry.D = class, this.K = class);
+			 * exports.C = class is how minifiers write class C
+			 * exported from CommonJS: declared */
+			if (pf->ctor) {
+				if (pf->cls_chain == NIL || pf->cls_chain == pf->cls ||
+				    is(&c, pf->cls_chain, "exports") ||
+				    is(&c, pf->cls_chain, "module"))
+					f->encl = pf->cls;
+			} else if (pf->chain == pf->name_tok && !pf->prefix) {
 				f->encl = pf->name_tok;
+			}
 		}
 	}
 	free(fstack);
@@ -1528,7 +1553,7 @@ static size_t func_name(const char *text, const struct pp_js_toks *v, const stru
 		if (f->cls_chain != NIL && f->cls_chain < f->cls) {
 			/* this.K = class in function Holder: Holder.K */
 			size_t at0 = 0;
-			if (f->cls_this && f->encl != NIL) {
+			if (f->encl != NIL) {
 				tok_text(text, &v->t[f->encl], &s, &n);
 				if (pp_js_name_capital(s, n))
 					at0 = put(buf, cap, 0, s, n);

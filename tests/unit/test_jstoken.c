@@ -307,6 +307,16 @@ static void test_jstoken_classes(void **state)
 	NAMES("function Holder() { this.K = class { constructor(n) {} } }"
 	      " function low() { this.L = class { constructor(n) {} } }",
 	      "Holder@( Holder.K@( low@( L@(");
+	NAMES("function H() { const self = this; self.K = class { constructor() {} } }",
+	      "H@( H.self.K@(");
+	/* in the constructor of a class bound to a member, no class name
+	 * first (V8: o.a, f), as in a declared one (D1.o.a, D1.g) */
+	NAMES("registry.D = class { constructor() { const o = { a: new P(() => 1) };"
+	      " this.f = function () {} } }",
+	      "registry.D@( o.a@( f@(");
+	NAMES("var D1 = class { constructor() { const o = { a: new P(() => 1) };"
+	      " this.g = function () {} } }",
+	      "D1@( D1.o.a@( D1.g@(");
 	NAMES("class A { @dec() measure(n: number): number { return n } }", "measure@(");
 	NAMES("class B { async *gen() {} public async load<T>(a: T): Promise<T> { return a } }",
 	      "gen@( load@(");
@@ -339,6 +349,14 @@ static void test_jstoken_classes(void **state)
 	      "Conn.ready@( x.q@( -@( -@(");
 	NAMES("class T { done: Promise<number> = new Promise<number>((resolve) => resolve(1)) }",
 	      "done@(");
+	/* x = y = new P(): no field y; a field in a function whose name has
+	 * a capital first, that name first; export const in a namespace
+	 * runs as NS.st = (NS.st.a): not said */
+	JS_NAMES("class K2 { x = y2 = new P(() => 1); static z = w = new P(() => 1) }", "-@( -@(");
+	NAMES("function Outer() { class K { a = new P(() => 1) } }"
+	      " function Mk() { var C = class { r = new P(() => 1) } }",
+	      "Outer@( Outer.a@( Mk@( Mk.C.r@(");
+	NAMES("namespace NS { export const st = { a: new P(() => 1) } }", "-@(");
 	/* in a function whose name has a capital first, that name first
 	 * (function S(e) { return {p: new Promise(t => …)} } is S.p) */
 	NAMES("function S(e) { return { p: new P((t) => 1) } } function Make() {"
