@@ -203,7 +203,7 @@ static bool ident_byte(unsigned char c)
  * positions in it may lie off its lines, on white space or inside a word
  * (a file edited since the build has its positions land anywhere), not
  * counting the first column of an indented line nor the white space just
- * past a token.  The first FIT_SAMPLE
+ * past a token, as long as they are no more than half.  The first FIT_SAMPLE
  * positions are enough to tell.  The counts go to L. */
 #define FIT_SAMPLE 4096
 static bool file_fits(struct smap_map *m, size_t i, const char *s, size_t len, struct located *l)
@@ -212,7 +212,7 @@ static bool file_fits(struct smap_map *m, size_t i, const char *s, size_t len, s
 	size_t *ls = line_starts(s, len, &nl);
 	if (!ls)
 		return false;
-	unsigned bad = 0, total = 0;
+	unsigned bad = 0, total = 0, skipped = 0;
 	for (size_t k = 0; k < m->nsec; k++) {
 		struct pp_smap_section *sec = &m->sec[k];
 		bool has = false;
@@ -220,7 +220,7 @@ static bool file_fits(struct smap_map *m, size_t i, const char *s, size_t len, s
 			has = pp_smap_canon(m, sec->src_base + j) == i;
 		if (!has || !sec->mappings || (!sec->lz && pp_smap_index_lines(m, sec)))
 			continue;
-		for (uint32_t ln = 0; ln < sec->lz->nlines && total < FIT_SAMPLE; ln++) {
+		for (uint32_t ln = 0; ln < sec->lz->nlines && total + skipped < FIT_SAMPLE; ln++) {
 			uint32_t cnt = 0;
 			int rc = 0;
 			const struct pp_smap_seg *g = pp_smap_line_segs(m, sec, ln, &cnt, &rc);
@@ -242,8 +242,10 @@ static bool file_fits(struct smap_map *m, size_t i, const char *s, size_t len, s
 				if (at < len && ws &&
 				    (g[q].ocol == 0 ||
 				     (at > 0 && s[at - 1] != ' ' && s[at - 1] != '\t' &&
-				      s[at - 1] != '\n' && s[at - 1] != '\r')))
+				      s[at - 1] != '\n' && s[at - 1] != '\r'))) {
+					skipped++;
 					continue;
+				}
 				total++;
 				if (ws || (ident_byte(c) && at > 0 &&
 					   ident_byte((unsigned char)s[at - 1])))
@@ -252,9 +254,11 @@ static bool file_fits(struct smap_map *m, size_t i, const char *s, size_t len, s
 		}
 	}
 	free(ls);
-	l->bad = bad;
-	l->named = total;
-	return (uint64_t)bad * 10 <= total;
+	/* told as they lie: the skipped ones are on white space */
+	l->bad = bad + skipped;
+	l->named = total + skipped;
+	/* and those that tell must be half of them at least */
+	return (uint64_t)bad * 10 <= total && skipped <= total;
 }
 
 /* Source I's file found from the map's location, when it fits, or NULL. */
