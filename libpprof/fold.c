@@ -671,12 +671,13 @@ static int write_emit(void *ctx, const char *stack, size_t len, int64_t value)
  * lines whose text would about half fill a buffer at their mean length
  * (par_limit()), found by a walk of the upper tree (an item whose lines
  * are too many for one task is entered instead).  Each thread takes the
- * next task, renders it into a buffer of its own and hands it over; whichever thread finds the next
- * task in output order ready writes it, and those ready after it.  A
- * thread takes no new task while PAR_AHEAD tasks wait to be written (a
- * thread that is not scheduled holds the other back), and a task whose
- * text fills its buffer (PAR_BUF bytes) waits for its turn and then
- * writes as it goes, so that memory stays bounded whatever the lines.
+ * next task, renders it into a buffer of its own and hands it over;
+ * whichever thread finds the next task in output order ready writes it,
+ * and those ready after it.  A thread takes no new task while PAR_AHEAD
+ * tasks wait to be written (a thread that is not scheduled holds the other
+ * back), and a task whose text fills its buffer (PAR_BUF bytes) waits for
+ * its turn and then writes as it goes, so that memory stays bounded
+ * whatever the lines.
  * The buffers are reused: fresh pages cost a fault each, and a buffer per
  * task faulted in the 2 GB three times over. */
 size_t pp_fold_par_min = (size_t)1 << 15;

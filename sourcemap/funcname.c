@@ -676,9 +676,8 @@ static size_t mapped_name(struct smap_map *m, const struct text *g, const struct
 	size_t at = 0;
 	*named = false;
 	buf[0] = '\0';
-	uint32_t first = f->chain, end = naming_tok(f);
-	if (f->ctor) /* registry.Codec = class { constructor() } */
-		first = f->cls_chain != NIL && f->cls_chain < f->cls ? f->cls_chain : f->cls;
+	/* a constructor: its class's binding (registry.Codec = class) */
+	uint32_t first = f->ctor ? f->cls_chain : f->chain, end = naming_tok(f);
 	bool this_chain = f->ctor ? f->cls_this : f->this_chain;
 	if (end == NIL)
 		return 0;
@@ -686,7 +685,7 @@ static size_t mapped_name(struct smap_map *m, const struct text *g, const struct
 		memcpy(buf, f->prefix == 1 ? "get " : "set ", 5);
 		at = 4;
 	}
-	if (f->encl != NIL && (!f->ctor || (f->cls_chain != NIL && f->cls_chain < f->cls))) {
+	if (f->encl != NIL && (!f->ctor || pp_js_cls_member(f))) {
 		/* a member binding in a constructor-like function: its name
 		 * first, the original's: the map's name at its token, or the
 		 * token's own text where a segment without a name starts
@@ -716,14 +715,9 @@ static size_t mapped_name(struct smap_map *m, const struct text *g, const struct
 		/* const state = {init: new P(() => )}: the variable first, the
 		 * map's name at its token, or its own text where a segment
 		 * without a name starts there (not renamed) */
-		struct smap_mapping nm;
-		struct pos np = tpos(g, f->ns);
-		const struct pp_js_tok *nt = &g->toks.t[f->ns];
-		if (!exact(m, np.line, np.col, &nm))
-			return 0;
-		const char *ns = nm.name ? nm.name : g->s + nt->off;
-		size_t nn = nm.name ? strlen(nm.name) : pp_js_tok_len(nt);
-		if (at + nn + 2 >= cap)
+		size_t nn;
+		const char *ns = mapped_word(m, g, f->ns, &nn);
+		if (!ns || at + nn + 2 >= cap)
 			return 0;
 		if (at && buf[at - 1] != ' ')
 			buf[at++] = '.';

@@ -1374,7 +1374,7 @@ int pp_js_functions_in(const char *text, const struct pp_js_toks *v, bool js,
 		}
 		/* a member binding: the name of the function it is in, when
 		 * that is one word (the parent comes first in start order) */
-		bool member_cls = f->ctor && f->cls_chain != NIL && f->cls_chain != f->cls;
+		bool member_cls = f->ctor && pp_js_cls_member(f);
 		if (f->name_tok != NIL && (f->chain != f->name_tok || f->inferred || member_cls) &&
 		    f->parent != NIL) {
 			const struct pp_js_func *pf = &out->f[f->parent];
@@ -1383,8 +1383,7 @@ int pp_js_functions_in(const char *text, const struct pp_js_toks *v, bool js,
 			 * exports.C = class is how minifiers write class C
 			 * exported from CommonJS: declared */
 			if (pf->ctor) {
-				if (pf->cls_chain == NIL || pf->cls_chain == pf->cls ||
-				    is(&c, pf->cls_chain, "exports") ||
+				if (!pp_js_cls_member(pf) || is(&c, pf->cls_chain, "exports") ||
 				    is(&c, pf->cls_chain, "module"))
 					f->encl = pf->cls;
 			} else if (pf->chain == pf->name_tok && !pf->prefix) {
@@ -1550,7 +1549,7 @@ static size_t func_name(const char *text, const struct pp_js_toks *v, const stru
 		/* registry.Codec = class { constructor() {} }: registry.Codec */
 		if (f->cls == NIL)
 			return 0;
-		if (f->cls_chain != NIL && f->cls_chain < f->cls) {
+		if (pp_js_cls_member(f)) {
 			/* this.K = class in function Holder: Holder.K */
 			size_t at0 = 0;
 			if (f->encl != NIL) {

@@ -144,7 +144,7 @@ struct pp_js_func {
 			     * member binding (encl) */
 	uint32_t cls;       /* the enclosing class's naming token, or UINT32_MAX */
 	uint32_t cls_chain; /* the first token of its binding a.b.C = class (=
-			     * cls when one), by which V8 names a constructor */
+			     * cls when one word; UINT32_MAX with cls) */
 	/* for a member binding (a.b = , this.x = ): the token that names the
 	 * function it is in (the class's for a constructor), whose name V8
 	 * puts first when it looks like a constructor's (a capital first:
@@ -160,6 +160,13 @@ struct pp_js_func {
 	 * first (the compilers make it NS.f = ); else UINT32_MAX */
 	uint32_t ns;
 };
+
+/* Whether constructor F's class is bound to a member (a.b.C = class,
+ * this.K = class), whose whole binding names it. */
+static inline bool pp_js_cls_member(const struct pp_js_func *f)
+{
+	return f->cls_chain < f->cls; /* the chain ends at the class's name */
+}
 
 struct pp_js_funcs {
 	struct pp_js_func *f; /* in order of their start token */

@@ -192,6 +192,11 @@ static size_t col_at(const char *s, size_t b, size_t e, uint32_t col)
 	return c == col && i <= e ? i : SIZE_MAX;
 }
 
+static bool space_byte(unsigned char c)
+{
+	return c == ' ' || c == '\t' || c == '\n' || c == '\r';
+}
+
 static bool ident_byte(unsigned char c)
 {
 	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
@@ -233,7 +238,7 @@ static bool file_fits(struct smap_map *m, size_t i, const char *s, size_t len, s
 								     ls[g[q].oline + 1], g[q].ocol)
 							    : SIZE_MAX;
 				unsigned char c = at < len ? (unsigned char)s[at] : ' ';
-				bool ws = c == ' ' || c == '\t' || c == '\n' || c == '\r';
+				bool ws = space_byte(c);
 				/* the start of an indented line, where maps
 				 * chained through a library's own (babel's,
 				 * rollup's) put a statement, and just past a
@@ -241,8 +246,7 @@ static bool file_fits(struct smap_map *m, size_t i, const char *s, size_t len, s
 				 * sign either way */
 				if (at < len && ws &&
 				    (g[q].ocol == 0 ||
-				     (at > 0 && s[at - 1] != ' ' && s[at - 1] != '\t' &&
-				      s[at - 1] != '\n' && s[at - 1] != '\r'))) {
+				     (at > 0 && !space_byte((unsigned char)s[at - 1])))) {
 					skipped++;
 					continue;
 				}
