@@ -276,14 +276,15 @@ static struct pos tpos(const struct text *ct, size_t i)
 
 /* Tokenizes T (once) and finds its functions and token positions; the
  * arrays in the map's heap. */
-static bool text_ready_in(struct pp_js_heap *h, struct text *t, const char *s, size_t len, bool js)
+static bool text_ready_in(struct pp_js_heap *h, struct text *t, const char *s, size_t len, bool js,
+			  bool jsx)
 {
 	if (t->tried)
 		return t->ok;
 	t->tried = true;
 	t->s = s;
 	t->len = len;
-	if (len > UINT32_MAX || pp_js_tokenize_in(s, len, &t->toks, h))
+	if (len > UINT32_MAX || pp_js_tokenize_jsx(s, len, jsx, &t->toks, h))
 		return false;
 	if (pp_js_functions_in(s, &t->toks, js, &t->funcs))
 		goto fail;
@@ -301,9 +302,27 @@ fail:
 	return false;
 }
 
-static bool text_ready(struct smap_map *m, struct text *t, const char *s, size_t len)
+/* Whether source I of M may hold JSX: any but TypeScript's .ts, .mts and
+ * .cts (where <T>x is a type assertion), a query after the name aside. */
+static bool jsx_source(struct smap_map *m, size_t i)
 {
-	return text_ready_in(&m->heap, t, s, len, false);
+	const char *r = i < m->nsrc ? m->src[i].raw : NULL;
+	if (!r)
+		return true;
+	size_t n = strcspn(r, "?#");
+	static const char *const ext[] = {".ts", ".mts", ".cts"};
+	for (size_t k = 0; k < 3; k++) {
+		size_t e = strlen(ext[k]);
+		if (n > e && memcmp(r + n - e, ext[k], e) == 0)
+			return false;
+	}
+	return true;
+}
+
+/* Source I's text S. */
+static bool text_ready(struct smap_map *m, struct text *t, size_t i, const char *s, size_t len)
+{
+	return text_ready_in(&m->heap, t, s, len, false, jsx_source(m, i));
 }
 
 static bool pos_before(struct pos p, uint32_t line, uint32_t col)
@@ -398,7 +417,7 @@ static struct text *source_text(struct smap_map *m, size_t i)
 			t->tried = true; /* read once, found or not */
 			return NULL;
 		}
-		return text_ready(m, t, f, t->tried ? t->len : len) ? t : NULL;
+		return text_ready(m, t, i, f, t->tried ? t->len : len) ? t : NULL;
 	}
 	if (t->tried)
 		return t->ok ? t : NULL;
@@ -406,7 +425,7 @@ static struct text *source_text(struct smap_map *m, size_t i)
 	const char *c = pp_smap_content(m, i, &len, false);
 	if (!c)
 		return NULL; /* out of memory: asked again */
-	return text_ready(m, t, c, len) ? t : NULL;
+	return text_ready(m, t, i, c, len) ? t : NULL;
 }
 
 size_t pp_smap_jobs_min = (size_t)1 << 20;
@@ -433,7 +452,8 @@ static void *run_jobs(void *arg)
 		size_t len;
 		const char *c = pp_smap_content_in(js->m, js->v[i].src, &len, false, js->h);
 		if (c) /* else out of memory: asked again */
-			(void)text_ready_in(js->h, &js->m->names->src[js->v[i].src], c, len, false);
+			(void)text_ready_in(js->h, &js->m->names->src[js->v[i].src], c, len, false,
+					    jsx_source(js->m, js->v[i].src));
 	}
 	return NULL;
 }
@@ -844,7 +864,7 @@ int smap_map_prepare_script(struct smap_map *m)
 	struct pp_smap_names *n = m->names;
 	/* a script not understood is not understood later either */
 	if (n && n->script)
-		(void)text_ready_in(&n->heapg, &n->gen, n->script, n->slen, true);
+		(void)text_ready_in(&n->heapg, &n->gen, n->script, n->slen, true, false);
 	return SMAP_OK;
 }
 
@@ -1094,9 +1114,10 @@ static int function_at(struct smap_map *m, uint32_t line, uint32_t column,
 		out->from = SMAP_FROM_SCOPES;
 	}
 
-	struct text *g = n->script && text_ready_in(&n->heapg, &n->gen, n->script, n->slen, true)
-				 ? &n->gen
-				 : NULL;
+	struct text *g =
+		n->script && text_ready_in(&n->heapg, &n->gen, n->script, n->slen, true, false)
+			? &n->gen
+			: NULL;
 	const struct pp_js_func *gf = NULL;
 	if (g) {
 		size_t ti;

@@ -800,6 +800,14 @@ static void binding(const struct ctx *c, size_t h, size_t e, struct pp_js_func *
 {
 	if (h == 0 || called_after(c, e))
 		return;
+	/* name={function}, a JSX attribute's whole value (the tokenizer
+	 * makes it these tokens; in JavaScript, braces after "=" hold no
+	 * lone function): compiled, {name: function}, V8's name */
+	if (h >= 3 && e != NIL && is(c, h - 1, "{") && pp_js_tok_match(&c->t[h - 1]) == e + 1 &&
+	    is(c, h - 2, "=") && kind(c, h - 3, PP_JS_IDENT)) {
+		f->name_tok = f->chain = (uint32_t)(h - 3);
+		return;
+	}
 	size_t h0 = h;
 	h = through_operators(c, h);
 	size_t p = h - 1;

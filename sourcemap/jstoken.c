@@ -322,15 +322,18 @@ static bool skip_regex(const char *s, size_t len, size_t *i)
 	return true;
 }
 
-/* The open brackets: token indexes, a template's "${" marked so that its
- * "}" resumes the template. */
+/* The open brackets: token indexes, each marked: code, a template's "${"
+ * (its "}" resumes the template), or a JSX expression container (its "}"
+ * resumes the element, in the state kept beside it). */
+enum { B_CODE, B_TMPL, B_JSX };
 struct brackets {
 	uint32_t *tok;
-	bool *tmpl;
+	uint8_t *mark;
+	uint32_t *jsx; /* for B_JSX: the element's state (struct jsx) */
 	size_t depth, cap;
 };
 
-static int open_bracket(struct brackets *b, uint32_t tok, bool tmpl)
+static int open_bracket(struct brackets *b, uint32_t tok, uint8_t mark, uint32_t jsx)
 {
 	if (b->depth == b->cap) {
 		size_t nc = b->cap ? b->cap * 2 : 64;
@@ -338,14 +341,19 @@ static int open_bracket(struct brackets *b, uint32_t tok, bool tmpl)
 		if (!ns)
 			return -1;
 		b->tok = ns;
-		bool *nt = realloc(b->tmpl, nc * sizeof(*nt));
-		if (!nt)
+		uint8_t *nm = realloc(b->mark, nc * sizeof(*nm));
+		if (!nm)
 			return -1;
-		b->tmpl = nt;
+		b->mark = nm;
+		uint32_t *nj = realloc(b->jsx, nc * sizeof(*nj));
+		if (!nj)
+			return -1;
+		b->jsx = nj;
 		b->cap = nc;
 	}
 	b->tok[b->depth] = tok;
-	b->tmpl[b->depth++] = tmpl;
+	b->jsx[b->depth] = jsx;
+	b->mark[b->depth++] = mark;
 	return 0;
 }
 
@@ -353,7 +361,7 @@ static int open_bracket(struct brackets *b, uint32_t tok, bool tmpl)
  * match the open one (or a template's "${" is open). */
 static inline bool close_bracket(struct brackets *b, const char *s, struct pp_js_toks *v, char c)
 {
-	if (!b->depth || b->tmpl[b->depth - 1])
+	if (!b->depth || b->mark[b->depth - 1] == B_TMPL)
 		return false;
 	uint32_t o = b->tok[--b->depth];
 	char oc = s[v->t[o].off];
@@ -364,14 +372,229 @@ static inline bool close_bracket(struct brackets *b, const char *s, struct pp_js
 	return true;
 }
 
+/*
+ * JSX (React's elements in .jsx and .tsx files, and in .js files, where a
+ * '<' cannot start an expression otherwise).  An element becomes tokens
+ * the function finder reads as an expression: its markup (tags, strings,
+ * text) as opaque PP_JS_STRING pieces, and its expression containers as
+ * code in brackets.  An attribute whose value is a container, name={...},
+ * gives its name as one PP_JS_IDENT token (a-b and a:b too) and its '='
+ * as a punctuator: compiled, it is the key of an object literal, by which
+ * V8 names a function that is the whole value.  The element's state while
+ * a container is open: how many elements are open around it, and whether
+ * it is inside a tag (in its attributes).
+ */
+struct jsx {
+	uint32_t depth;
+	bool tag;
+};
+
+static uint32_t jsx_pack(struct jsx st)
+{
+	return st.depth << 1 | (uint32_t)st.tag;
+}
+
+static struct jsx jsx_unpack(uint32_t u)
+{
+	return (struct jsx){u >> 1, u & 1};
+}
+
+/* Past white space and comments from *I; false in an unterminated comment. */
+static bool jsx_space(const char *s, size_t len, size_t *i)
+{
+	size_t j = *i;
+	while (j < len) {
+		if (cls[(unsigned char)s[j]] & C_WS) {
+			j++;
+		} else if (s[j] == '/' && j + 1 < len && s[j + 1] == '/') {
+			const char *e = memchr(s + j, '\n', len - j);
+			j = e ? (size_t)(e - s) : len;
+		} else if (s[j] == '/' && j + 1 < len && s[j + 1] == '*') {
+			size_t k = j + 2;
+			while (k + 1 < len && !(s[k] == '*' && s[k + 1] == '/'))
+				k++;
+			if (k + 1 >= len)
+				return false;
+			j = k + 2;
+		} else {
+			break;
+		}
+	}
+	*i = j;
+	return true;
+}
+
+/* The end of a JSX name from I (an identifier's bytes, '-', ':', '.'). */
+static size_t jsx_name(const char *s, size_t len, size_t i)
+{
+	while (i < len &&
+	       (ident_part((unsigned char)s[i]) || s[i] == '-' || s[i] == ':' || s[i] == '.'))
+		i++;
+	return i;
+}
+
+/* Whether the '<' at I (where an expression starts) opens an element: a
+ * name or '>' follows, not a TypeScript type parameter (<T,>, <T extends
+ * U>, <T = U>). */
+static bool jsx_opens(const char *s, size_t len, size_t i)
+{
+	size_t j = i + 1;
+	if (!jsx_space(s, len, &j) || j >= len)
+		return false;
+	if (s[j] == '>')
+		return true;
+	if (!ident_start((unsigned char)s[j]))
+		return false;
+	j = jsx_name(s, len, j);
+	if (!jsx_space(s, len, &j) || j >= len || s[j] == ',' || s[j] == '=')
+		return false;
+	if (len - j > 8 && memcmp(s + j, "extends", 7) == 0 &&
+	    (cls[(unsigned char)s[j + 7]] & C_WS)) {
+		size_t k = j + 7;
+		return jsx_space(s, len, &k) && k < len &&
+		       (s[k] == '=' || s[k] == '>' || s[k] == '/');
+	}
+	return true;
+}
+
+static inline void jsx_piece(struct pp_js_toks *v, size_t from, size_t to)
+{
+	if (to > from)
+		push(v, PP_JS_STRING, from, to - from);
+}
+
+/*
+ * Scans an element from *I in state ST (at its '<', or just past a
+ * container's '}') up to its end or its next container, whose '{' it
+ * pushes and opens.  -1 when it is not understood.
+ */
+static int jsx_scan(const char *s, size_t len, size_t *pi, struct jsx st, struct pp_js_toks *v,
+		    struct brackets *br)
+{
+	size_t i = *pi, piece = i;
+	for (;;) {
+		if (st.tag) {
+			if (!jsx_space(s, len, &i) || i >= len)
+				return -1;
+			char c = s[i];
+			if (c == '/') {
+				if (i + 1 >= len || s[i + 1] != '>')
+					return -1;
+				i += 2;
+				st.tag = false;
+				if (!st.depth)
+					break;
+				continue;
+			}
+			if (c == '>') {
+				i++;
+				st.tag = false;
+				st.depth++;
+				continue;
+			}
+			if (c == '{') /* {...props} */
+				goto container;
+			if (!ident_start((unsigned char)c))
+				return -1;
+			size_t a = i;
+			i = jsx_name(s, len, i);
+			size_t ae = i;
+			if (!jsx_space(s, len, &i) || i >= len)
+				return -1;
+			if (s[i] != '=')
+				continue; /* an attribute without a value */
+			size_t eq = i++;
+			if (!jsx_space(s, len, &i) || i >= len)
+				return -1;
+			if (s[i] == '"' || s[i] == '\'') {
+				/* no escapes; lines may break */
+				const char *e = memchr(s + i + 1, s[i], len - i - 1);
+				if (!e)
+					return -1;
+				i = (size_t)(e - s) + 1;
+				continue;
+			}
+			if (s[i] != '{')
+				return -1; /* an element as a value: not taken */
+			jsx_piece(v, piece, a);
+			push(v, PP_JS_IDENT, a, ae - a);
+			push(v, PP_JS_PUNCT, eq, 1);
+			piece = i;
+			goto container;
+		}
+		/* children (or the element's first '<'): text up to a
+		 * container or a tag */
+		while (i < len && s[i] != '{' && s[i] != '<')
+			i++;
+		if (i >= len)
+			return -1;
+		if (s[i] == '{') {
+			if (!st.depth)
+				return -1;
+			goto container;
+		}
+		i++;
+		if (!jsx_space(s, len, &i) || i >= len)
+			return -1;
+		if (s[i] == '>') { /* <>: a fragment */
+			i++;
+			st.depth++;
+			continue;
+		}
+		if (s[i] == '/') { /* </name> */
+			i++;
+			if (!st.depth || !jsx_space(s, len, &i))
+				return -1;
+			i = jsx_name(s, len, i);
+			if (!jsx_space(s, len, &i) || i >= len || s[i] != '>')
+				return -1;
+			i++;
+			if (!--st.depth)
+				break;
+			continue;
+		}
+		if (!ident_start((unsigned char)s[i]))
+			return -1;
+		i = jsx_name(s, len, i);
+		st.tag = true;
+	}
+	jsx_piece(v, piece, i);
+	*pi = i;
+	return 0;
+container:
+	jsx_piece(v, piece, i);
+	push_bracket(v, i);
+	if (open_bracket(br, (uint32_t)(v->n - 1), B_JSX, jsx_pack(st)))
+		return -1;
+	*pi = i + 1;
+	return 0;
+}
+
 int pp_js_tokenize(const char *s, size_t len, struct pp_js_toks *v)
 {
 	return pp_js_tokenize_in(s, len, v, NULL);
 }
 
+static int tokenize(const char *s, size_t len, bool jsx, struct pp_js_toks *v, struct pp_js_heap *h);
+
 int pp_js_tokenize_in(const char *s, size_t len, struct pp_js_toks *v, struct pp_js_heap *h)
 {
-	struct brackets br = {NULL, NULL, 0, 0};
+	return tokenize(s, len, false, v, h);
+}
+
+int pp_js_tokenize_jsx(const char *s, size_t len, bool jsx, struct pp_js_toks *v,
+		       struct pp_js_heap *h)
+{
+	/* a '<' taken for an element that is none (a type's <T>(x: T) =>
+	 * in a .tsx file, Flow's generics) leaves one unclosed: without */
+	if (jsx && tokenize(s, len, true, v, h) == 0)
+		return 0;
+	return tokenize(s, len, false, v, h);
+}
+
+static int tokenize(const char *s, size_t len, bool jsx, struct pp_js_toks *v, struct pp_js_heap *h)
+{
+	struct brackets br = {NULL, NULL, NULL, 0, 0};
 	size_t i = 0;
 	int rc = -1;
 
@@ -408,12 +631,20 @@ int pp_js_tokenize_in(const char *s, size_t len, struct pp_js_toks *v, struct pp
 		case '{':
 			i++;
 			push_bracket(v, st);
-			if (open_bracket(&br, (uint32_t)(v->n - 1), false))
+			if (open_bracket(&br, (uint32_t)(v->n - 1), B_CODE, 0))
 				goto out;
 			continue;
 		case '}':
-			if (br.depth && br.tmpl[br.depth - 1])
+			if (br.depth && br.mark[br.depth - 1] == B_TMPL)
 				break;
+			if (br.depth && br.mark[br.depth - 1] == B_JSX) {
+				struct jsx el = jsx_unpack(br.jsx[br.depth - 1]);
+				push_bracket(v, i++);
+				if (!close_bracket(&br, s, v, '}') ||
+				    jsx_scan(s, len, &i, el, v, &br))
+					goto out;
+				continue;
+			}
 			/* fall through */
 		case ')':
 		case ']':
@@ -503,7 +734,7 @@ int pp_js_tokenize_in(const char *s, size_t len, struct pp_js_toks *v, struct pp
 			push(v, PP_JS_STRING, st, i - st);
 			continue;
 		}
-		if (c == '`' || (c == '}' && br.depth && br.tmpl[br.depth - 1])) {
+		if (c == '`' || (c == '}' && br.depth && br.mark[br.depth - 1] == B_TMPL)) {
 			/* a template piece: up to the closing '`' or a "${" */
 			if (c == '}')
 				br.depth--;
@@ -524,7 +755,7 @@ int pp_js_tokenize_in(const char *s, size_t len, struct pp_js_toks *v, struct pp
 				goto out;
 			i = open ? j + 2 : j + 1;
 			push(v, PP_JS_TEMPLATE, st, i - st);
-			if (open && open_bracket(&br, UINT32_MAX, true))
+			if (open && open_bracket(&br, UINT32_MAX, B_TMPL, 0))
 				goto out;
 			continue;
 		}
@@ -532,6 +763,11 @@ int pp_js_tokenize_in(const char *s, size_t len, struct pp_js_toks *v, struct pp
 			if (!skip_regex(s, len, &i))
 				goto out;
 			push(v, PP_JS_REGEX, st, i - st);
+			continue;
+		}
+		if (c == '<' && jsx && regex_allowed(s, v) && jsx_opens(s, len, i)) {
+			if (jsx_scan(s, len, &i, (struct jsx){0, false}, v, &br))
+				goto out;
 			continue;
 		}
 		if (c < 0x21 || c > 0x7e || c == '\\' || c == '#')
@@ -546,7 +782,8 @@ int pp_js_tokenize_in(const char *s, size_t len, struct pp_js_toks *v, struct pp
 		rc = 0;
 out:
 	free(br.tok);
-	free(br.tmpl);
+	free(br.mark);
+	free(br.jsx);
 	if (rc) {
 		if (h)
 			pp_js_heap_shrink(h, v->t, 0);

@@ -100,6 +100,11 @@ int pp_js_tokenize(const char *text, size_t len, struct pp_js_toks *v);
 /* The same with the array in H (NULL: pp_js_tokenize()), sized once for the
  * most tokens TEXT can have and shrunk to those it has. */
 int pp_js_tokenize_in(const char *text, size_t len, struct pp_js_toks *v, struct pp_js_heap *h);
+/* The same, JSX too when JSX is set (a source that is not TypeScript
+ * without it: .jsx, .tsx, .js); a text JSX does not make sense of is
+ * tokenized again without. */
+int pp_js_tokenize_jsx(const char *text, size_t len, bool jsx, struct pp_js_toks *v,
+		       struct pp_js_heap *h);
 void pp_js_toks_release(struct pp_js_toks *v);
 /* Whether token T is the text S. */
 bool pp_js_tok_is(const char *text, const struct pp_js_tok *t, const char *s);

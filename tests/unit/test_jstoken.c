@@ -24,13 +24,13 @@
 /* The names of SRC's functions, in order of their V8 position, each
  * followed by '@' and the text at that position's first byte: "f@( g@x";
  * JS: SRC read as JavaScript (pp_js_functions_in()), else TypeScript. */
-static void names_of(const char *src, bool js, char *out, size_t cap)
+static void names_of(const char *src, bool js, bool jsx, char *out, size_t cap)
 {
 	struct pp_js_toks v;
 	struct pp_js_funcs fs;
 	size_t at = 0;
 
-	assert_int_equal(pp_js_tokenize(src, strlen(src), &v), 0);
+	assert_int_equal(pp_js_tokenize_jsx(src, strlen(src), jsx, &v, NULL), 0);
 	assert_int_equal(pp_js_functions_in(src, &v, js, &fs), 0);
 	out[0] = '\0';
 	for (size_t i = 0; i < fs.n; i++) {
@@ -44,15 +44,17 @@ static void names_of(const char *src, bool js, char *out, size_t cap)
 	pp_js_toks_release(&v);
 }
 
-/* SRC's names are WANT, read as TypeScript (NAMES) or JavaScript */
-#define NAMES_AS(js, src, want)                        \
-	do {                                           \
-		char got_[1024];                       \
-		names_of(src, js, got_, sizeof(got_)); \
-		assert_string_equal(got_, want);       \
+/* SRC's names are WANT, read as TypeScript (NAMES), JavaScript or
+ * TypeScript with JSX (a .tsx file) */
+#define NAMES_AS(js, jsx, src, want)                        \
+	do {                                                \
+		char got_[1024];                            \
+		names_of(src, js, jsx, got_, sizeof(got_)); \
+		assert_string_equal(got_, want);            \
 	} while (0)
-#define NAMES(src, want) NAMES_AS(false, src, want)
-#define JS_NAMES(src, want) NAMES_AS(true, src, want)
+#define NAMES(src, want) NAMES_AS(false, false, src, want)
+#define JS_NAMES(src, want) NAMES_AS(true, false, src, want)
+#define JSX_NAMES(src, want) NAMES_AS(false, true, src, want)
 
 static void test_jstoken_declarations(void **state)
 {
@@ -400,6 +402,43 @@ static void test_jstoken_class_names(void **state)
 	assert_int_equal(pp_js_class_name(src, &v, 0, nb, sizeof(nb)), 0); /* not "class" */
 	assert_string_equal(nb, "");
 	pp_js_toks_release(&v);
+}
+
+static void test_jstoken_jsx(void **state)
+{
+	struct pp_js_toks v;
+	(void)state;
+	/* markup is opaque: quotes, slashes and brackets in its text and
+	 * its attributes' strings */
+	JSX_NAMES("const Cell = ({ v }) => (\n<td class=\"a'b\" title='x // y'>it's {v} / "
+		  "{\"}\"} (</td>\n);\nfunction after() {}",
+		  "Cell@( after@(");
+	/* a function that is an attribute's whole value: named by the
+	 * attribute, as compiled ({onClick: () => go()}) */
+	JSX_NAMES("<a onClick={() => go()} data-x={function () {}} on:y={(e) => 1}/>",
+		  "onClick@( data-x@( on:y@(");
+	/* its own name first; in children, anonymous; part of the value,
+	 * anonymous */
+	JSX_NAMES("<ul onHover={function hovered() {}}>{xs.map((x) => <li key={x}>{x}</li>)}"
+		  "<b f={c ? () => 1 : g} /></ul>",
+		  "hovered@( -@( -@(");
+	/* fragments, nesting, spread attributes, comments in tags and
+	 * containers, member tag names */
+	JSX_NAMES("x = <><A {...p} /* c */ b=\"1\" // d\n>{/* none */}<B.C.D/></A></>;\n"
+		  "const f = () => <i/>",
+		  "f@(");
+	/* TypeScript's generic arrows in a .tsx file are no elements */
+	JSX_NAMES("const id = <T,>(x: T) => x; const e = <T extends object>(x: T) => x", "id@( e@(");
+	/* a '<' taken for an element's start that is none (after a word
+	 * that starts an expression, here a property's name; a type's
+	 * <T>(x: T) => T): the element never closes, and the text is
+	 * tokenized again without JSX */
+	JSX_NAMES("if (x.in <y) { z() } function g() {}", "g@(");
+	/* without JSX (a .ts file), <number>x is a type assertion */
+	NAMES("const n = <number>x; function k() {}", "k@(");
+	/* not understood either way */
+	assert_int_equal(pp_js_tokenize_jsx("f(<a>it's</b>", 13, true, &v, NULL), -1);
+	assert_int_equal(pp_js_tokenize_jsx("<a b={1}>it's", 13, true, &v, NULL), -1);
 }
 
 static void test_jstoken_lexing(void **state)
@@ -950,6 +989,7 @@ int main(void)
 		cmocka_unit_test(test_jstoken_function_at_name_to_body),
 		cmocka_unit_test(test_jstoken_function_at_es5_method),
 		cmocka_unit_test(test_jstoken_long_name),
+		cmocka_unit_test(test_jstoken_jsx),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
