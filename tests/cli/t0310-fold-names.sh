@@ -209,6 +209,22 @@ test_expect_success 'fifth program: new X(() => ) in a field and a property' '
 	done
 '
 
+# A sixth program (fixtures/names6): components in .tsx files, JSX text
+# with quotes and slashes, handlers in attributes, a render prop, a class
+# component, a higher-order component, fragments, a generic arrow <T,>.
+# The same 95% on every bundler.
+program_scores "$FIX/names6" p6 sixth
+
+# Names only the .tsx sources keep (the tokenizer reads JSX): function
+# hovered in onMouseOver={...} and function Bordered returned by a
+# higher-order component, whose names every minifier drops; a function
+# that is an attribute's whole value, named by the attribute.
+test_expect_success 'sixth program: names in .tsx sources' '
+	has_frames p6 ";hovered [^ ]*src/ui/table.tsx:34[ ;]" \
+		";Bordered [^ ]*src/ui/widgets.tsx:27[ ;]" ";onClick [^ ]*src/ui/table.tsx:21[ ;]" \
+		";data-on-render [^ ]*src/ui/widgets.tsx:49[ ;]"
+'
+
 # An index map (fixtures/names/index-map.mjs: esbuild's map cut into
 # sections, each listing the sources it uses): the same names and files as
 # the regular map, with and without sourcesContent.
