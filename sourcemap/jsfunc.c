@@ -6,50 +6,17 @@
  * binding it is assigned to (a.b.c = function), its class for a
  * constructor; none for a callback passed inline.
  */
-#include "jstoken.h"
+#include "jsfunc_private.h"
 
 #include <stdlib.h>
 #include <string.h>
-
-#define NIL UINT32_MAX
-
-/* container()'s last answer: the token asked of and its open bracket */
-struct cont {
-	size_t q, in;
-};
-
-struct ctx {
-	const char *s;
-	const struct pp_js_tok *t;
-	size_t n;
-	struct cont *last; /* NULL: no memory of the last answer */
-	bool js;           /* JavaScript: no type annotations */
-};
-
-/* A function of no tokens yet: nothing known of it */
-static const struct pp_js_func no_func = {NIL,   NIL,   NIL,   NIL,   NIL, NIL, NIL, 0,   false,
-					  false, false, false, false, NIL, NIL, NIL, NIL, NIL};
-
-/* pp_js_tok_is(), inlined: W is a literal, so its length is known */
-static inline bool is(const struct ctx *c, size_t i, const char *w)
-{
-	if (i >= c->n || c->s[c->t[i].off] != w[0])
-		return false;
-	size_t n = strlen(w);
-	return pp_js_tok_len(&c->t[i]) == n && memcmp(c->s + c->t[i].off, w, n) == 0;
-}
-
-static bool kind(const struct ctx *c, size_t i, enum pp_js_kind k)
-{
-	return i < c->n && pp_js_tok_kind(&c->t[i]) == k;
-}
 
 /* Whether token I is a word that cannot be a method's key before "(":
  * if for while switch catch with function return typeof await yield new
  * super import void delete in of do else instanceof throw case export
  * class.  By length first: most tokens before a "(" are a minified
  * callee's one or two letters. */
-static bool not_key(const struct ctx *c, size_t i)
+bool pp_jsf_not_key(const struct ctx *c, size_t i)
 {
 	static const char *const by_len[11][8] = {
 		[2] = {"if", "in", "of", "do"},
@@ -427,7 +394,7 @@ static bool key_known(const struct ctx *c, size_t open, size_t close)
  * NIL when Q ends no such chain, and for a chain behind a call or anything
  * else V8 names otherwise (f().a).
  */
-static size_t member_chain(const struct ctx *c, size_t q)
+size_t pp_jsf_member_chain(const struct ctx *c, size_t q)
 {
 	size_t first = q;
 	for (size_t steps = 0; steps < 256; steps++) {
@@ -439,7 +406,7 @@ static size_t member_chain(const struct ctx *c, size_t q)
 			/* the object: a name (not a keyword: return [a] = is an
 			 * array), or another member's "]" */
 			if (!(is(c, obj, "]") || kind(c, obj, PP_JS_PRIVATE) ||
-			      (kind(c, obj, PP_JS_IDENT) && !not_key(c, obj))))
+			      (kind(c, obj, PP_JS_IDENT) && !pp_jsf_not_key(c, obj))))
 				return NIL;
 			first = obj;
 			continue;
@@ -453,7 +420,7 @@ static size_t member_chain(const struct ctx *c, size_t q)
 			continue;
 		}
 		/* f().a = (and the like): V8 names such a function by parts
-		 * not read here (binding() takes its last part) */
+		 * not read here (pp_jsf_binding() takes its last part) */
 		return first >= 1 && is(c, first - 1, ".") ? NIL : first;
 	}
 	return NIL;
@@ -465,7 +432,7 @@ static size_t member_chain(const struct ctx *c, size_t q)
  * still open at I, or the walk goes on before it; so the members of an
  * object of 10^5 computed keys, asked in order, are not 10^5 walks over
  * the ones before. */
-static size_t container(const struct ctx *c, size_t i)
+size_t pp_jsf_container(const struct ctx *c, size_t i)
 {
 	if (c->last && c->last->q == i)
 		return c->last->in; /* asked again */
@@ -504,7 +471,7 @@ static size_t container(const struct ctx *c, size_t i)
 /* The "class" keyword of the class whose body's '{' is OPEN (back over
  * its name, heritage and type parameters), or NIL: an object literal or a
  * block. */
-static size_t class_of(const struct ctx *c, size_t open)
+size_t pp_jsf_class_of(const struct ctx *c, size_t open)
 {
 	size_t k = open;
 	for (size_t steps = 0; k > 0 && steps < 64; steps++) {
@@ -528,9 +495,9 @@ static size_t class_of(const struct ctx *c, size_t open)
 }
 
 /* Whether the '{' at I is a class body. */
-static bool class_body(const struct ctx *c, size_t i)
+bool pp_jsf_class_body(const struct ctx *c, size_t i)
 {
-	return i != NIL && is(c, i, "{") && class_of(c, i) != NIL;
+	return i != NIL && is(c, i, "{") && pp_jsf_class_of(c, i) != NIL;
 }
 
 /* Whether the '{' at OPEN starts an object literal or pattern: it follows
@@ -551,7 +518,7 @@ static bool object_open(const struct ctx *c, size_t open, int depth)
 	       (kind(c, b - 1, PP_JS_IDENT) || kind(c, b - 1, PP_JS_STRING) ||
 		kind(c, b - 1, PP_JS_NUMBER)) &&
 	       (is(c, b - 2, "{") || is(c, b - 2, ",")) &&
-	       object_open(c, container(c, b - 1), depth - 1);
+	       object_open(c, pp_jsf_container(c, b - 1), depth - 1);
 }
 
 /* Whether Q, before "= function" or "= () =>", is the binding of an object
@@ -568,7 +535,7 @@ static bool pattern_binding(const struct ctx *c, size_t q)
 	if (!(kind(c, k, PP_JS_IDENT) || kind(c, k, PP_JS_STRING) || kind(c, k, PP_JS_NUMBER)) ||
 	    !(is(c, k - 1, "{") || is(c, k - 1, ",")))
 		return false;
-	return object_open(c, container(c, k), 8);
+	return object_open(c, pp_jsf_container(c, k), 8);
 }
 
 /* Whether tokens FIRST .. LAST are a.b.c: names and dots by turns. */
@@ -588,7 +555,7 @@ bool pp_js_dotted(const char *text, const struct pp_js_toks *v, size_t first, si
 
 /* The body's '{' of the class whose "class" keyword is token I (the first
  * '{' outside brackets after it), NIL when it has none. */
-static size_t class_open(const struct ctx *c, size_t i)
+size_t pp_jsf_class_open(const struct ctx *c, size_t i)
 {
 	size_t j = i + 1;
 	for (; j < c->n && !is(c, j, "{"); j++)
@@ -708,7 +675,7 @@ static size_t survives(const struct ctx *c, size_t eq, size_t e)
 		if (nends == 0 && (is(c, i, ";") || is(c, i, "}")))
 			return NIL;
 		if (nends == 0 && is(c, i, ",")) {
-			size_t in = container(c, i);
+			size_t in = pp_jsf_container(c, i);
 			if (in == NIL || in < eq)
 				return NIL; /* the binding's own list, or a sequence */
 		}
@@ -744,14 +711,15 @@ static size_t survives(const struct ctx *c, size_t eq, size_t e)
 			goto ended;
 		}
 		if (is(c, i, "class") && !(i > 0 && is(c, i - 1, "."))) {
-			size_t o = class_open(c, i);
+			size_t o = pp_jsf_class_open(c, i);
 			if (o == NIL)
 				return NIL;
 			i = pp_js_tok_match(&c->t[o]);
 			goto ended;
 		}
 		if (is(c, i, "(") && m != NIL && i > 0 &&
-		    ((kind(c, i - 1, PP_JS_IDENT) && (!not_key(c, i - 1) || is(c, i - 1, "super"))) ||
+		    ((kind(c, i - 1, PP_JS_IDENT) &&
+		      (!pp_jsf_not_key(c, i - 1) || is(c, i - 1, "super"))) ||
 		     is(c, i - 1, ")") || is(c, i - 1, "]") || kind(c, i - 1, PP_JS_PRIVATE))) {
 			/* a method's body (m(a) {): its own */
 			size_t b = after_params(c, m, false);
@@ -796,7 +764,7 @@ static size_t survives(const struct ctx *c, size_t eq, size_t e)
  * key of an object literal property (k: ).  Sets F's name_tok, chain and
  * this_chain.
  */
-static void binding(const struct ctx *c, size_t h, size_t e, struct pp_js_func *f)
+void pp_jsf_binding(const struct ctx *c, size_t h, size_t e, struct pp_js_func *f)
 {
 	if (h == 0 || called_after(c, e))
 		return;
@@ -827,11 +795,11 @@ static void binding(const struct ctx *c, size_t h, size_t e, struct pp_js_func *
 		/* [k] = in a class body: a field's computed key, named by
 		 * the class (computed_member()) */
 		if (is(c, q, "]") && opener(c, q) != NIL &&
-		    class_body(c, container(c, opener(c, q))))
+		    pp_jsf_class_body(c, pp_jsf_container(c, opener(c, q))))
 			return;
 		/* a[k] = (a computed member), else const x: Type = ...: back
 		 * over the type to "x :" */
-		size_t keyed = is(c, q, "]") ? member_chain(c, q) : NIL;
+		size_t keyed = is(c, q, "]") ? pp_jsf_member_chain(c, q) : NIL;
 		bool pattern = keyed == NIL && pattern_binding(c, q);
 		/* {k: v = a || function () {}}: V8 says k.v (an inferred
 		 * name, not the binding's): none here; {k: v = (() => 1)}
@@ -854,7 +822,7 @@ static void binding(const struct ctx *c, size_t h, size_t e, struct pp_js_func *
 			if (!(kind(c, q, PP_JS_IDENT) || kind(c, q, PP_JS_PRIVATE)))
 				return;
 		}
-		size_t first = keyed != NIL ? keyed : member_chain(c, q);
+		size_t first = keyed != NIL ? keyed : pp_jsf_member_chain(c, q);
 		if (first == NIL) {
 			if (is(c, q, "]"))
 				return;
@@ -867,7 +835,7 @@ static void binding(const struct ctx *c, size_t h, size_t e, struct pp_js_func *
 		if (is(c, p, "=") && first != q && dotted(c, first, q) && !is(c, first, "this")) {
 			while (first >= 2 && is(c, first - 1, "=") &&
 			       kind(c, first - 2, PP_JS_IDENT)) {
-				size_t o = member_chain(c, first - 2);
+				size_t o = pp_jsf_member_chain(c, first - 2);
 				if (o == NIL || o == first - 2 || !dotted(c, o, first - 2))
 					break;
 				first = o;
@@ -905,7 +873,7 @@ static void namespace_member(const struct ctx *c, struct pp_js_func *f)
 	if (q == NIL || f->chain != q || q < 2 || !is(c, q - 2, "export") ||
 	    !(is(c, q - 1, "const") || is(c, q - 1, "let") || is(c, q - 1, "var")))
 		return;
-	size_t open = container(c, q - 2);
+	size_t open = pp_jsf_container(c, q - 2);
 	if (open == NIL || open < 2 || !is(c, open, "{") || !kind(c, open - 1, PP_JS_IDENT))
 		return;
 	size_t k = open - 1;
@@ -934,7 +902,7 @@ static void new_argument(const struct ctx *c, size_t h, size_t e, struct pp_js_f
 		return;
 	size_t open = h - 1;
 	if (!is(c, open, "("))
-		open = is(c, open, ",") ? container(c, open) : NIL;
+		open = is(c, open, ",") ? pp_jsf_container(c, open) : NIL;
 	uint32_t close = open != NIL ? pp_js_tok_match(&c->t[open]) : NIL;
 	if (open == NIL || open == 0 || close == NIL || close <= e || !is(c, open, "("))
 		return;
@@ -963,13 +931,13 @@ static void new_argument(const struct ctx *c, size_t h, size_t e, struct pp_js_f
 	if (after < c->n && !is(c, after, ";") && !is(c, after, ",") && !is(c, after, "}"))
 		return;
 	struct pp_js_func b = no_func;
-	binding(c, k - 1, e + 1, &b);
+	pp_jsf_binding(c, k - 1, e + 1, &b);
 	if (b.name_tok == NIL || b.chain != b.name_tok || b.pattern)
 		return;
-	size_t in = container(c, b.name_tok);
+	size_t in = pp_jsf_container(c, b.name_tok);
 	if (in == NIL || !is(c, in, "{"))
 		return;
-	size_t kw = class_of(c, in);
+	size_t kw = pp_jsf_class_of(c, in);
 	if (kw != NIL) {
 		/* the field's own name (x = y = new P() is no field y) */
 		size_t fs = b.name_tok - 1;
@@ -994,7 +962,7 @@ static void new_argument(const struct ctx *c, size_t h, size_t e, struct pp_js_f
 			 * a.b.ready, {K: class} o.K.ready, not read here */
 			if (!is(c, q, "="))
 				return;
-			binding(c, kw, pp_js_tok_match(&c->t[in]), &cb);
+			pp_jsf_binding(c, kw, pp_js_tok_match(&c->t[in]), &cb);
 			if (cb.name_tok == NIL || cb.chain != cb.name_tok || cb.pattern ||
 			    !kind(c, cb.name_tok, PP_JS_IDENT))
 				return;
@@ -1044,12 +1012,13 @@ static void computed_member(const struct ctx *c, size_t h, struct pp_js_func *f)
 	size_t o = opener(c, h - 2);
 	if (o == NIL || o == 0)
 		return;
-	size_t in = container(c, o);
+	size_t in = pp_jsf_container(c, o);
 	if (in == NIL || !is(c, in, "{"))
 		return;
-	if (is(c, h - 1, ":") && (is(c, o - 1, "{") || is(c, o - 1, ",")) && !class_body(c, in))
+	if (is(c, h - 1, ":") && (is(c, o - 1, "{") || is(c, o - 1, ",")) &&
+	    !pp_jsf_class_body(c, in))
 		f->ctx = (uint32_t)in;
-	else if (is(c, h - 1, "=") && class_body(c, in) &&
+	else if (is(c, h - 1, "=") && pp_jsf_class_body(c, in) &&
 		 (is(c, o - 1, "{") || is(c, o - 1, ";") || is(c, o - 1, "}") ||
 		  is(c, o - 1, "static")))
 		f->ctx = (uint32_t)in;
@@ -1070,15 +1039,15 @@ static int add(struct pp_js_funcs *fs, const struct pp_js_func *f)
 }
 
 /* The class whose "class" keyword is token I: its body's '{' as
- * class_open(); B's name_tok set to its own name, else (a class
- * expression) B's binding set by binding(). */
-static size_t class_head(const struct ctx *c, size_t i, struct pp_js_func *b)
+ * pp_jsf_class_open(); B's name_tok set to its own name, else (a class
+ * expression) B's binding set by pp_jsf_binding(). */
+size_t pp_jsf_class_head(const struct ctx *c, size_t i, struct pp_js_func *b)
 {
 	if (kind(c, i + 1, PP_JS_IDENT) && !is(c, i + 1, "extends") && !is(c, i + 1, "implements"))
 		b->name_tok = b->chain = (uint32_t)(i + 1);
 	else
-		binding(c, i, NIL, b);
-	return class_open(c, i);
+		pp_jsf_binding(c, i, NIL, b);
+	return pp_jsf_class_open(c, i);
 }
 
 struct cls {
@@ -1151,12 +1120,12 @@ static bool arrow_type(const struct ctx *c, size_t p)
 	size_t b = q - 1;
 	if (is(c, b, "const") || is(c, b, "let") || is(c, b, "var"))
 		return true;
-	size_t in = container(c, k);
+	size_t in = pp_jsf_container(c, k);
 	if (in == NIL)
 		return false;
 	if (is(c, in, "("))
 		return in == b || is(c, b, ",") || is(c, b, "...") || member_modifier(c, b);
-	if (is(c, in, "{") && class_body(c, in))
+	if (is(c, in, "{") && pp_jsf_class_body(c, in))
 		return in == b || is(c, b, ";") || is(c, b, "}") || member_modifier(c, b);
 	return false;
 }
@@ -1191,7 +1160,7 @@ int pp_js_functions_in(const char *text, const struct pp_js_toks *v, bool js,
 
 		if (is(&c, i, "class") && !dot_before) {
 			struct pp_js_func b = f;
-			size_t j = class_head(&c, i, &b);
+			size_t j = pp_jsf_class_head(&c, i, &b);
 			uint32_t name = b.name_tok;
 			uint32_t chain = b.chain != NIL ? b.chain : name;
 			if (j != NIL) {
@@ -1246,7 +1215,7 @@ int pp_js_functions_in(const char *text, const struct pp_js_toks *v, bool js,
 			if (named)
 				f.name_tok = f.chain = (uint32_t)name_at;
 			else
-				binding(&c, f.head, f.close, &f);
+				pp_jsf_binding(&c, f.head, f.close, &f);
 			if (f.name_tok == NIL)
 				new_argument(&c, f.head, f.close, &f);
 			if (f.name_tok == NIL)
@@ -1282,7 +1251,7 @@ int pp_js_functions_in(const char *text, const struct pp_js_toks *v, bool js,
 				f.open = (uint32_t)(i + 1);
 				f.close = (uint32_t)concise_end(&c, i + 1);
 			}
-			binding(&c, f.head, f.close, &f);
+			pp_jsf_binding(&c, f.head, f.close, &f);
 			if (f.name_tok == NIL)
 				new_argument(&c, f.head, f.close, &f);
 			if (f.name_tok == NIL)
@@ -1307,7 +1276,7 @@ int pp_js_functions_in(const char *text, const struct pp_js_toks *v, bool js,
 				key = pp_js_tok_match(&c.t[k]);
 			else if (!(kind(&c, k, PP_JS_IDENT) || kind(&c, k, PP_JS_STRING) ||
 				   kind(&c, k, PP_JS_NUMBER) || kind(&c, k, PP_JS_PRIVATE)) ||
-				 not_key(&c, k))
+				 pp_jsf_not_key(&c, k))
 				continue;
 			if (key > 0 && (is(&c, key - 1, ".") || is(&c, key - 1, "?.") ||
 					is(&c, key - 1, "function") ||
@@ -1329,7 +1298,7 @@ int pp_js_functions_in(const char *text, const struct pp_js_toks *v, bool js,
 					f.ctor = true;
 			} else {
 				/* [k]() {}: named by what holds it */
-				size_t in = container(&c, key);
+				size_t in = pp_jsf_container(&c, key);
 				if (in != NIL && is(&c, in, "{"))
 					f.ctx = (uint32_t)in;
 			}
@@ -1415,254 +1384,6 @@ void pp_js_funcs_release(struct pp_js_funcs *fs)
 {
 	free(fs->f);
 	memset(fs, 0, sizeof(*fs));
-}
-
-static size_t put(char *buf, size_t cap, size_t at, const char *s, size_t n)
-{
-	if (at < cap) {
-		size_t k = n < cap - 1 - at ? n : cap - 1 - at;
-		memcpy(buf + at, s, k);
-		buf[at + k] = '\0';
-	}
-	return at + n;
-}
-
-/* A token's text as a name part: a string key (or a computed key's plain
- * template) without its quotes, and up to a NUL byte in it (a name is a C
- * string: its length must be its strlen()). */
-static void tok_text(const char *text, const struct pp_js_tok *t, const char **s, size_t *n)
-{
-	*s = text + t->off;
-	*n = pp_js_tok_len(t);
-	if ((pp_js_tok_kind(t) == PP_JS_STRING || pp_js_tok_kind(t) == PP_JS_TEMPLATE) && *n >= 2) {
-		(*s)++;
-		*n -= 2;
-		const char *z = memchr(*s, '\0', *n);
-		if (z)
-			*n = (size_t)(z - *s);
-	}
-}
-
-/* The parts of the binding a.b.c (or a.b = c.d) from token FIRST to LAST
- * written from AT on, after a "." when PART: "this" is no part (THIS_CHAIN); nor is a
- * "prototype" in a.prototype.f; a computed key is its string's value or
- * "<computed>" (member_chain() took only such keys). */
-static size_t chain_name(const char *text, const struct pp_js_toks *v, uint32_t first,
-			 uint32_t last, bool this_chain, char *buf, size_t cap, size_t at, bool part)
-{
-	const char *s;
-	size_t n;
-	for (uint32_t i = first + (this_chain ? 1 : 0); i <= last;) {
-		const struct pp_js_tok *t = &v->t[i];
-		if (pp_js_tok_is(text, t, ".") || pp_js_tok_is(text, t, "=")) {
-			i++; /* a.b = c.d: a.b.c.d */
-			continue;
-		}
-		uint32_t m = pp_js_tok_match(t);
-		if (pp_js_tok_is(text, t, "[") && m != UINT32_MAX && m > i && m <= last) {
-			enum pp_js_kind kk = pp_js_tok_kind(&v->t[i + 1]);
-			if (m == i + 2 && (kk == PP_JS_STRING || kk == PP_JS_TEMPLATE)) {
-				tok_text(text, &v->t[i + 1], &s, &n);
-			} else {
-				s = "<computed>";
-				n = 10;
-			}
-			i = m + 1;
-		} else {
-			if (i != first && i < last && pp_js_tok_is(text, t, "prototype")) {
-				i++;
-				continue;
-			}
-			tok_text(text, t, &s, &n);
-			i++;
-		}
-		if (part)
-			at = put(buf, cap, at, ".", 1);
-		at = put(buf, cap, at, s, n);
-		part = true;
-	}
-	return at;
-}
-
-/* The binding of the expression whose first token is H and last E, as
- * V8 names what it holds: x = , a.b.c = , const x = (not this.x = ,
- * whose naming in a constructor is not known here): its length written
- * into BUF, else SIZE_MAX. */
-static size_t assigned_name(const struct ctx *c, const struct pp_js_toks *v, size_t h, size_t e,
-			    char *buf, size_t cap)
-{
-	struct pp_js_func b = no_func;
-	if (h == 0 || !is(c, h - 1, "="))
-		return SIZE_MAX;
-	binding(c, h, e, &b);
-	if (b.name_tok == NIL || b.this_chain)
-		return SIZE_MAX;
-	return chain_name(c->s, v, b.chain, b.name_tok, false, buf, cap, 0, false);
-}
-
-/*
- * The name V8 infers for the class expression or object literal whose '{'
- * is OPEN, which it gives each member with a computed key (node
- * --cpu-prof): the binding it is assigned to (A = class {, ns.D = class {,
- * const o = {, a class field x = {), then the keys of the object literals
- * it is nested in (o.a for o = { a: { [k]() {} } }); an array literal's
- * binding for its elements (r = [{ [k]() {} }]).  Its length, written into
- * BUF; SIZE_MAX where V8 infers none (a class declaration) or one not
- * known here (an argument, whose callee's name V8 takes; this.h = { } in
- * a constructor, E.h; a conditional's branch).
- */
-static size_t ctx_name(const struct ctx *c, const struct pp_js_toks *v, size_t open, char *buf,
-		       size_t cap, unsigned depth)
-{
-	uint32_t close = open < c->n ? pp_js_tok_match(&c->t[open]) : NIL;
-	if (depth > 16 || open == 0 || close == NIL || close <= open)
-		return SIZE_MAX;
-	size_t kw = class_of(c, open), p = open - 1;
-	if (kw != NIL)
-		return assigned_name(c, v, kw, close, buf, cap);
-	if (is(c, p, "="))
-		return assigned_name(c, v, open, close, buf, cap); /* a class field's too */
-	if (is(c, p, ":") && p >= 2 && kind(c, p - 1, PP_JS_IDENT) &&
-	    (is(c, p - 2, "{") || is(c, p - 2, ","))) {
-		size_t in = container(c, p - 1);
-		if (in == NIL || !is(c, in, "{") || class_body(c, in))
-			return SIZE_MAX;
-		size_t at = ctx_name(c, v, in, buf, cap, depth + 1);
-		if (at == SIZE_MAX)
-			return SIZE_MAX;
-		const struct pp_js_tok *k = &c->t[p - 1];
-		at = put(buf, cap, at, ".", 1);
-		return put(buf, cap, at, c->s + k->off, pp_js_tok_len(k));
-	}
-	if (is(c, p, "[") || is(c, p, ",")) {
-		size_t arr = is(c, p, "[") ? p : container(c, p);
-		if (arr == NIL || !is(c, arr, "["))
-			return SIZE_MAX;
-		return assigned_name(c, v, arr, pp_js_tok_match(&c->t[arr]), buf, cap);
-	}
-	return SIZE_MAX;
-}
-
-/* pp_js_func_name()'s name, its whole length returned (more than was
- * written when it was cut at CAP) */
-static size_t func_name(const char *text, const struct pp_js_toks *v, const struct pp_js_func *f,
-			char *buf, size_t cap)
-{
-	size_t at = 0;
-	const char *s;
-	size_t n;
-	if (cap)
-		buf[0] = '\0';
-	if (f->ctor) {
-		/* registry.Codec = class { constructor() {} }: registry.Codec */
-		if (f->cls == NIL)
-			return 0;
-		if (pp_js_cls_member(f)) {
-			/* this.K = class in function Holder: Holder.K */
-			size_t at0 = 0;
-			if (f->encl != NIL) {
-				tok_text(text, &v->t[f->encl], &s, &n);
-				if (pp_js_name_capital(s, n))
-					at0 = put(buf, cap, 0, s, n);
-			}
-			return chain_name(text, v, f->cls_chain, f->cls, f->cls_this, buf, cap, at0,
-					  at0 > 0);
-		}
-		tok_text(text, &v->t[f->cls], &s, &n);
-		return put(buf, cap, 0, s, n);
-	}
-	if (f->name_tok == NIL) {
-		if (f->ctx == NIL)
-			return 0;
-		struct ctx c = {text, v->t, v->n, NULL, false};
-		at = ctx_name(&c, v, f->ctx, buf, cap, 0);
-		if (at == SIZE_MAX) {
-			if (cap)
-				buf[0] = '\0';
-			return 0;
-		}
-		return at;
-	}
-	if (f->prefix)
-		at = put(buf, cap, at, f->prefix == 1 ? "get " : "set ", 4);
-	bool part = false; /* a part written: the next one after a "." */
-	if (f->encl != NIL) {
-		tok_text(text, &v->t[f->encl], &s, &n);
-		if (pp_js_name_capital(s, n)) {
-			at = put(buf, cap, at, s, n);
-			part = true;
-		}
-	}
-	if (f->ns != NIL) {
-		tok_text(text, &v->t[f->ns], &s, &n);
-		if (part)
-			at = put(buf, cap, at, ".", 1);
-		at = put(buf, cap, at, s, n);
-		part = true;
-	}
-	return chain_name(text, v, f->chain, f->name_tok, f->this_chain, buf, cap, at, part);
-}
-
-size_t pp_js_func_name(const char *text, const struct pp_js_toks *v, const struct pp_js_func *f,
-		       char *buf, size_t cap)
-{
-	size_t n = func_name(text, v, f, buf, cap);
-	/* what BUF holds: a name longer than CAP is cut there */
-	return !cap ? 0 : n < cap ? n : cap - 1;
-}
-
-size_t pp_js_class_name(const char *text, const struct pp_js_toks *v, size_t i, char *buf,
-			size_t cap)
-{
-	struct ctx c = {text, v->t, v->n, NULL, false};
-	struct pp_js_func b = no_func;
-	if (cap)
-		buf[0] = '\0';
-	if (!is(&c, i, "class"))
-		return 0;
-	class_head(&c, i, &b);
-	if (b.name_tok == NIL)
-		return 0;
-	size_t n = func_name(text, v, &b, buf, cap);
-	return !cap ? 0 : n < cap ? n : cap - 1;
-}
-
-bool pp_js_class_has_ctor(const char *text, const struct pp_js_toks *v, size_t i)
-{
-	struct ctx c = {text, v->t, v->n, NULL, false};
-	if (!is(&c, i, "class"))
-		return false;
-	size_t o = class_open(&c, i);
-	if (o == NIL)
-		return false;
-	size_t close = pp_js_tok_match(&c.t[o]);
-	for (size_t j = o + 1; j < close; j++) {
-		uint32_t m = pp_js_tok_match(&c.t[j]);
-		if (is(&c, j, "constructor") && is(&c, j + 1, "(") && !is(&c, j - 1, "."))
-			return true;
-		if (m != NIL && m > j)
-			j = m; /* a member's body, a computed key */
-	}
-	return false;
-}
-
-uint32_t pp_js_func_ctx_tok(const char *text, const struct pp_js_toks *v, const struct pp_js_func *f)
-{
-	if (f->name_tok != NIL || f->ctor || f->ctx == NIL)
-		return NIL;
-	struct ctx c = {text, v->t, v->n, NULL, false};
-	size_t kw = class_of(&c, f->ctx), h = kw != NIL ? kw : f->ctx;
-	if (h < 2 || !is(&c, h - 1, "=") || !kind(&c, h - 2, PP_JS_IDENT) || not_key(&c, h - 2))
-		return NIL;
-	/* one word: not a.b = , nor x: T = (a type) */
-	if (h >= 3 && (is(&c, h - 3, ".") || is(&c, h - 3, "?.") || is(&c, h - 3, ":")))
-		return NIL;
-	return (uint32_t)(h - 2);
-}
-
-bool pp_js_name_capital(const char *s, size_t n)
-{
-	return n > 0 && s[0] >= 'A' && s[0] <= 'Z';
 }
 
 const struct pp_js_func *pp_js_func_starting(const struct pp_js_funcs *fs, uint32_t t)

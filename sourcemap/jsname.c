@@ -1,0 +1,260 @@
+/*
+ * jsname.c: the names V8 gives the functions and classes jsfunc.c found,
+ * rendered from their naming tokens: a binding's member chain (a.b.c), a
+ * getter's "get ", a class's name before its members' where V8 puts it,
+ * the binding of the class expression or object literal a computed member
+ * is in.
+ */
+#include "jsfunc_private.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static size_t put(char *buf, size_t cap, size_t at, const char *s, size_t n)
+{
+	if (at < cap) {
+		size_t k = n < cap - 1 - at ? n : cap - 1 - at;
+		memcpy(buf + at, s, k);
+		buf[at + k] = '\0';
+	}
+	return at + n;
+}
+
+/* A token's text as a name part: a string key (or a computed key's plain
+ * template) without its quotes, and up to a NUL byte in it (a name is a C
+ * string: its length must be its strlen()). */
+static void tok_text(const char *text, const struct pp_js_tok *t, const char **s, size_t *n)
+{
+	*s = text + t->off;
+	*n = pp_js_tok_len(t);
+	if ((pp_js_tok_kind(t) == PP_JS_STRING || pp_js_tok_kind(t) == PP_JS_TEMPLATE) && *n >= 2) {
+		(*s)++;
+		*n -= 2;
+		const char *z = memchr(*s, '\0', *n);
+		if (z)
+			*n = (size_t)(z - *s);
+	}
+}
+
+/* The parts of the binding a.b.c (or a.b = c.d) from token FIRST to LAST
+ * written from AT on, after a "." when PART: "this" is no part (THIS_CHAIN); nor is a
+ * "prototype" in a.prototype.f; a computed key is its string's value or
+ * "<computed>" (pp_jsf_member_chain() took only such keys). */
+static size_t chain_name(const char *text, const struct pp_js_toks *v, uint32_t first,
+			 uint32_t last, bool this_chain, char *buf, size_t cap, size_t at, bool part)
+{
+	const char *s;
+	size_t n;
+	for (uint32_t i = first + (this_chain ? 1 : 0); i <= last;) {
+		const struct pp_js_tok *t = &v->t[i];
+		if (pp_js_tok_is(text, t, ".") || pp_js_tok_is(text, t, "=")) {
+			i++; /* a.b = c.d: a.b.c.d */
+			continue;
+		}
+		uint32_t m = pp_js_tok_match(t);
+		if (pp_js_tok_is(text, t, "[") && m != UINT32_MAX && m > i && m <= last) {
+			enum pp_js_kind kk = pp_js_tok_kind(&v->t[i + 1]);
+			if (m == i + 2 && (kk == PP_JS_STRING || kk == PP_JS_TEMPLATE)) {
+				tok_text(text, &v->t[i + 1], &s, &n);
+			} else {
+				s = "<computed>";
+				n = 10;
+			}
+			i = m + 1;
+		} else {
+			if (i != first && i < last && pp_js_tok_is(text, t, "prototype")) {
+				i++;
+				continue;
+			}
+			tok_text(text, t, &s, &n);
+			i++;
+		}
+		if (part)
+			at = put(buf, cap, at, ".", 1);
+		at = put(buf, cap, at, s, n);
+		part = true;
+	}
+	return at;
+}
+
+/* The binding of the expression whose first token is H and last E, as
+ * V8 names what it holds: x = , a.b.c = , const x = (not this.x = ,
+ * whose naming in a constructor is not known here): its length written
+ * into BUF, else SIZE_MAX. */
+static size_t assigned_name(const struct ctx *c, const struct pp_js_toks *v, size_t h, size_t e,
+			    char *buf, size_t cap)
+{
+	struct pp_js_func b = no_func;
+	if (h == 0 || !is(c, h - 1, "="))
+		return SIZE_MAX;
+	pp_jsf_binding(c, h, e, &b);
+	if (b.name_tok == NIL || b.this_chain)
+		return SIZE_MAX;
+	return chain_name(c->s, v, b.chain, b.name_tok, false, buf, cap, 0, false);
+}
+
+/*
+ * The name V8 infers for the class expression or object literal whose '{'
+ * is OPEN, which it gives each member with a computed key (node
+ * --cpu-prof): the binding it is assigned to (A = class {, ns.D = class {,
+ * const o = {, a class field x = {), then the keys of the object literals
+ * it is nested in (o.a for o = { a: { [k]() {} } }); an array literal's
+ * binding for its elements (r = [{ [k]() {} }]).  Its length, written into
+ * BUF; SIZE_MAX where V8 infers none (a class declaration) or one not
+ * known here (an argument, whose callee's name V8 takes; this.h = { } in
+ * a constructor, E.h; a conditional's branch).
+ */
+static size_t ctx_name(const struct ctx *c, const struct pp_js_toks *v, size_t open, char *buf,
+		       size_t cap, unsigned depth)
+{
+	uint32_t close = open < c->n ? pp_js_tok_match(&c->t[open]) : NIL;
+	if (depth > 16 || open == 0 || close == NIL || close <= open)
+		return SIZE_MAX;
+	size_t kw = pp_jsf_class_of(c, open), p = open - 1;
+	if (kw != NIL)
+		return assigned_name(c, v, kw, close, buf, cap);
+	if (is(c, p, "="))
+		return assigned_name(c, v, open, close, buf, cap); /* a class field's too */
+	if (is(c, p, ":") && p >= 2 && kind(c, p - 1, PP_JS_IDENT) &&
+	    (is(c, p - 2, "{") || is(c, p - 2, ","))) {
+		size_t in = pp_jsf_container(c, p - 1);
+		if (in == NIL || !is(c, in, "{") || pp_jsf_class_body(c, in))
+			return SIZE_MAX;
+		size_t at = ctx_name(c, v, in, buf, cap, depth + 1);
+		if (at == SIZE_MAX)
+			return SIZE_MAX;
+		const struct pp_js_tok *k = &c->t[p - 1];
+		at = put(buf, cap, at, ".", 1);
+		return put(buf, cap, at, c->s + k->off, pp_js_tok_len(k));
+	}
+	if (is(c, p, "[") || is(c, p, ",")) {
+		size_t arr = is(c, p, "[") ? p : pp_jsf_container(c, p);
+		if (arr == NIL || !is(c, arr, "["))
+			return SIZE_MAX;
+		return assigned_name(c, v, arr, pp_js_tok_match(&c->t[arr]), buf, cap);
+	}
+	return SIZE_MAX;
+}
+
+/* pp_js_func_name()'s name, its whole length returned (more than was
+ * written when it was cut at CAP) */
+static size_t func_name(const char *text, const struct pp_js_toks *v, const struct pp_js_func *f,
+			char *buf, size_t cap)
+{
+	size_t at = 0;
+	const char *s;
+	size_t n;
+	if (cap)
+		buf[0] = '\0';
+	if (f->ctor) {
+		/* registry.Codec = class { constructor() {} }: registry.Codec */
+		if (f->cls == NIL)
+			return 0;
+		if (pp_js_cls_member(f)) {
+			/* this.K = class in function Holder: Holder.K */
+			size_t at0 = 0;
+			if (f->encl != NIL) {
+				tok_text(text, &v->t[f->encl], &s, &n);
+				if (pp_js_name_capital(s, n))
+					at0 = put(buf, cap, 0, s, n);
+			}
+			return chain_name(text, v, f->cls_chain, f->cls, f->cls_this, buf, cap, at0,
+					  at0 > 0);
+		}
+		tok_text(text, &v->t[f->cls], &s, &n);
+		return put(buf, cap, 0, s, n);
+	}
+	if (f->name_tok == NIL) {
+		if (f->ctx == NIL)
+			return 0;
+		struct ctx c = {text, v->t, v->n, NULL, false};
+		at = ctx_name(&c, v, f->ctx, buf, cap, 0);
+		if (at == SIZE_MAX) {
+			if (cap)
+				buf[0] = '\0';
+			return 0;
+		}
+		return at;
+	}
+	if (f->prefix)
+		at = put(buf, cap, at, f->prefix == 1 ? "get " : "set ", 4);
+	bool part = false; /* a part written: the next one after a "." */
+	if (f->encl != NIL) {
+		tok_text(text, &v->t[f->encl], &s, &n);
+		if (pp_js_name_capital(s, n)) {
+			at = put(buf, cap, at, s, n);
+			part = true;
+		}
+	}
+	if (f->ns != NIL) {
+		tok_text(text, &v->t[f->ns], &s, &n);
+		if (part)
+			at = put(buf, cap, at, ".", 1);
+		at = put(buf, cap, at, s, n);
+		part = true;
+	}
+	return chain_name(text, v, f->chain, f->name_tok, f->this_chain, buf, cap, at, part);
+}
+
+size_t pp_js_func_name(const char *text, const struct pp_js_toks *v, const struct pp_js_func *f,
+		       char *buf, size_t cap)
+{
+	size_t n = func_name(text, v, f, buf, cap);
+	/* what BUF holds: a name longer than CAP is cut there */
+	return !cap ? 0 : n < cap ? n : cap - 1;
+}
+
+size_t pp_js_class_name(const char *text, const struct pp_js_toks *v, size_t i, char *buf,
+			size_t cap)
+{
+	struct ctx c = {text, v->t, v->n, NULL, false};
+	struct pp_js_func b = no_func;
+	if (cap)
+		buf[0] = '\0';
+	if (!is(&c, i, "class"))
+		return 0;
+	pp_jsf_class_head(&c, i, &b);
+	if (b.name_tok == NIL)
+		return 0;
+	size_t n = func_name(text, v, &b, buf, cap);
+	return !cap ? 0 : n < cap ? n : cap - 1;
+}
+
+bool pp_js_class_has_ctor(const char *text, const struct pp_js_toks *v, size_t i)
+{
+	struct ctx c = {text, v->t, v->n, NULL, false};
+	if (!is(&c, i, "class"))
+		return false;
+	size_t o = pp_jsf_class_open(&c, i);
+	if (o == NIL)
+		return false;
+	size_t close = pp_js_tok_match(&c.t[o]);
+	for (size_t j = o + 1; j < close; j++) {
+		uint32_t m = pp_js_tok_match(&c.t[j]);
+		if (is(&c, j, "constructor") && is(&c, j + 1, "(") && !is(&c, j - 1, "."))
+			return true;
+		if (m != NIL && m > j)
+			j = m; /* a member's body, a computed key */
+	}
+	return false;
+}
+
+uint32_t pp_js_func_ctx_tok(const char *text, const struct pp_js_toks *v, const struct pp_js_func *f)
+{
+	if (f->name_tok != NIL || f->ctor || f->ctx == NIL)
+		return NIL;
+	struct ctx c = {text, v->t, v->n, NULL, false};
+	size_t kw = pp_jsf_class_of(&c, f->ctx), h = kw != NIL ? kw : f->ctx;
+	if (h < 2 || !is(&c, h - 1, "=") || !kind(&c, h - 2, PP_JS_IDENT) ||
+	    pp_jsf_not_key(&c, h - 2))
+		return NIL;
+	/* one word: not a.b = , nor x: T = (a type) */
+	if (h >= 3 && (is(&c, h - 3, ".") || is(&c, h - 3, "?.") || is(&c, h - 3, ":")))
+		return NIL;
+	return (uint32_t)(h - 2);
+}
+
+bool pp_js_name_capital(const char *s, size_t n)
+{
+	return n > 0 && s[0] >= 'A' && s[0] <= 'Z';
+}
