@@ -274,19 +274,35 @@ static struct pos tpos(const struct text *ct, size_t i)
 	return (struct pos){w.line, w.col};
 }
 
+/* What a text is: the generated script (JavaScript), a TypeScript source
+ * (.ts, .mts, .cts: <T>x is a type assertion), another source (JSX too:
+ * .tsx, .jsx, .js), or a single-file component (.vue, .svelte: scripts in
+ * markup). */
+enum lang { L_SCRIPT, L_TS, L_JSX, L_SFC };
+
 /* Tokenizes T (once) and finds its functions and token positions; the
  * arrays in the map's heap. */
-static bool text_ready_in(struct pp_js_heap *h, struct text *t, const char *s, size_t len, bool js,
-			  bool jsx)
+static bool text_ready_in(struct pp_js_heap *h, struct text *t, const char *s, size_t len,
+			  enum lang lang)
 {
 	if (t->tried)
 		return t->ok;
 	t->tried = true;
+	if (len > UINT32_MAX)
+		return false;
+	if (lang == L_SFC) {
+		/* its scripts where they are, the markup blanked */
+		char *b = pp_js_heap_alloc(h, len);
+		if (!b)
+			return false;
+		pp_js_sfc_scripts(s, len, b);
+		s = b;
+	}
 	t->s = s;
 	t->len = len;
-	if (len > UINT32_MAX || pp_js_tokenize_jsx(s, len, jsx, &t->toks, h))
+	if (pp_js_tokenize_jsx(s, len, lang == L_JSX, &t->toks, h))
 		return false;
-	if (pp_js_functions_in(s, &t->toks, js, &t->funcs))
+	if (pp_js_functions_in(s, &t->toks, lang == L_SCRIPT, &t->funcs))
 		goto fail;
 	t->ck = pp_js_heap_alloc(h, (t->toks.n / CK + 1) * sizeof(*t->ck));
 	if (!t->ck)
@@ -302,27 +318,31 @@ fail:
 	return false;
 }
 
-/* Whether source I of M may hold JSX: any but TypeScript's .ts, .mts and
- * .cts (where <T>x is a type assertion), a query after the name aside. */
-static bool jsx_source(struct smap_map *m, size_t i)
+/* What source I of M is, by its name's end (a query after it aside). */
+static enum lang source_lang(struct smap_map *m, size_t i)
 {
+	static const struct {
+		const char *ext;
+		enum lang lang;
+	} by_ext[] = {{".ts", L_TS},
+		      {".mts", L_TS},
+		      {".cts", L_TS},
+		      {".vue", L_SFC},
+		      {".svelte", L_SFC}};
 	const char *r = i < m->nsrc ? m->src[i].raw : NULL;
-	if (!r)
-		return true;
-	size_t n = strcspn(r, "?#");
-	static const char *const ext[] = {".ts", ".mts", ".cts"};
-	for (size_t k = 0; k < 3; k++) {
-		size_t e = strlen(ext[k]);
-		if (n > e && memcmp(r + n - e, ext[k], e) == 0)
-			return false;
+	size_t n = r ? strcspn(r, "?#") : 0;
+	for (size_t k = 0; k < sizeof(by_ext) / sizeof(by_ext[0]); k++) {
+		size_t e = strlen(by_ext[k].ext);
+		if (n > e && memcmp(r + n - e, by_ext[k].ext, e) == 0)
+			return by_ext[k].lang;
 	}
-	return true;
+	return L_JSX;
 }
 
 /* Source I's text S. */
 static bool text_ready(struct smap_map *m, struct text *t, size_t i, const char *s, size_t len)
 {
-	return text_ready_in(&m->heap, t, s, len, false, jsx_source(m, i));
+	return text_ready_in(&m->heap, t, s, len, source_lang(m, i));
 }
 
 static bool pos_before(struct pos p, uint32_t line, uint32_t col)
@@ -452,8 +472,8 @@ static void *run_jobs(void *arg)
 		size_t len;
 		const char *c = pp_smap_content_in(js->m, js->v[i].src, &len, false, js->h);
 		if (c) /* else out of memory: asked again */
-			(void)text_ready_in(js->h, &js->m->names->src[js->v[i].src], c, len, false,
-					    jsx_source(js->m, js->v[i].src));
+			(void)text_ready_in(js->h, &js->m->names->src[js->v[i].src], c, len,
+					    source_lang(js->m, js->v[i].src));
 	}
 	return NULL;
 }
@@ -864,7 +884,7 @@ int smap_map_prepare_script(struct smap_map *m)
 	struct pp_smap_names *n = m->names;
 	/* a script not understood is not understood later either */
 	if (n && n->script)
-		(void)text_ready_in(&n->heapg, &n->gen, n->script, n->slen, true, false);
+		(void)text_ready_in(&n->heapg, &n->gen, n->script, n->slen, L_SCRIPT);
 	return SMAP_OK;
 }
 
@@ -1114,10 +1134,9 @@ static int function_at(struct smap_map *m, uint32_t line, uint32_t column,
 		out->from = SMAP_FROM_SCOPES;
 	}
 
-	struct text *g =
-		n->script && text_ready_in(&n->heapg, &n->gen, n->script, n->slen, true, false)
-			? &n->gen
-			: NULL;
+	struct text *g = n->script && text_ready_in(&n->heapg, &n->gen, n->script, n->slen, L_SCRIPT)
+				 ? &n->gen
+				 : NULL;
 	const struct pp_js_func *gf = NULL;
 	if (g) {
 		size_t ti;

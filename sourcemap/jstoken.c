@@ -797,6 +797,56 @@ out:
 	return rc;
 }
 
+/* OUT[A..E) from S: blanks but line ends and bytes from 0x80 */
+static void blank(const char *s, size_t a, size_t e, char *out)
+{
+	for (size_t k = a; k < e; k++) {
+		unsigned char c = (unsigned char)s[k];
+		out[k] = c == '\n' || c == '\r' || c >= 0x80 ? (char)c : ' ';
+	}
+}
+
+/* The first "<script" from I that opens an element (white space or '>'
+ * after it), else LEN. */
+static size_t script_tag(const char *s, size_t len, size_t i)
+{
+	while (i + 7 < len) {
+		const char *p = memchr(s + i, '<', len - i);
+		if (!p)
+			break;
+		size_t k = (size_t)(p - s);
+		if (k + 7 < len && memcmp(p, "<script", 7) == 0 &&
+		    (p[7] == '>' || (cls[(unsigned char)p[7]] & C_WS)))
+			return k;
+		i = k + 1;
+	}
+	return len;
+}
+
+void pp_js_sfc_scripts(const char *s, size_t len, char *out)
+{
+	size_t i = 0;
+	while (i < len) {
+		size_t t = script_tag(s, len, i);
+		const char *gt = t < len ? memchr(s + t, '>', len - t) : NULL;
+		size_t c = gt ? (size_t)(gt - s) + 1 : len; /* its contents */
+		blank(s, i, c, out);
+		if (c >= len)
+			break;
+		size_t e = c;
+		while (e < len) {
+			const char *p = memchr(s + e, '<', len - e);
+			e = p ? (size_t)(p - s) : len;
+			if (e + 8 <= len && memcmp(s + e, "</script", 8) == 0)
+				break;
+			if (e < len)
+				e++;
+		}
+		memcpy(out + c, s + c, e - c);
+		i = e;
+	}
+}
+
 void pp_js_toks_release(struct pp_js_toks *v)
 {
 	if (!v->heap)

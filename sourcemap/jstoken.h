@@ -105,6 +105,12 @@ int pp_js_tokenize_in(const char *text, size_t len, struct pp_js_toks *v, struct
  * tokenized again without. */
 int pp_js_tokenize_jsx(const char *text, size_t len, bool jsx, struct pp_js_toks *v,
 		       struct pp_js_heap *h);
+/* The scripts of a single-file component (.vue, .svelte) TEXT, where
+ * they are: OUT (LEN bytes) is TEXT with every byte outside the contents
+ * of its <script> elements made a space, but line ends and the bytes of
+ * other characters than ASCII, so that each position keeps its line and
+ * UTF-16 column. */
+void pp_js_sfc_scripts(const char *text, size_t len, char *out);
 void pp_js_toks_release(struct pp_js_toks *v);
 /* Whether token T is the text S. */
 bool pp_js_tok_is(const char *text, const struct pp_js_tok *t, const char *s);

@@ -441,6 +441,32 @@ static void test_jstoken_jsx(void **state)
 	assert_int_equal(pp_js_tokenize_jsx("<a b={1}>it's", 13, true, &v, NULL), -1);
 }
 
+static void test_jstoken_sfc(void **state)
+{
+	(void)state;
+	/* a Vue component: its template and style blanked, its scripts'
+	 * functions where they are (line 4, "function onClick") */
+	static const char sfc[] =
+		"<template>\n  <div :title=\"label\" @click=\"onClick\">it's caf\xc3\xa9 {{ n }}</div>\n"
+		"</template>\n<script setup lang=\"ts\">\nfunction onClick(): void { n++ }\n"
+		"const double = (n: number) => n * 2;\n</script>\n<script>\nexport default { m() {} }\n"
+		"</script>\n<style>\ndiv { color: red }\n</style>\n";
+	char out[sizeof(sfc)];
+	pp_js_sfc_scripts(sfc, sizeof(sfc) - 1, out);
+	out[sizeof(sfc) - 1] = '\0';
+	assert_string_equal(out,
+			    "          \n                                               \xc3\xa9              \n           \n                        \n"
+			    "function onClick(): void { n++ }\nconst double = (n: number) => n * 2;\n"
+			    "         \n        \nexport default { m() {} }\n         \n       \n"
+			    "                  \n        \n");
+	NAMES(out, "onClick@( double@( m@(");
+	/* an unclosed script runs to the end; none: all blank */
+	pp_js_sfc_scripts("<script>f()", 11, out);
+	assert_memory_equal(out, "        f()", 11);
+	pp_js_sfc_scripts("<scripts>f()", 12, out);
+	assert_memory_equal(out, "            ", 12);
+}
+
 static void test_jstoken_lexing(void **state)
 {
 	struct pp_js_toks v;
@@ -990,6 +1016,7 @@ int main(void)
 		cmocka_unit_test(test_jstoken_function_at_es5_method),
 		cmocka_unit_test(test_jstoken_long_name),
 		cmocka_unit_test(test_jstoken_jsx),
+		cmocka_unit_test(test_jstoken_sfc),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
