@@ -225,6 +225,25 @@ test_expect_success 'sixth program: names in .tsx sources' '
 		";data-on-render [^ ]*src/ui/widgets.tsx:49[ ;]"
 '
 
+# A seventh program (fixtures/names7): Vue single-file components built by
+# Vite and @vitejs/plugin-vue, <script setup lang="ts"> and the options
+# API, vue itself left in node_modules (its scripts have no map: one
+# warning each, as for any script without one).  Their sourcesContent is
+# the whole component, its template and style around the scripts.
+test_expect_success 'seventh program, vite: Vue components on the right names and files' '
+	d="$FIX/names7/vite" &&
+	pprof-fold -i samples -g lines -m "$d/min" "$d/min.cpuprofile" >"$S/vite.p7.folded" 2>p7.err &&
+	awk -f "$SCORE" "$d/expected.folded" "$S/vite.p7.folded" >"$S/vite.p7.score" &&
+	at_least 95 "$S/vite.p7.score" &&
+	! grep -v -e "no source map for node_modules/" -e "sampled lines map to several" p7.err &&
+	for p in ";weighRow [^ ]*src/ui/Board.vue:31[ ;]" ";rowsOf [^ ]*src/ui/Board.vue:19[ ;]" \
+		";caption [^ ]*src/ui/Board.vue:25[ ;]" ";show [^ ]*src/ui/Cell.vue:21[ ;]" \
+		";heavy [^ ]*src/ui/Cell.vue:16[ ;]" ";summary [^ ]*src/ui/Board.vue:35[ ;]"; do
+		grep -q "$p" "$S/vite.p7.folded" || { echo "no $p"; return 1; }
+	done
+'
+echo "# names, seventh program, vite: $(cat "$S/vite.p7.score" 2>/dev/null) (right, total, %)"
+
 # An index map (fixtures/names/index-map.mjs: esbuild's map cut into
 # sections, each listing the sources it uses): the same names and files as
 # the regular map, with and without sourcesContent.
