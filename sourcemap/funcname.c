@@ -1226,6 +1226,14 @@ static int function_at(struct smap_map *m, uint32_t line, uint32_t column,
 			 * script (export default class A became var A = class):
 			 * V8 names it by that binding, the map's name at it (or
 			 * its own text, not renamed) */
+			/* a JSX child's function the script makes the children
+			 * property (jsx(C, {children: (v) => ...})) */
+			uint32_t gn = naming_tok(gf);
+			if (!l && of->jsx_child && gn != NIL &&
+			    pp_js_tok_is(g->s, &g->toks.t[gn], "children")) {
+				l = strlen(strcpy(buf, "children"));
+				agrees = true;
+			}
 			uint32_t bt = !l && of->ctx != NIL ? pp_js_func_ctx_tok(g->s, &g->toks, gf)
 							   : NIL;
 			const char *bs = bt != NIL ? mapped_word(m, g, bt, &l) : NULL;

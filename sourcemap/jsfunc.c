@@ -776,6 +776,18 @@ void pp_jsf_binding(const struct ctx *c, size_t h, size_t e, struct pp_js_func *
 		f->name_tok = f->chain = (uint32_t)(h - 3);
 		return;
 	}
+	/* {function} among a JSX element's children: after the element's
+	 * markup (a string token before "{", which JavaScript never has) or
+	 * after another container there */
+	if (h >= 2 && e != NIL && is(c, h - 1, "{") && pp_js_tok_match(&c->t[h - 1]) == e + 1) {
+		size_t b = h - 2;
+		if (is(c, b, "}") && opener(c, b) != NIL && opener(c, b) > 0)
+			b = opener(c, b) - 1;
+		if (kind(c, b, PP_JS_STRING)) {
+			f->jsx_child = true;
+			return;
+		}
+	}
 	size_t h0 = h;
 	h = through_operators(c, h);
 	size_t p = h - 1;

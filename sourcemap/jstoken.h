@@ -170,6 +170,12 @@ struct pp_js_func {
 	 * body: the token of the namespace's (innermost) name, which V8 puts
 	 * first (the compilers make it NS.f = ); else UINT32_MAX */
 	uint32_t ns;
+	/* the whole of an expression container among a JSX element's
+	 * children (<C>{(v) => ...}</C>): named children where the compiler
+	 * makes the children a property (React's automatic runtime,
+	 * jsx(C, {children: (v) => ...})), none where it makes them
+	 * arguments (h(C, null, (v) => ...)); the script tells which */
+	bool jsx_child;
 };
 
 /* Whether constructor F's class is bound to a member (a.b.C = class,

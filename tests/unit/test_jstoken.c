@@ -993,6 +993,42 @@ static void test_jstoken_function_at_nosc(void **state)
 	smap_map_free(m);
 }
 
+/* A function among a JSX element's children (esbuild's output of
+ * <C>{(v: number) => v + 1}</C> and <D>{"it's"}{function () {...}}</D>):
+ * children where the script makes the child that property (React's
+ * automatic runtime: jsx(C, {children: n => n + 1}), as V8 names it
+ * there), anonymous where the children are arguments (h(C, null, t => t +
+ * 1)).  (Several children are an array, children: ["it's", function],
+ * whose functions V8 names and the finder leaves anonymous, as any in an
+ * array that is a property's value.) */
+static void test_jstoken_function_at_jsx_child(void **state)
+{
+	(void)state;
+	static const char src[] =
+		"\"sourcesContent\":[\"export const A = () => <C>{(v: number) => v + 1}</C>;\\n"
+		"export const B = () => <D>{\\\"it's\\\"}{function () { return 2 }}</D>;\\n\"],";
+	static const char automatic[] =
+		"import{jsx as o,jsxs as t}from\"react/jsx-runtime\";const r=()=>o(C,{children:n=>n+1}),"
+		"c=()=>t(D,{children:[\"it's\",function(){return 2}]});export{r as A,c as B};";
+	static const char transform[] = "const n=()=>h(C,null,t=>t+1),o=()=>h(D,null,\"it's\","
+					"function(){return 2});export{n as A,o as B};";
+	char map[1024];
+	snprintf(map, sizeof(map), "{\"version\":3,\"sources\":[\"a.tsx\"],%s%s", src,
+		 "\"mappings\":\"AAAuB,cAAAA,EACA,QAAAC,MADA,oBAAhB,MAAMC,EAAI,IAAMF,EAAC,GAAG,"
+		 "SAACG,GAAcA,EAAI,EAAE,EACnCC,EAAI,IAAMH,EAAC,GAAG,iBAAQ,UAAY,CAAE,MAAO,EAAE,GAAE\","
+		 "\"names\":[\"jsx\",\"jsxs\",\"A\",\"v\",\"B\"]}");
+	struct smap_map *m = map_with(map, automatic);
+	function_is(m, 76, 1, "children");
+	smap_map_free(m);
+	snprintf(map, sizeof(map), "{\"version\":3,\"sources\":[\"a.tsx\"],%s%s", src,
+		 "\"mappings\":\"AAAO,MAAMA,EAAI,IAAM,EAAC,OAAIC,GAAcA,EAAI,CAAE,EACnCC,EAAI,IAAM,"
+		 "EAAC,OAAG,OAAQ,UAAY,CAAE,MAAO,EAAE,CAAE\",\"names\":[\"A\",\"v\",\"B\"]}");
+	m = map_with(map, transform);
+	function_is(m, 21, 1, "");
+	function_is(m, 59, 1, "");
+	smap_map_free(m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1012,6 +1048,7 @@ int main(void)
 		cmocka_unit_test(test_jstoken_function_at_default_ctor),
 		cmocka_unit_test(test_jstoken_function_at_array),
 		cmocka_unit_test(test_jstoken_function_at_nosc),
+		cmocka_unit_test(test_jstoken_function_at_jsx_child),
 		cmocka_unit_test(test_jstoken_function_at_name_to_body),
 		cmocka_unit_test(test_jstoken_function_at_es5_method),
 		cmocka_unit_test(test_jstoken_long_name),
