@@ -769,12 +769,18 @@ void pp_jsf_binding(const struct ctx *c, size_t h, size_t e, struct pp_js_func *
 	if (h == 0 || called_after(c, e))
 		return;
 	/* name={function}, a JSX attribute's whole value (the tokenizer
-	 * makes it these tokens; in JavaScript, braces after "=" hold no
-	 * lone function): compiled, {name: function}, V8's name */
-	if (h >= 3 && e != NIL && is(c, h - 1, "{") && pp_js_tok_match(&c->t[h - 1]) == e + 1 &&
+	 * makes it these tokens, after the tag's markup or another
+	 * attribute's container; in JavaScript, x = { function() {} } is an
+	 * object with a method named function): compiled, {name: function},
+	 * V8's name */
+	if (h >= 4 && e != NIL && is(c, h - 1, "{") && pp_js_tok_match(&c->t[h - 1]) == e + 1 &&
 	    is(c, h - 2, "=") && kind(c, h - 3, PP_JS_IDENT)) {
-		f->name_tok = f->chain = (uint32_t)(h - 3);
-		return;
+		size_t b = h - 4, o = is(c, b, "}") ? opener(c, b) : NIL;
+		if (kind(c, b, PP_JS_STRING) ||
+		    (o != NIL && o > 0 && (is(c, o - 1, "=") || kind(c, o - 1, PP_JS_STRING)))) {
+			f->name_tok = f->chain = (uint32_t)(h - 3);
+			return;
+		}
 	}
 	/* {function} among a JSX element's children: after the element's
 	 * markup (a string token before "{", which JavaScript never has) or
@@ -1105,11 +1111,18 @@ static bool member_modifier(const struct ctx *c, size_t i)
  * (TypeScript), which defines no function: in the type annotation of a
  * parameter (f: (x: T) => number, f?: , this: ), of a variable (const f:
  * (n) => n = ) or of a class field (cb: (n) => void;), or a type alias
- * (type H<T> = (a: T) => T).  Not an object literal's property ({ f: (x)
- * => 1 }), nor a conditional's branch (c ? a : (x) => 1).
+ * (type H<T> = (a: T) => T), generic or not (f: <T>(x: T) => T).  Not an
+ * object literal's property ({ f: (x) => 1 }), nor a conditional's branch
+ * (c ? a : (x) => 1).
  */
 static bool arrow_type(const struct ctx *c, size_t p)
 {
+	/* a generic one's type parameters first (type F = <T>(x: T) => T) */
+	if (p >= 1 && type_close(c, p - 1)) {
+		size_t o = type_params_open(c, p - 1);
+		if (o != NIL)
+			p = o;
+	}
 	if (p < 2)
 		return false;
 	if (is(c, p - 1, "=")) {

@@ -81,9 +81,11 @@ static bool regex_allowed(const char *text, const struct pp_js_toks *v)
 	switch (pp_js_tok_kind(t)) {
 	case PP_JS_IDENT:
 		return expr_keyword(text, t);
+	case PP_JS_TEMPLATE:
+		/* a piece that opens a substitution: `...${ /re/ } */
+		return pp_js_tok_len(t) >= 2 && text[t->off + pp_js_tok_len(t) - 1] == '{';
 	case PP_JS_NUMBER:
 	case PP_JS_STRING:
-	case PP_JS_TEMPLATE:
 	case PP_JS_REGEX:
 	case PP_JS_PRIVATE:
 		return false;
@@ -399,6 +401,14 @@ static struct jsx jsx_unpack(uint32_t u)
 	return (struct jsx){u >> 1, u & 1};
 }
 
+/* Whether the last tokens of V are "export default" (an expression may
+ * follow, which regex_allowed() does not say: x.default / 2). */
+static bool export_default(const char *s, const struct pp_js_toks *v)
+{
+	return v->n >= 2 && pp_js_tok_is(s, &v->t[v->n - 1], "default") &&
+	       pp_js_tok_is(s, &v->t[v->n - 2], "export");
+}
+
 /* Past white space and comments from *I; false in an unterminated comment. */
 static bool jsx_space(const char *s, size_t len, size_t *i)
 {
@@ -433,9 +443,25 @@ static size_t jsx_name(const char *s, size_t len, size_t i)
 	return i;
 }
 
+/* Past the TypeScript type arguments at I, <...> (an element's, <List<T>
+ * a={1}>), or LEN when they do not close. */
+static size_t jsx_type_args(const char *s, size_t len, size_t i)
+{
+	size_t depth = 0;
+	for (; i < len; i++) {
+		if (s[i] == '<')
+			depth++;
+		else if (s[i] == '>' && s[i - 1] != '=' && !--depth)
+			return i + 1;
+	}
+	return len;
+}
+
 /* Whether the '<' at I (where an expression starts) opens an element: a
- * name or '>' follows, not a TypeScript type parameter (<T,>, <T extends
- * U>, <T = U>). */
+ * name or '>' follows, then what a tag holds ('>', "/>", an attribute, a
+ * spread, type arguments); not a TypeScript type parameter (<T,>, <T
+ * extends U>, <T = U>) nor a generic function's type (<T>(x: T) => T),
+ * nor a comparison after a non-null assertion (a! < b). */
 static bool jsx_opens(const char *s, size_t len, size_t i)
 {
 	size_t j = i + 1;
@@ -445,14 +471,37 @@ static bool jsx_opens(const char *s, size_t len, size_t i)
 		return true;
 	if (!ident_start((unsigned char)s[j]))
 		return false;
+	size_t n = j;
 	j = jsx_name(s, len, j);
-	if (!jsx_space(s, len, &j) || j >= len || s[j] == ',' || s[j] == '=')
+	bool word = true; /* a name without '.', '-', ':' */
+	for (size_t k = n; k < j; k++)
+		word = word && ident_part((unsigned char)s[k]);
+	if (!jsx_space(s, len, &j) || j >= len)
 		return false;
 	if (len - j > 8 && memcmp(s + j, "extends", 7) == 0 &&
 	    (cls[(unsigned char)s[j + 7]] & C_WS)) {
 		size_t k = j + 7;
 		return jsx_space(s, len, &k) && k < len &&
 		       (s[k] == '=' || s[k] == '>' || s[k] == '/');
+	}
+	char c = s[j];
+	if (!(c == '>' || c == '/' || c == '{' || c == '<' || ident_start((unsigned char)c)))
+		return false;
+	if (c == '>' && word) {
+		/* <T>(...) => : the parameters' ')' within 1 KiB, then "=>" */
+		size_t k = j + 1, depth = 0;
+		if (!jsx_space(s, len, &k) || k >= len || s[k] != '(')
+			return true;
+		for (size_t end = len - k > 1024 ? k + 1024 : len; k < end; k++) {
+			if (s[k] == '(')
+				depth++;
+			else if (s[k] == ')' && !--depth)
+				break;
+		}
+		if (depth)
+			return true;
+		k++;
+		return !(jsx_space(s, len, &k) && len - k >= 2 && s[k] == '=' && s[k + 1] == '>');
 	}
 	return true;
 }
@@ -556,6 +605,8 @@ static int jsx_scan(const char *s, size_t len, size_t *pi, struct jsx st, struct
 		if (!ident_start((unsigned char)s[i]))
 			return -1;
 		i = jsx_name(s, len, i);
+		if (i < len && s[i] == '<' && (i = jsx_type_args(s, len, i)) >= len)
+			return -1;
 		st.tag = true;
 	}
 	jsx_piece(v, piece, i);
@@ -765,7 +816,8 @@ static int tokenize(const char *s, size_t len, bool jsx, struct pp_js_toks *v, s
 			push(v, PP_JS_REGEX, st, i - st);
 			continue;
 		}
-		if (c == '<' && jsx && regex_allowed(s, v) && jsx_opens(s, len, i)) {
+		if (c == '<' && jsx && (regex_allowed(s, v) || export_default(s, v)) &&
+		    jsx_opens(s, len, i)) {
 			if (jsx_scan(s, len, &i, (struct jsx){0, false}, v, &br))
 				goto out;
 			continue;

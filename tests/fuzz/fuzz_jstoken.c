@@ -134,5 +134,41 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		}
 		smap_map_free(m);
 	}
+
+	/* as a map's source (.tsx, or .vue by the input's size: JSX, a
+	 * component's scripts), under a fixed script whose segments map
+	 * into it every two columns of two lines */
+	static const char *const ext[] = {"tsx", "vue"};
+	static const char script[] = "function f(a){return a}\nvar g=function(b){return b}";
+	char *j = size <= 4096 ? malloc(size * 6 + 256) : NULL;
+	if (j) {
+		size_t o = (size_t)sprintf(j,
+					   "{\"version\":3,\"sources\":[\"a.%s\"],\"names\":[\"n\"],"
+					   "\"sourcesContent\":[\"",
+					   ext[size & 1]);
+		for (size_t i = 0; i < size; i++) {
+			unsigned char ch = data[i];
+			if (ch == '"' || ch == '\\')
+				o += (size_t)sprintf(j + o, "\\%c", ch);
+			else if (ch < 0x20)
+				o += (size_t)sprintf(j + o, "\\u%04x", ch);
+			else
+				j[o++] = (char)ch;
+		}
+		o += (size_t)sprintf(j + o, "\"],\"mappings\":\"AAAA,EAAEA,EAAE,EAAE,EAAE,EAAE,EAAE,"
+					    "EAAE;AACA,EAAE,EAAE,EAAE,EAAE,EAAE,EAAE,EAAE\"}");
+		struct smap_map *m = smap_map_new();
+		if (m && smap_map_parse(m, j, o, 0) == SMAP_OK &&
+		    smap_map_set_script(m, script, strlen(script)) == SMAP_OK) {
+			for (uint32_t l = 0; l < 2; l++)
+				for (uint32_t c = 0; c < 32; c++) {
+					struct smap_function fn;
+					if (smap_function_at(m, l, c, &fn) != SMAP_OK)
+						break;
+				}
+		}
+		smap_map_free(m);
+		free(j);
+	}
 	return 0;
 }

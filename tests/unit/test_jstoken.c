@@ -89,6 +89,10 @@ static void test_jstoken_expressions(void **state)
 	NAMES("type H<T> = (a: T) => T; type G = (a) => 1; const o = { f: (x) => 1 };"
 	      " let z = q ? r : (x) => 2",
 	      "f@( z@(");
+	/* generic ones */
+	NAMES("type M = <T>(x: T) => T; function g(cb: <T>(x: T) => T) {}"
+	      " const k: <T>(x: T) => T = <T,>(x: T) => x",
+	      "g@( k@(");
 	/* type parameters closed by ">>>" */
 	NAMES("export const l = <K, V = Map<K, Array<number>>>(k: K, v?: V): number => 1", "l@(");
 	NAMES("class P { m<T extends A<B<C>>>(a) {} } function g<T = A<B<C>>>(a) {}", "m@( g@(");
@@ -434,6 +438,18 @@ static void test_jstoken_jsx(void **state)
 	 * <T>(x: T) => T): the element never closes, and the text is
 	 * tokenized again without JSX */
 	JSX_NAMES("if (x.in <y) { z() } function g() {}", "g@(");
+	/* x = { function() {} } is an object with a method named function,
+	 * no attribute (no markup before it): anonymous here, as without JSX */
+	JSX_NAMES("x = { function() {} }; w = { async function() {} }", "-@( -@(");
+	/* a generic function's type is no element; an element's type
+	 * arguments, a comparison after a non-null assertion, an element
+	 * after export default or in a template's substitution */
+	JSX_NAMES("type Mapper = <T>(x: T) => T;\nfunction App() { return <p onA={() => go()}>it's</p> }",
+		  "App@( onA@(");
+	JSX_NAMES("let r = <Radio<Key> onB={(v) => set(v)} />; if (a.i! < b.i!) { f() }\n"
+		  "export default <App onC={() => 1}>it's</App>; s = `${<a onD={() => 1}>it's</a>}`",
+		  "onB@( onC@( onD@(");
+	JSX_NAMES("const b = <b>(note) it's</b>; const f = <T,>(x: T) => x", "f@(");
 	/* without JSX (a .ts file), <number>x is a type assertion */
 	NAMES("const n = <number>x; function k() {}", "k@(");
 	/* not understood either way */
