@@ -757,6 +757,19 @@ static size_t survives(const struct ctx *c, size_t eq, size_t e)
 	return NIL;
 }
 
+/* Whether the '{' at O is a JSX attribute's container, name={...}: the
+ * tokenizer makes the name one token and the '=' another, after the tag's
+ * markup (a string token) or another attribute's container (in
+ * JavaScript, x = { function() {} } is an object literal). */
+static bool jsx_attr_open(const struct ctx *c, size_t o)
+{
+	if (o < 3 || !is(c, o, "{") || !is(c, o - 1, "=") || !kind(c, o - 2, PP_JS_IDENT))
+		return false;
+	size_t b = o - 3, p = is(c, b, "}") ? opener(c, b) : NIL;
+	return kind(c, b, PP_JS_STRING) ||
+	       (p != NIL && p > 0 && (is(c, p - 1, "=") || kind(c, p - 1, PP_JS_STRING)));
+}
+
 /*
  * The binding of a function expression whose first token is H and last E
  * (NIL when not known): what it is assigned to (x = , a.b.c = ,
@@ -773,14 +786,9 @@ void pp_jsf_binding(const struct ctx *c, size_t h, size_t e, struct pp_js_func *
 	 * attribute's container; in JavaScript, x = { function() {} } is an
 	 * object with a method named function): compiled, {name: function},
 	 * V8's name */
-	if (h >= 4 && e != NIL && is(c, h - 1, "{") && pp_js_tok_match(&c->t[h - 1]) == e + 1 &&
-	    is(c, h - 2, "=") && kind(c, h - 3, PP_JS_IDENT)) {
-		size_t b = h - 4, o = is(c, b, "}") ? opener(c, b) : NIL;
-		if (kind(c, b, PP_JS_STRING) ||
-		    (o != NIL && o > 0 && (is(c, o - 1, "=") || kind(c, o - 1, PP_JS_STRING)))) {
-			f->name_tok = f->chain = (uint32_t)(h - 3);
-			return;
-		}
+	if (h >= 1 && e != NIL && pp_js_tok_match(&c->t[h - 1]) == e + 1 && jsx_attr_open(c, h - 1)) {
+		f->name_tok = f->chain = (uint32_t)(h - 3);
+		return;
 	}
 	/* {function} among a JSX element's children: after the element's
 	 * markup (a string token before "{", which JavaScript never has) or
@@ -1155,6 +1163,35 @@ static bool arrow_type(const struct ctx *c, size_t p)
 	return false;
 }
 
+/* Whether K, a word that is a member's key nowhere else (pp_jsf_not_key():
+ * catch, return, delete, new...), is one here: first in a member of a
+ * class body or an object literal, after its modifiers (a Promise-like
+ * class's catch(f) {}, an iterator's return() {}, a client's delete(id)
+ * {}); not } catch (e) { in a block. */
+static bool keyword_key(const struct ctx *c, size_t k)
+{
+	/* function() {} and class() {} as keys are left to what reads
+	 * "function" and "class" (an anonymous function, no class) */
+	if (is(c, k, "function") || is(c, k, "class"))
+		return false;
+	size_t b = k;
+	while (b > 0 && (member_modifier(c, b - 1) || is(c, b - 1, "async") ||
+			 is(c, b - 1, "get") || is(c, b - 1, "set") || is(c, b - 1, "*")))
+		b--;
+	if (b == 0)
+		return false;
+	b--;
+	bool sep = is(c, b, "{") || is(c, b, ",");
+	if (!(sep || is(c, b, "}") || is(c, b, ";")))
+		return false;
+	size_t in = pp_jsf_container(c, k);
+	if (in == NIL || !is(c, in, "{"))
+		return false;
+	if (pp_jsf_class_body(c, in))
+		return !is(c, b, ",");
+	return sep && object_open(c, in, 8) && !jsx_attr_open(c, in);
+}
+
 /* The first bytes of the tokens that may start something: "class",
  * "function", "=>", "(" (and whatever else starts with them) */
 static const bool may_start[256] = {['c'] = true, ['f'] = true, ['='] = true, ['('] = true};
@@ -1301,7 +1338,7 @@ int pp_js_functions_in(const char *text, const struct pp_js_toks *v, bool js,
 				key = pp_js_tok_match(&c.t[k]);
 			else if (!(kind(&c, k, PP_JS_IDENT) || kind(&c, k, PP_JS_STRING) ||
 				   kind(&c, k, PP_JS_NUMBER) || kind(&c, k, PP_JS_PRIVATE)) ||
-				 pp_jsf_not_key(&c, k))
+				 (pp_jsf_not_key(&c, k) && !keyword_key(&c, k)))
 				continue;
 			if (key > 0 && (is(&c, key - 1, ".") || is(&c, key - 1, "?.") ||
 					is(&c, key - 1, "function") ||

@@ -67,6 +67,11 @@ static void test_jstoken_declarations(void **state)
 	NAMES("function f<T>(a: T): T { return a }", "f@(");
 	/* an overload signature has no body */
 	NAMES("function f(a: string): void;\nfunction f(a) {}", "f@(");
+	/* a member's key may be a word that starts a statement elsewhere */
+	NAMES("class A { delete(id) { x() } catch(e) { try {} catch (e) {} } static new(a) {} }",
+	      "delete@( catch@( new@(");
+	NAMES("const it = { return(v) { if (v) {} }, async *throw(e) {} }; try {} catch (e) {}",
+	      "return@( throw@(");
 }
 
 static void test_jstoken_expressions(void **state)
