@@ -302,6 +302,7 @@ static bool text_ready_in(struct pp_js_heap *h, struct text *t, const char *s, s
 	t->len = len;
 	if (pp_js_tokenize_jsx(s, len, lang == L_JSX, &t->toks, h))
 		return false;
+	t->markup = lang == L_SFC || t->toks.jsx;
 	if (pp_js_functions_in(s, &t->toks, lang == L_SCRIPT, &t->funcs))
 		goto fail;
 	t->ck = pp_js_heap_alloc(h, (t->toks.n / CK + 1) * sizeof(*t->ck));
@@ -692,6 +693,24 @@ static const char *keep(struct smap_map *m, const char *s, size_t n)
 static uint32_t naming_tok(const struct pp_js_func *f)
 {
 	return f->ctor ? f->cls : f->name_tok;
+}
+
+/* Whether generated function GF is named by a key of the text of
+ * original function OF's naming token (its quotes aside). */
+static bool same_key(const struct text *g, const struct pp_js_func *gf, const struct text *ot,
+		     const struct pp_js_func *of)
+{
+	uint32_t gn = naming_tok(gf);
+	if (gn == NIL || of->name_tok == NIL)
+		return false;
+	const struct pp_js_tok *a = &g->toks.t[gn], *b = &ot->toks.t[of->name_tok];
+	const char *as = g->s + a->off;
+	size_t an = pp_js_tok_len(a), bn = pp_js_tok_len(b);
+	if (pp_js_tok_kind(a) == PP_JS_STRING && an >= 2) {
+		as++;
+		an -= 2;
+	}
+	return an == bn && memcmp(as, ot->s + b->off, bn) == 0;
 }
 
 /* Whether source I of M is TypeScript (.ts, .tsx, .mts, .cts), whose
@@ -1138,6 +1157,10 @@ static int function_at(struct smap_map *m, uint32_t line, uint32_t column,
 				 ? &n->gen
 				 : NULL;
 	const struct pp_js_func *gf = NULL;
+	/* V8's position maps into markup's source off any function's head:
+	 * a function its compiler made (a template's render function, a
+	 * wrapper Solid makes of an element), named as without the source */
+	bool made = false;
 	if (g) {
 		size_t ti;
 		if (tok_exact(g, line, column, &ti))
@@ -1160,7 +1183,8 @@ static int function_at(struct smap_map *m, uint32_t line, uint32_t column,
 			} else {
 				struct text *ht;
 				const struct pp_js_func *hf = heading(m, &vm, &ht);
-				if (ht) {
+				made = ht && !hf && ht->markup;
+				if (ht && !made) {
 					out->mapped = hf ? 1 : 0;
 				} else {
 					/* a segment that starts in the function's head */
@@ -1204,12 +1228,19 @@ static int function_at(struct smap_map *m, uint32_t line, uint32_t column,
 		const struct pp_js_func *of = by_parameters(m, g, gf, &ot);
 		if (!of)
 			of = by_vote(m, g, gf, &ot, &body_first, &have_first);
+		if (made)
+			of = NULL;
 		if (!of && !have_first) {
 			/* an empty body: the function's own position */
 			struct smap_mapping mp;
 			if (smap_lookup(m, line, column, &mp) == SMAP_OK && mp.source)
 				of = heading(m, &mp, &ot);
 		}
+		/* named by a JSX attribute only where the script makes the
+		 * attribute the function's key (React's {onClick: () => ...};
+		 * Solid's el.$$click = () => ... is no such key) */
+		if (of && of->jsx_attr && !same_key(g, gf, ot, of))
+			of = NULL;
 		struct smap_mapping last;
 		bool named = false;
 		memset(&last, 0, sizeof(last));

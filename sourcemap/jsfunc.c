@@ -788,6 +788,7 @@ void pp_jsf_binding(const struct ctx *c, size_t h, size_t e, struct pp_js_func *
 	 * V8's name */
 	if (h >= 1 && e != NIL && pp_js_tok_match(&c->t[h - 1]) == e + 1 && jsx_attr_open(c, h - 1)) {
 		f->name_tok = f->chain = (uint32_t)(h - 3);
+		f->jsx_attr = true;
 		return;
 	}
 	/* {function} among a JSX element's children: after the element's

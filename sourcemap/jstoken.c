@@ -820,6 +820,7 @@ static int tokenize(const char *s, size_t len, bool jsx, struct pp_js_toks *v, s
 		    jsx_opens(s, len, i)) {
 			if (jsx_scan(s, len, &i, (struct jsx){0, false}, v, &br))
 				goto out;
+			v->jsx = true;
 			continue;
 		}
 		if (c < 0x21 || c > 0x7e || c == '\\' || c == '#')
@@ -859,18 +860,39 @@ static void blank(const char *s, size_t a, size_t e, char *out)
 }
 
 /* The first "<script" from I that opens an element (white space or '>'
- * after it), else LEN. */
+ * after it) first on its line, as a component's top-level blocks are
+ * (not one a template's text or comment mentions), else LEN. */
 static size_t script_tag(const char *s, size_t len, size_t i)
 {
 	while (i + 7 < len) {
 		const char *p = memchr(s + i, '<', len - i);
 		if (!p)
 			break;
-		size_t k = (size_t)(p - s);
+		size_t k = (size_t)(p - s), b = k;
+		while (b > 0 && (s[b - 1] == ' ' || s[b - 1] == '\t'))
+			b--;
 		if (k + 7 < len && memcmp(p, "<script", 7) == 0 &&
-		    (p[7] == '>' || (cls[(unsigned char)p[7]] & C_WS)))
+		    (p[7] == '>' || (cls[(unsigned char)p[7]] & C_WS)) &&
+		    (b == 0 || s[b - 1] == '\n' || s[b - 1] == '\r'))
 			return k;
 		i = k + 1;
+	}
+	return len;
+}
+
+/* Past the '>' that ends the tag from I, its attributes' quoted values
+ * passed (generic="T extends Record<K, V>"), or LEN. */
+static size_t tag_end(const char *s, size_t len, size_t i)
+{
+	for (; i < len; i++) {
+		if (s[i] == '"' || s[i] == '\'') {
+			const char *q = memchr(s + i + 1, s[i], len - i - 1);
+			if (!q)
+				return len;
+			i = (size_t)(q - s);
+		} else if (s[i] == '>') {
+			return i + 1;
+		}
 	}
 	return len;
 }
@@ -880,8 +902,7 @@ void pp_js_sfc_scripts(const char *s, size_t len, char *out)
 	size_t i = 0;
 	while (i < len) {
 		size_t t = script_tag(s, len, i);
-		const char *gt = t < len ? memchr(s + t, '>', len - t) : NULL;
-		size_t c = gt ? (size_t)(gt - s) + 1 : len; /* its contents */
+		size_t c = t < len ? tag_end(s, len, t) : len; /* its contents */
 		blank(s, i, c, out);
 		if (c >= len)
 			break;

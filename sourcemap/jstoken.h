@@ -65,6 +65,7 @@ struct pp_js_toks {
 	struct pp_js_tok *t;
 	size_t n, cap;
 	bool heap; /* T is in a struct pp_js_heap */
+	bool jsx;  /* JSX elements were read (pp_js_tokenize_jsx()) */
 };
 
 /* Memory for the big arrays of a text (a 5 MB bundle has 1.6 million
@@ -107,9 +108,10 @@ int pp_js_tokenize_jsx(const char *text, size_t len, bool jsx, struct pp_js_toks
 		       struct pp_js_heap *h);
 /* The scripts of a single-file component (.vue, .svelte) TEXT, where
  * they are: OUT (LEN bytes) is TEXT with every byte outside the contents
- * of its <script> elements made a space, but line ends and the bytes of
- * other characters than ASCII, so that each position keeps its line and
- * UTF-16 column. */
+ * of its <script> elements (each tag first on its line, as the top-level
+ * blocks are) made a space, but line ends and the bytes of other
+ * characters than ASCII, so that each position keeps its line and UTF-16
+ * column. */
 void pp_js_sfc_scripts(const char *text, size_t len, char *out);
 void pp_js_toks_release(struct pp_js_toks *v);
 /* Whether token T is the text S. */
@@ -176,6 +178,10 @@ struct pp_js_func {
 	 * jsx(C, {children: (v) => ...})), none where it makes them
 	 * arguments (h(C, null, (v) => ...)); the script tells which */
 	bool jsx_child;
+	/* named by a JSX attribute (<a onClick={() => ...}>), as V8 names
+	 * the compiled {onClick: () => ...}: a compiler that makes no such
+	 * object (Solid's) makes the name another's, which the script tells */
+	bool jsx_attr;
 };
 
 /* Whether constructor F's class is bound to a member (a.b.C = class,

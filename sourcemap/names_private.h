@@ -20,6 +20,9 @@
 
 struct text {
 	bool tried, ok;
+	/* a text with markup (JSX elements, a component's template): its
+	 * compiler may make functions of what is no function there */
+	bool markup;
 	const char *s;
 	size_t len;
 	struct pp_js_toks toks;

@@ -486,6 +486,16 @@ static void test_jstoken_sfc(void **state)
 	assert_memory_equal(out, "        f()", 11);
 	pp_js_sfc_scripts("<scripts>f()", 12, out);
 	assert_memory_equal(out, "            ", 12);
+	/* a '>' in an attribute's value (Vue's generic components); a
+	 * "<script" a comment or a template's text mentions, not first on
+	 * its line */
+	static const char gen[] = "<!-- in <script> below -->\n<p>a <script> b</p>\n"
+				  "<script setup generic=\"T extends R<K, V>\">\nf()\n</script>\n";
+	char o2[sizeof(gen)];
+	pp_js_sfc_scripts(gen, sizeof(gen) - 1, o2);
+	o2[sizeof(gen) - 1] = '\0';
+	assert_string_equal(o2, "                          \n                   \n"
+				"                                          \nf()\n         \n");
 }
 
 static void test_jstoken_lexing(void **state)
@@ -1050,6 +1060,63 @@ static void test_jstoken_function_at_jsx_child(void **state)
 	smap_map_free(m);
 }
 
+/* A function Solid made of JSX (babel-preset-solid, then esbuild):
+ * Solid's compiler makes no object of the attributes (el.$$click = () =>,
+ * el.addEventListener("scroll", e => ...)) and wraps the element in a
+ * function of its own, whose position maps into the markup.  The
+ * attribute's name is taken only where the script makes it the key
+ * (render:), and the wrapper is not named by the component around it:
+ * named as without the source (V8: anonymous, anonymous, render, get
+ * label). */
+static void test_jstoken_function_at_solid(void **state)
+{
+	(void)state;
+	static const char script[] =
+		"function o(){return()=>({firstChild:{addEventListener(e,t){this.f=t}}})}functi"
+		"on l(e,t){return e(t)}function r(e){let t=Date.now()+e,n=0;for(;Date.now()<t;)"
+		"n+=Math.sqrt(n+1);return n}var m=o(\"<div><button>+\"),s=o(\"<i>c\");function "
+		"a(e){return r(2),(()=>{var t=m(),n=t.firstChild;return n.addEventListener(\"sc"
+		"roll\",i=>{r(3)}),n.$$click=()=>{r(3)},l(u,{render:i=>(r(3),i),get label(){ret"
+		"urn r(2)+e.n}}),t})()}function u(e){return r(1),e.render(1),e.label,s()}for(le"
+		"t e=0;e<30;e++){let t=a({});t.firstChild.$$click(),t.firstChild.f(1)}";
+	static const char map[] =
+		"{\"version\":3,\"sources\":[\"../src/stub.js\",\"../src/spin.ts\",\"../src/app"
+		".jsx\",\"../src/main.js\"],\"sourcesContent\":[\"export function template() { "
+		"return () => ({ firstChild: { addEventListener(e, f) { this.f = f; } } }); }\\"
+		"nexport function delegateEvents() {}\\nexport function insert() {}\\nexport fu"
+		"nction createComponent(C, p) { return C(p); }\\n\",\"export function spin(ms: "
+		"number): number {\\n  const end = Date.now() + ms;\\n  let x = 0;\\n  while (D"
+		"ate.now() < end) x += Math.sqrt(x + 1);\\n  return x;\\n}\\n\",\"import { spin"
+		" } from \\\"./spin\\\";\\nexport function Counter(props) {\\n  spin(2);\\n  re"
+		"turn <div>\\n    <button onClick={() => { spin(3); }} onScroll={(e) => { spin("
+		"3); }}>+</button>\\n    <Child render={(x) => { spin(3); return x; }} label={s"
+		"pin(2) + props.n} />\\n  </div>;\\n}\\nfunction Child(props) { spin(1); props."
+		"render(1); props.label; return <i>c</i>; }\\n\",\"import { Counter } from \\\""
+		"./app.js\\\";\\nfor (let i = 0; i < 30; i++) { const el = Counter({}); el.firs"
+		"tChild.$$click(); el.firstChild.f(1); }\\n\"],\"mappings\":\"AAAO,SAASA,GAAW,C"
+		"AAE,MAAO,KAAO,CAAE,WAAY,CAAE,iBAAiB,EAAGC,EAAG,CAAE,KAAK,EAAIA,CAAG,CAAE,CAAE,"
+		"EAAI,CAGjG,SAASC,EAAgBC,EAAGC,EAAG,CAAE,OAAOD,EAAEC,CAAC,CAAG,CCH9C,SAASC,EAAK"
+		"C,EAAoB,CACvC,IAAMC,EAAM,KAAK,IAAI,EAAID,EACrBE,EAAI,EACR,KAAO,KAAK,IAAI,EAAID"
+		",GAAKC,GAAK,KAAK,KAAKA,EAAI,CAAC,EAC7C,OAAOA,CACT,uCCJO,SAASC,EAAQC,EAAO,CAC7B"
+		"C,OAAAA,EAAK,CAAC,GACN,IAAA,CAAA,IAAAC,EAAAC,EAAA,EAAAC,EAAAF,EAAAG,WAAAD,OAAA"
+		"A,EAAAE,iBAAA,SACkDC,GAAM,CAAEN,EAAK,CAAC,CAAG,CAAC,EAAAG,EAAAI,QAAjD,IAAM,CAA"
+		"EP,EAAK,CAAC,CAAG,EAACQ,EAClCC,EAAK,CAACC,OAASC,IAAQX,EAAK,CAAC,EAAUW,GAAI,IAA"
+		"EC,OAAK,CAAA,OAAEZ,EAAK,CAAC,EAAID,EAAMc,CAAC,CAAA,CAAA,EAAAZ,CAAA,GAAA,CAE1E,"
+		"CACA,SAASQ,EAAMV,EAAO,CAAEC,OAAAA,EAAK,CAAC,EAAGD,EAAMW,OAAO,CAAC,EAAGX,EAAMa,"
+		"MAAOE,EAAA,CAAiB,CCPhF,QAASC,EAAI,EAAGA,EAAI,GAAIA,IAAK,CAAE,IAAMC,EAAKC,EAAQ,"
+		"CAAC,CAAC,EAAGD,EAAG,WAAW,QAAQ,EAAGA,EAAG,WAAW,EAAE,CAAC,CAAG\",\"names\":[\"t"
+		"emplate\",\"f\",\"createComponent\",\"C\",\"p\",\"spin\",\"ms\",\"end\",\"x\","
+		"\"Counter\",\"props\",\"spin\",\"_el$\",\"_tmpl$\",\"_el$2\",\"firstChild\",\""
+		"addEventListener\",\"e\",\"$$click\",\"_$createComponent\",\"Child\",\"render\""
+		",\"x\",\"label\",\"n\",\"_tmpl$2\",\"i\",\"el\",\"Counter\"]}";
+	struct smap_map *m = map_with(map, script);
+	function_is(m, 248, 1, "");
+	function_is(m, 313, 1, "");
+	function_is(m, 357, 1, "render");
+	function_is(m, 378, 1, "get label");
+	smap_map_free(m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1070,6 +1137,7 @@ int main(void)
 		cmocka_unit_test(test_jstoken_function_at_array),
 		cmocka_unit_test(test_jstoken_function_at_nosc),
 		cmocka_unit_test(test_jstoken_function_at_jsx_child),
+		cmocka_unit_test(test_jstoken_function_at_solid),
 		cmocka_unit_test(test_jstoken_function_at_name_to_body),
 		cmocka_unit_test(test_jstoken_function_at_es5_method),
 		cmocka_unit_test(test_jstoken_long_name),
