@@ -319,6 +319,13 @@ fail:
 	return false;
 }
 
+/* Whether the first N bytes of R end in EXT. */
+static bool name_ends(const char *r, size_t n, const char *ext)
+{
+	size_t e = strlen(ext);
+	return n > e && memcmp(r + n - e, ext, e) == 0;
+}
+
 /* What source I of M is, by its name's end (a query after it aside). */
 static enum lang source_lang(struct smap_map *m, size_t i)
 {
@@ -332,11 +339,9 @@ static enum lang source_lang(struct smap_map *m, size_t i)
 		      {".svelte", L_SFC}};
 	const char *r = i < m->nsrc ? m->src[i].raw : NULL;
 	size_t n = r ? strcspn(r, "?#") : 0;
-	for (size_t k = 0; k < sizeof(by_ext) / sizeof(by_ext[0]); k++) {
-		size_t e = strlen(by_ext[k].ext);
-		if (n > e && memcmp(r + n - e, by_ext[k].ext, e) == 0)
+	for (size_t k = 0; k < sizeof(by_ext) / sizeof(by_ext[0]); k++)
+		if (name_ends(r, n, by_ext[k].ext))
 			return by_ext[k].lang;
-	}
 	return L_JSX;
 }
 
@@ -703,14 +708,11 @@ static bool same_key(const struct text *g, const struct pp_js_func *gf, const st
 	uint32_t gn = naming_tok(gf);
 	if (gn == NIL || of->name_tok == NIL)
 		return false;
-	const struct pp_js_tok *a = &g->toks.t[gn], *b = &ot->toks.t[of->name_tok];
-	const char *as = g->s + a->off;
-	size_t an = pp_js_tok_len(a), bn = pp_js_tok_len(b);
-	if (pp_js_tok_kind(a) == PP_JS_STRING && an >= 2) {
-		as++;
-		an -= 2;
-	}
-	return an == bn && memcmp(as, ot->s + b->off, bn) == 0;
+	const char *a, *b;
+	size_t an, bn;
+	pp_js_tok_text(g->s, &g->toks.t[gn], &a, &an);
+	pp_js_tok_text(ot->s, &ot->toks.t[of->name_tok], &b, &bn);
+	return an == bn && memcmp(a, b, an) == 0;
 }
 
 /* Whether source I of M is TypeScript (.ts, .tsx, .mts, .cts), whose
@@ -720,11 +722,9 @@ static bool ts_source(struct smap_map *m, size_t i)
 	const char *r = i < m->nsrc ? m->src[i].raw : NULL;
 	size_t n = r ? strlen(r) : 0;
 	static const char *const ext[] = {".ts", ".tsx", ".mts", ".cts"};
-	for (size_t k = 0; k < 4; k++) {
-		size_t e = strlen(ext[k]);
-		if (n > e && memcmp(r + n - e, ext[k], e) == 0)
+	for (size_t k = 0; k < 4; k++)
+		if (name_ends(r, n, ext[k]))
 			return true;
-	}
 	return false;
 }
 

@@ -757,6 +757,20 @@ static size_t survives(const struct ctx *c, size_t eq, size_t e)
 	return NIL;
 }
 
+/* Whether token B ends a JSX element's markup as the tokenizer writes it:
+ * a string token (which JavaScript never has before "{"), or the '}' of a
+ * container right after one. */
+static bool after_markup(const struct ctx *c, size_t b)
+{
+	size_t p = opener(c, b);
+	if (p != NIL) {
+		if (p == 0 || !is(c, p, "{"))
+			return false;
+		b = p - 1;
+	}
+	return kind(c, b, PP_JS_STRING);
+}
+
 /* Whether the '{' at O is a JSX attribute's container, name={...}: the
  * tokenizer makes the name one token and the '=' another, after the tag's
  * markup (a string token) or another attribute's container (in
@@ -765,9 +779,9 @@ static bool jsx_attr_open(const struct ctx *c, size_t o)
 {
 	if (o < 3 || !is(c, o, "{") || !is(c, o - 1, "=") || !kind(c, o - 2, PP_JS_IDENT))
 		return false;
-	size_t b = o - 3, p = is(c, b, "}") ? opener(c, b) : NIL;
-	return kind(c, b, PP_JS_STRING) ||
-	       (p != NIL && p > 0 && (is(c, p - 1, "=") || kind(c, p - 1, PP_JS_STRING)));
+	/* or after another attribute's container */
+	size_t p = is(c, o - 3, "}") ? opener(c, o - 3) : NIL;
+	return after_markup(c, o - 3) || (p != NIL && p > 0 && is(c, p - 1, "="));
 }
 
 /*
@@ -792,16 +806,11 @@ void pp_jsf_binding(const struct ctx *c, size_t h, size_t e, struct pp_js_func *
 		return;
 	}
 	/* {function} among a JSX element's children: after the element's
-	 * markup (a string token before "{", which JavaScript never has) or
-	 * after another container there */
-	if (h >= 2 && e != NIL && is(c, h - 1, "{") && pp_js_tok_match(&c->t[h - 1]) == e + 1) {
-		size_t b = h - 2;
-		if (is(c, b, "}") && opener(c, b) != NIL && opener(c, b) > 0)
-			b = opener(c, b) - 1;
-		if (kind(c, b, PP_JS_STRING)) {
-			f->jsx_child = true;
-			return;
-		}
+	 * markup or after another container there */
+	if (h >= 2 && e != NIL && is(c, h - 1, "{") && pp_js_tok_match(&c->t[h - 1]) == e + 1 &&
+	    after_markup(c, h - 2)) {
+		f->jsx_child = true;
+		return;
 	}
 	size_t h0 = h;
 	h = through_operators(c, h);

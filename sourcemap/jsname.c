@@ -20,10 +20,8 @@ static size_t put(char *buf, size_t cap, size_t at, const char *s, size_t n)
 	return at + n;
 }
 
-/* A token's text as a name part: a string key (or a computed key's plain
- * template) without its quotes, and up to a NUL byte in it (a name is a C
- * string: its length must be its strlen()). */
-static void tok_text(const char *text, const struct pp_js_tok *t, const char **s, size_t *n)
+/* (a name is a C string: its length must be its strlen()) */
+void pp_js_tok_text(const char *text, const struct pp_js_tok *t, const char **s, size_t *n)
 {
 	*s = text + t->off;
 	*n = pp_js_tok_len(t);
@@ -55,7 +53,7 @@ static size_t chain_name(const char *text, const struct pp_js_toks *v, uint32_t 
 		if (pp_js_tok_is(text, t, "[") && m != UINT32_MAX && m > i && m <= last) {
 			enum pp_js_kind kk = pp_js_tok_kind(&v->t[i + 1]);
 			if (m == i + 2 && (kk == PP_JS_STRING || kk == PP_JS_TEMPLATE)) {
-				tok_text(text, &v->t[i + 1], &s, &n);
+				pp_js_tok_text(text, &v->t[i + 1], &s, &n);
 			} else {
 				s = "<computed>";
 				n = 10;
@@ -66,7 +64,7 @@ static size_t chain_name(const char *text, const struct pp_js_toks *v, uint32_t 
 				i++;
 				continue;
 			}
-			tok_text(text, t, &s, &n);
+			pp_js_tok_text(text, t, &s, &n);
 			i++;
 		}
 		if (part)
@@ -154,14 +152,14 @@ static size_t func_name(const char *text, const struct pp_js_toks *v, const stru
 			/* this.K = class in function Holder: Holder.K */
 			size_t at0 = 0;
 			if (f->encl != NIL) {
-				tok_text(text, &v->t[f->encl], &s, &n);
+				pp_js_tok_text(text, &v->t[f->encl], &s, &n);
 				if (pp_js_name_capital(s, n))
 					at0 = put(buf, cap, 0, s, n);
 			}
 			return chain_name(text, v, f->cls_chain, f->cls, f->cls_this, buf, cap, at0,
 					  at0 > 0);
 		}
-		tok_text(text, &v->t[f->cls], &s, &n);
+		pp_js_tok_text(text, &v->t[f->cls], &s, &n);
 		return put(buf, cap, 0, s, n);
 	}
 	if (f->name_tok == NIL) {
@@ -180,14 +178,14 @@ static size_t func_name(const char *text, const struct pp_js_toks *v, const stru
 		at = put(buf, cap, at, f->prefix == 1 ? "get " : "set ", 4);
 	bool part = false; /* a part written: the next one after a "." */
 	if (f->encl != NIL) {
-		tok_text(text, &v->t[f->encl], &s, &n);
+		pp_js_tok_text(text, &v->t[f->encl], &s, &n);
 		if (pp_js_name_capital(s, n)) {
 			at = put(buf, cap, at, s, n);
 			part = true;
 		}
 	}
 	if (f->ns != NIL) {
-		tok_text(text, &v->t[f->ns], &s, &n);
+		pp_js_tok_text(text, &v->t[f->ns], &s, &n);
 		if (part)
 			at = put(buf, cap, at, ".", 1);
 		at = put(buf, cap, at, s, n);

@@ -324,6 +324,32 @@ static bool skip_regex(const char *s, size_t len, size_t *i)
 	return true;
 }
 
+/* Past the comment at *I: 1, or 0 when none starts there, -1 when it
+ * never ends ("//" runs to the line's end, "/" "*" to the first "*" "/"
+ * after it, "/" "*" "/" not closing). */
+static int skip_comment(const char *s, size_t len, size_t *i)
+{
+	size_t j = *i;
+	if (j + 1 >= len || s[j] != '/' || (s[j + 1] != '/' && s[j + 1] != '*'))
+		return 0;
+	if (s[j + 1] == '/') {
+		const char *e = memchr(s + j, '\n', len - j);
+		*i = e ? (size_t)(e - s) : len;
+		return 1;
+	}
+	for (j += 2; j + 1 < len; j++) {
+		const char *a = memchr(s + j, '*', len - 1 - j);
+		if (!a)
+			break;
+		j = (size_t)(a - s);
+		if (s[j + 1] == '/') {
+			*i = j + 2;
+			return 1;
+		}
+	}
+	return -1;
+}
+
 /* The open brackets: token indexes, each marked: code, a template's "${"
  * (its "}" resumes the template), or a JSX expression container (its "}"
  * resumes the element, in the state kept beside it). */
@@ -412,26 +438,14 @@ static bool export_default(const char *s, const struct pp_js_toks *v)
 /* Past white space and comments from *I; false in an unterminated comment. */
 static bool jsx_space(const char *s, size_t len, size_t *i)
 {
-	size_t j = *i;
-	while (j < len) {
-		if (cls[(unsigned char)s[j]] & C_WS) {
-			j++;
-		} else if (s[j] == '/' && j + 1 < len && s[j + 1] == '/') {
-			const char *e = memchr(s + j, '\n', len - j);
-			j = e ? (size_t)(e - s) : len;
-		} else if (s[j] == '/' && j + 1 < len && s[j + 1] == '*') {
-			size_t k = j + 2;
-			while (k + 1 < len && !(s[k] == '*' && s[k + 1] == '/'))
-				k++;
-			if (k + 1 >= len)
-				return false;
-			j = k + 2;
-		} else {
-			break;
-		}
+	int cm = 1;
+	while (*i < len && cm > 0) {
+		if (cls[(unsigned char)s[*i]] & C_WS)
+			++*i;
+		else
+			cm = skip_comment(s, len, i);
 	}
-	*i = j;
-	return true;
+	return cm >= 0;
 }
 
 /* The end of a JSX name from I (an identifier's bytes, '-', ':', '.'). */
@@ -738,30 +752,12 @@ static int tokenize(const char *s, size_t len, bool jsx, struct pp_js_toks *v, s
 			push(v, PP_JS_IDENT, st, i - st);
 			continue;
 		}
-		if (c == '/' && i + 1 < len && s[i + 1] == '/') {
-			const char *e = memchr(s + i, '\n', len - i);
-			i = e ? (size_t)(e - s) : len;
-			continue;
-		}
-		if (c == '/' && i + 1 < len && s[i + 1] == '*') {
-			/* the first "*" "/" from i + 2 on ("/" "*" "/" does not close) */
-			size_t j = i + 2;
-			const char *e = NULL;
-			while (j + 1 < len) {
-				const char *a = memchr(s + j, '*', len - 1 - j);
-				if (!a)
-					break;
-				j = (size_t)(a - s);
-				if (s[j + 1] == '/') {
-					e = a;
-					break;
-				}
-				j++;
-			}
-			if (!e)
+		if (c == '/') {
+			int cm = skip_comment(s, len, &i);
+			if (cm < 0)
 				goto out;
-			i = (size_t)(e - s) + 2;
-			continue;
+			if (cm)
+				continue;
 		}
 		if (c == '#' && i + 1 < len && ident_start((unsigned char)s[i + 1])) {
 			i++;

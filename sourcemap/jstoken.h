@@ -114,6 +114,9 @@ int pp_js_tokenize_jsx(const char *text, size_t len, bool jsx, struct pp_js_toks
  * column. */
 void pp_js_sfc_scripts(const char *text, size_t len, char *out);
 void pp_js_toks_release(struct pp_js_toks *v);
+/* Token T's text as a name part (jsname.c): a string key (or a computed
+ * key's plain template) without its quotes, up to a NUL byte in it. */
+void pp_js_tok_text(const char *text, const struct pp_js_tok *t, const char **s, size_t *n);
 /* Whether token T is the text S. */
 bool pp_js_tok_is(const char *text, const struct pp_js_tok *t, const char *s);
 /* A walk over a text: at byte AT, on 0-based line LINE, UTF-16 column COL. */
