@@ -1251,7 +1251,8 @@ static int function_at(struct smap_map *m, uint32_t line, uint32_t column,
 				      tpos(ot, nt).line == last.line && tpos(ot, nt).col == last.column;
 			/* the original's own words: a bundler's binding
 			 * (exports.f = , ns.f = ) is not the name V8 gives */
-			size_t l = pp_js_func_name(ot->s, &ot->toks, of, buf, sizeof(buf));
+			size_t l = pp_js_func_name_in(ot->s, &ot->toks, &ot->funcs, of, buf,
+						      sizeof(buf));
 			/* a member with a computed key, nameless in the original
 			 * (a class declaration) and in a class expression of the
 			 * script (export default class A became var A = class):
@@ -1427,7 +1428,7 @@ static int function_at(struct smap_map *m, uint32_t line, uint32_t column,
 		return set_name(m, out, buf, l, SMAP_FROM_SOURCE);
 	}
 	if (of && !g) {
-		size_t l = pp_js_func_name(ot->s, &ot->toks, of, buf, sizeof(buf));
+		size_t l = pp_js_func_name_in(ot->s, &ot->toks, &ot->funcs, of, buf, sizeof(buf));
 		out->name = keep(m, buf, l);
 		out->from = SMAP_FROM_SOURCE;
 		if (!out->name)

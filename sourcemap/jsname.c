@@ -134,10 +134,245 @@ static size_t ctx_name(const struct ctx *c, const struct pp_js_toks *v, size_t o
 	return SIZE_MAX;
 }
 
+/*
+ * What V8's name inferrer still holds when it names the function bound
+ * at member chain a.b = (this.x = ): V8 joins, with ".", every name the
+ * enclosing unfinished expressions pushed in the same parse (identifiers,
+ * .properties, ["keys"]), a name of a variable dropped before another's.
+ * A function in parentheses or after "!" (a likely IIFE) is parsed with
+ * the code around it, so
+ *
+ *	"production" !== process.env.NODE_ENV && (function () {
+ *		exports.jsx = function () {};
+ *	})();
+ *
+ * names it process.env.NODE_ENV.exports.jsx (React's development
+ * builds); any other function is parsed when first called, from its own
+ * name alone when that has a capital first (function Foo () { this.x =
+ * function () {} } is Foo.x).  node --cpu-prof says so.
+ */
+#define LEAK_PARTS 32
+
+struct leak {
+	uint32_t tok[LEAK_PARTS]; /* from the last backward */
+	bool var[LEAK_PARTS];     /* a variable's name (an identifier) */
+	size_t n;
+	uint32_t encl; /* the name of the function it is parsed with, or NIL */
+};
+
+static bool push_part(struct leak *l, size_t tok, bool var)
+{
+	if (l->n == LEAK_PARTS)
+		return false;
+	l->tok[l->n] = (uint32_t)tok;
+	l->var[l->n++] = var;
+	return true;
+}
+
+static bool is_any(const struct ctx *c, size_t i, const char *const *w)
+{
+	for (; *w; w++)
+		if (is(c, i, *w))
+			return true;
+	return false;
+}
+
+/* words before which a statement ends (its expression is done) */
+static const char *const stmt_words[] = {"return", "throw", "case",    "else",  "do",  "var",
+					 "let",    "const", "if",      "while", "for", "switch",
+					 "with",   "try",   "finally", NULL};
+/* words that push no name */
+static const char *const no_name_words[] = {"typeof", "void",  "delete", "instanceof", "in",
+					    "new",    "await", "yield",  "this",       "null",
+					    "true",   "false", "of",     "super",      NULL};
+
+/* words an expression goes on after */
+static const char *const operator_words[] = {"typeof", "void",  "delete", "instanceof", "in",
+					     "new",    "await", "yield",  "of",         NULL};
+
+/* Whether the '(' at I groups (a call's is after a callee). */
+static bool grouping(const struct ctx *c, size_t i)
+{
+	if (i == 0)
+		return true;
+	size_t p = i - 1;
+	if (kind(c, p, PP_JS_IDENT))
+		return is_any(c, p, no_name_words) || is_any(c, p, stmt_words);
+	if (kind(c, p, PP_JS_PUNCT))
+		return !is(c, p, ")") && !is(c, p, "]") && !is(c, p, "}");
+	return false;
+}
+
+/* Whether F is parsed with the code around it: in parentheses, or after
+ * "!" (V8's guesses of a function called at once). */
+static bool eager(const struct ctx *c, const struct pp_js_func *f)
+{
+	if (f->head == NIL || f->head == 0)
+		return false;
+	return is(c, f->head - 1, "!") || (is(c, f->head - 1, "(") && grouping(c, f->head - 1));
+}
+
+/* Whether the '{' at I opens a block (after a statement's head or end). */
+static bool block_open(const struct ctx *c, size_t i)
+{
+	if (i == 0)
+		return true;
+	return is(c, i - 1, ")") || is(c, i - 1, ";") || is(c, i - 1, "{") || is(c, i - 1, "}") ||
+	       is(c, i - 1, "else") || is(c, i - 1, "try") || is(c, i - 1, "finally") ||
+	       is(c, i - 1, "do");
+}
+
+/* Whether a line ends between tokens I and I + 1 where a statement ends
+ * too (a + b, a.b and a(b) go on over lines; a b does not). */
+static bool asi_between(const struct ctx *c, size_t i)
+{
+	const struct pp_js_tok *a = &c->t[i], *b = &c->t[i + 1];
+	size_t e = a->off + pp_js_tok_len(a);
+	if (b->off <= e || !memchr(c->s + e, '\n', b->off - e))
+		return false;
+	enum pp_js_kind ka = pp_js_tok_kind(a), kb = pp_js_tok_kind(b);
+	/* what an expression can end with; what cannot go on with one */
+	bool ends = ka == PP_JS_PUNCT ? is(c, i, ")") || is(c, i, "]") || is(c, i, "}")
+				      : !is_any(c, i, operator_words);
+	bool starts = kb != PP_JS_PUNCT && !is(c, i + 1, "in") && !is(c, i + 1, "instanceof") &&
+		      !is(c, i + 1, "of");
+	return ends && starts;
+}
+
+/* The names V8 holds before the binding whose first token is B of F,
+ * into L; false where the code around is not understood here. */
+static bool leak_of(const struct ctx *c, const struct pp_js_funcs *fs, const struct pp_js_func *f,
+		    size_t b, struct leak *l)
+{
+	uint32_t p = f->parent;
+	bool stmt = false; /* looking for the container only */
+	size_t i = b;
+	l->n = 0;
+	l->encl = NIL;
+	for (unsigned long steps = 0; steps < (1ul << 20); steps++) {
+		if (i == 0)
+			return p == NIL; /* the top of the text */
+		i--;
+		if (p != NIL && i == fs->f[p].open) {
+			const struct pp_js_func *pf = &fs->f[p];
+			if (!is(c, i, "{"))
+				return false; /* a concise body */
+			if (!eager(c, pf)) {
+				/* parsed on its own, after its own name */
+				if (pf->ctor || pf->prefix)
+					return false;
+				l->encl = pf->chain == pf->name_tok ? pf->name_tok : NIL;
+				return true;
+			}
+			i = pf->head; /* on at the '(' or "!" before it */
+			p = pf->parent;
+			stmt = false;
+			continue;
+		}
+		if (!stmt && asi_between(c, i))
+			stmt = true; /* token I ends the statement before */
+		uint32_t m = pp_js_tok_match(&c->t[i]);
+		if (m != NIL && m < i) { /* a closer: over what it closes */
+			if (!stmt && is(c, i, "}"))
+				return false;
+			if (!stmt && is(c, i, "]")) {
+				/* a["k"]: the key; an array literal: nothing */
+				bool member = m > 0 && (kind(c, m - 1, PP_JS_IDENT) ||
+							is(c, m - 1, ")") || is(c, m - 1, "]"));
+				if (member && !is_any(c, m - 1, no_name_words) &&
+				    !is_any(c, m - 1, stmt_words)) {
+					if (m + 2 != i || !kind(c, m + 1, PP_JS_STRING) ||
+					    !push_part(l, m + 1, false))
+						return false;
+				}
+			}
+			i = m;
+			continue;
+		}
+		if (m != NIL) { /* an opener still open */
+			if (is(c, i, "(")) {
+				stmt = false;
+				continue;
+			}
+			if (is(c, i, "{") && block_open(c, i)) {
+				stmt = true;
+				continue;
+			}
+			return false;
+		}
+		if (stmt)
+			continue;
+		enum pp_js_kind k = pp_js_tok_kind(&c->t[i]);
+		if (k == PP_JS_IDENT || k == PP_JS_PRIVATE) {
+			if (is_any(c, i, stmt_words)) {
+				stmt = true;
+				continue;
+			}
+			if (is(c, i, "function") || is(c, i, "class") || is(c, i, "async"))
+				return false;
+			if (is_any(c, i, no_name_words))
+				continue;
+			bool prop = i > 0 && (is(c, i - 1, ".") || is(c, i - 1, "?."));
+			if (!push_part(l, i, !prop))
+				return false;
+			if (prop)
+				i--;
+			continue;
+		}
+		if (k != PP_JS_PUNCT)
+			continue; /* a string, number, template or regex pushes none */
+		if ((c->t[i].lk & 7u) == PP_JS_BRACKET_)
+			return false; /* a bracket never closed */
+		if (is(c, i, ";") || is(c, i, ",")) {
+			stmt = true;
+			continue;
+		}
+		if (is(c, i, "=>") || is(c, i, ":") || is(c, i, "."))
+			return false;
+	}
+	return false;
+}
+
+/* F's name where V8's inferrer names it with what it still holds
+ * (leak_of()); SIZE_MAX where that is not known. */
+static size_t leaked_name(const char *text, const struct pp_js_toks *v, const struct pp_js_funcs *fs,
+			  const struct pp_js_func *f, char *buf, size_t cap)
+{
+	struct ctx c = {text, v->t, v->n, NULL, false};
+	struct leak l;
+	if (!fs || f->ctor || f->name_tok == NIL || f->prefix || f->inferred || f->ns != NIL ||
+	    f->chain == NIL || (f->chain == f->name_tok && !f->this_chain) ||
+	    !leak_of(&c, fs, f, f->chain, &l))
+		return SIZE_MAX;
+	size_t at = 0;
+	const char *s;
+	size_t n;
+	bool part = false;
+	if (l.encl != NIL) {
+		pp_js_tok_text(text, &v->t[l.encl], &s, &n);
+		if (pp_js_name_capital(s, n)) {
+			at = put(buf, cap, at, s, n);
+			part = true;
+		}
+	}
+	for (size_t k = l.n; k-- > 0;) {
+		/* a variable's name before another variable's is dropped */
+		bool next_var = k ? l.var[k - 1] : !f->this_chain;
+		if (l.var[k] && next_var)
+			continue;
+		pp_js_tok_text(text, &v->t[l.tok[k]], &s, &n);
+		if (part)
+			at = put(buf, cap, at, ".", 1);
+		at = put(buf, cap, at, s, n);
+		part = true;
+	}
+	return chain_name(text, v, f->chain, f->name_tok, f->this_chain, buf, cap, at, part);
+}
+
 /* pp_js_func_name()'s name, its whole length returned (more than was
  * written when it was cut at CAP) */
-static size_t func_name(const char *text, const struct pp_js_toks *v, const struct pp_js_func *f,
-			char *buf, size_t cap)
+static size_t func_name(const char *text, const struct pp_js_toks *v, const struct pp_js_funcs *fs,
+			const struct pp_js_func *f, char *buf, size_t cap)
 {
 	size_t at = 0;
 	const char *s;
@@ -174,6 +409,11 @@ static size_t func_name(const char *text, const struct pp_js_toks *v, const stru
 		}
 		return at;
 	}
+	size_t ln = leaked_name(text, v, fs, f, buf, cap);
+	if (ln != SIZE_MAX)
+		return ln;
+	if (cap)
+		buf[0] = '\0';
 	if (f->prefix)
 		at = put(buf, cap, at, f->prefix == 1 ? "get " : "set ", 4);
 	bool part = false; /* a part written: the next one after a "." */
@@ -197,7 +437,13 @@ static size_t func_name(const char *text, const struct pp_js_toks *v, const stru
 size_t pp_js_func_name(const char *text, const struct pp_js_toks *v, const struct pp_js_func *f,
 		       char *buf, size_t cap)
 {
-	size_t n = func_name(text, v, f, buf, cap);
+	return pp_js_func_name_in(text, v, NULL, f, buf, cap);
+}
+
+size_t pp_js_func_name_in(const char *text, const struct pp_js_toks *v, const struct pp_js_funcs *fs,
+			  const struct pp_js_func *f, char *buf, size_t cap)
+{
+	size_t n = func_name(text, v, fs, f, buf, cap);
 	/* what BUF holds: a name longer than CAP is cut there */
 	return !cap ? 0 : n < cap ? n : cap - 1;
 }
@@ -214,7 +460,7 @@ size_t pp_js_class_name(const char *text, const struct pp_js_toks *v, size_t i, 
 	pp_jsf_class_head(&c, i, &b);
 	if (b.name_tok == NIL)
 		return 0;
-	size_t n = func_name(text, v, &b, buf, cap);
+	size_t n = func_name(text, v, NULL, &b, buf, cap);
 	return !cap ? 0 : n < cap ? n : cap - 1;
 }
 

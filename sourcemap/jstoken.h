@@ -210,6 +210,13 @@ void pp_js_funcs_release(struct pp_js_funcs *fs);
  * CAP); "" for an anonymous function.  Its length in BUF. */
 size_t pp_js_func_name(const char *text, const struct pp_js_toks *v, const struct pp_js_func *f,
 		       char *buf, size_t cap);
+/* The same, with the functions FS of the text F is one of (NULL: not
+ * known), which tell the names V8's inferrer still holds from the code
+ * around F when it names it (React's "production" !== process.env.NODE_ENV
+ * && (function () { exports.jsx = function () {} })() names it
+ * process.env.NODE_ENV.exports.jsx; see jsname.c). */
+size_t pp_js_func_name_in(const char *text, const struct pp_js_toks *v, const struct pp_js_funcs *fs,
+			  const struct pp_js_func *f, char *buf, size_t cap);
 /* The name V8 gives the default constructor of the class whose "class"
  * keyword is token I (one without a constructor of its own): its own name,
  * else the binding the class expression is assigned to (A = class {,

@@ -92,6 +92,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				size_t n = pp_js_func_name(s, &v, f, buf, sizeof(buf));
 				if (strlen(buf) != (n < sizeof(buf) ? n : sizeof(buf) - 1))
 					fail("name length");
+				/* with what V8's inferrer holds from around it */
+				n = pp_js_func_name_in(s, &v, &fs, f, buf, sizeof(buf));
+				if (strlen(buf) != (n < sizeof(buf) ? n : sizeof(buf) - 1))
+					fail("name length");
 				if (pp_js_func_starting(&fs, f->start) == NULL)
 					fail("a function is not found at its start");
 				(void)pp_js_func_holding(&fs, f->open + 1);

@@ -35,7 +35,7 @@ static void names_of(const char *src, bool js, bool jsx, char *out, size_t cap)
 	out[0] = '\0';
 	for (size_t i = 0; i < fs.n; i++) {
 		char nb[128];
-		pp_js_func_name(src, &v, &fs.f[i], nb, sizeof(nb));
+		pp_js_func_name_in(src, &v, &fs, &fs.f[i], nb, sizeof(nb));
 		at += (size_t)snprintf(out + at, cap - at, "%s%s@%c", i ? " " : "",
 				       nb[0] ? nb : "-", src[v.t[fs.f[i].start].off]);
 		assert_true(at < cap);
@@ -386,6 +386,47 @@ static void test_jstoken_classes(void **state)
 
 /* The name V8 gives a class's default constructor: the class's own,
  * else the binding of the class expression; none for an anonymous one. */
+/* What V8's name inferrer still holds from the code around a member
+ * binding (node --cpu-prof on each): the names of an unfinished
+ * expression, through a function in parentheses or after "!" (parsed with
+ * it), not through one parsed on its own (a callback), a statement's end
+ * (also where a line ends one) or a finished group. */
+static void test_jstoken_inferrer_stack(void **state)
+{
+	(void)state;
+	/* React's development builds */
+	JS_NAMES("\"production\" !== process.env.NODE_ENV && (function () {\n"
+		 "  exports.jsx = function (t) {};\n"
+		 "  exports.a = exports.b = function () {}, R.c = () => 1;\n"
+		 "  var q = function () {}; exports.o = { m: function () {} };\n"
+		 "})();",
+		 "-@( process.env.NODE_ENV.exports.jsx@( "
+		 "process.env.NODE_ENV.exports.a.exports.b@( process.env.NODE_ENV.R.c@( q@( m@(");
+	JS_NAMES("a.b && !function Baz () { R.f2 = function () {}; }();\n"
+		 "(function Foo () { this.f1 = function () {}; }).call(o);\n"
+		 "function Bar () { this.f3 = function () {}; }\n"
+		 "function Qux () { (function () { R.f4 = function () {}; })(); }\n"
+		 "y = a[\"b\"] ? (() => { if (x) { R[\"f5\"] = function () {}; } })() : 0;",
+		 "Baz@( a.b.R.f2@( Foo@( f1@( Bar@( Bar.f3@( Qux@( -@( Qux.R.f4@( -@( a.b.R.f5@(");
+	/* in the same function: the names before its own group */
+	JS_NAMES("function reg (hook) { w = hook.__wdc || (hook.__wdc = () => 1); }\n"
+		 "function zz (i) { (_a = i._zod).check ?? (_a.check = (p) => 1); }\n"
+		 "\"function\" === typeof b.$$F && (a.$$F = function (p) {});",
+		 "reg@( hook.__wdc.hook.__wdc@( zz@( check._a.check@( b.$$F.a.$$F@(");
+	/* none: a callback, a call's name before another variable's, a line's
+	 * end, an earlier statement, a finished argument */
+	JS_NAMES("Q.each([1], function () { R.d1 = function () {}; });\n"
+		 "call(a.b) && (function () { R.c8 = function () {}; })();\n"
+		 "R.default = /ab(c)/g\n"
+		 "R.g1 = function () {}\n"
+		 ";[1].forEach(function () {})\n"
+		 "R.g2 = function () {}\n"
+		 "a.b; R.g3 = function () {};",
+		 "-@( R.d1@( -@( R.c8@( R.g1@( -@( R.g2@( R.g3@(");
+	/* not known here: what the name would hold stays as before */
+	JS_NAMES("R.w = {p: a.b && (function () { R.c22 = function () {}; })()};", "-@( R.c22@(");
+}
+
 static void test_jstoken_class_names(void **state)
 {
 	(void)state;
@@ -1125,6 +1166,7 @@ int main(void)
 		cmocka_unit_test(test_jstoken_objects),
 		cmocka_unit_test(test_jstoken_classes),
 		cmocka_unit_test(test_jstoken_class_names),
+		cmocka_unit_test(test_jstoken_inferrer_stack),
 		cmocka_unit_test(test_jstoken_lexing),
 		cmocka_unit_test(test_jstoken_long_tokens),
 		cmocka_unit_test(test_jstoken_first_bracket),
