@@ -1060,6 +1060,43 @@ static void computed_member(const struct ctx *c, size_t h, struct pp_js_func *f)
 		f->ctx = (uint32_t)in;
 }
 
+/*
+ * An anonymous function that is an element of an array literal that is an
+ * object literal's property's value: V8 names it by the object's binding
+ * and the key (const routes = {list: [() => 1, function () {}]} names
+ * both routes.list; return {items: [() => 1]}, items), where its
+ * inference still holds it when the value ends (survives()).  H and E:
+ * F's first and last tokens.
+ */
+static void array_key(const struct ctx *c, size_t h, size_t e, struct pp_js_func *f)
+{
+	if (h < 4 || e == NIL)
+		return;
+	size_t arr = is(c, h - 1, "[")   ? h - 1
+		     : is(c, h - 1, ",") ? pp_jsf_container(c, h - 1)
+					 : NIL;
+	if (arr == NIL || arr < 3 || !is(c, arr, "[") || !is(c, arr - 1, ":"))
+		return;
+	uint32_t close = pp_js_tok_match(&c->t[arr]);
+	if (close == NIL || close <= e || called_after(c, close))
+		return;
+	size_t key = arr - 2;
+	if (!(kind(c, key, PP_JS_IDENT) || kind(c, key, PP_JS_STRING) ||
+	      kind(c, key, PP_JS_NUMBER)) ||
+	    !(is(c, key - 1, "{") || is(c, key - 1, ",")))
+		return;
+	size_t in = pp_jsf_container(c, key);
+	if (in == NIL || !is(c, in, "{") || pp_jsf_class_body(c, in))
+		return;
+	/* the value is the array alone */
+	if (close + 1 < c->n && !is(c, close + 1, ",") && !is(c, close + 1, "}"))
+		return;
+	if (survives(c, arr - 1, e) != NIL)
+		return;
+	f->name_tok = f->chain = (uint32_t)key;
+	f->arr_obj = (uint32_t)in;
+}
+
 static int add(struct pp_js_funcs *fs, const struct pp_js_func *f)
 {
 	if (fs->n == fs->cap) {
@@ -1291,6 +1328,8 @@ int pp_js_functions_in(const char *text, const struct pp_js_toks *v, bool js,
 			if (f.name_tok == NIL)
 				new_argument(&c, f.head, f.close, &f);
 			if (f.name_tok == NIL)
+				array_key(&c, f.head, f.close, &f);
+			if (f.name_tok == NIL)
 				computed_member(&c, f.head, &f);
 			else if (f.ns == NIL)
 				namespace_member(&c, &f);
@@ -1326,6 +1365,8 @@ int pp_js_functions_in(const char *text, const struct pp_js_toks *v, bool js,
 			pp_jsf_binding(&c, f.head, f.close, &f);
 			if (f.name_tok == NIL)
 				new_argument(&c, f.head, f.close, &f);
+			if (f.name_tok == NIL)
+				array_key(&c, f.head, f.close, &f);
 			if (f.name_tok == NIL)
 				computed_member(&c, f.head, &f);
 			else if (f.ns == NIL)

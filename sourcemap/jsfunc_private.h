@@ -29,7 +29,7 @@ struct ctx {
 /* A function of no tokens yet: nothing known of it */
 static const struct pp_js_func no_func = {NIL, NIL,   NIL,   NIL,   NIL,   NIL,   NIL,
 					  0,   false, false, false, false, false, NIL,
-					  NIL, NIL,   NIL,   NIL,   false, false};
+					  NIL, NIL,   NIL,   NIL,   NIL,   false, false};
 
 /* pp_js_tok_is(), inlined: W is a literal, so its length is known */
 static inline bool is(const struct ctx *c, size_t i, const char *w)

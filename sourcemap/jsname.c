@@ -409,6 +409,22 @@ static size_t func_name(const char *text, const struct pp_js_toks *v, const stru
 		}
 		return at;
 	}
+	if (f->arr_obj != NIL) {
+		/* {list: [() => 1]}: the object's binding, then the key; the
+		 * key alone after return */
+		struct ctx c = {text, v->t, v->n, NULL, false};
+		if (!(f->arr_obj > 0 && is(&c, f->arr_obj - 1, "return"))) {
+			at = ctx_name(&c, v, f->arr_obj, buf, cap, 0);
+			if (at == SIZE_MAX || at == 0) {
+				if (cap)
+					buf[0] = '\0';
+				return 0;
+			}
+			at = put(buf, cap, at, ".", 1);
+		}
+		pp_js_tok_text(text, &v->t[f->name_tok], &s, &n);
+		return put(buf, cap, at, s, n);
+	}
 	size_t ln = leaked_name(text, v, fs, f, buf, cap);
 	if (ln != SIZE_MAX)
 		return ln;

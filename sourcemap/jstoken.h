@@ -171,6 +171,11 @@ struct pp_js_func {
 	 * field [k] = () => 1): the '{' of the class body or object literal
 	 * it is in, by whose binding V8 names it; else UINT32_MAX */
 	uint32_t ctx;
+	/* for an element of an array literal that is an object literal's
+	 * property value ({list: [() => 1]}): the object's '{', whose
+	 * binding and then the key (name_tok) V8 names it by (routes.list
+	 * for const routes = {list: [...]}); else UINT32_MAX */
+	uint32_t arr_obj;
 	/* for export const f = (a function) in a TypeScript namespace's
 	 * body: the token of the namespace's (innermost) name, which V8 puts
 	 * first (the compilers make it NS.f = ); else UINT32_MAX */

@@ -427,6 +427,31 @@ static void test_jstoken_inferrer_stack(void **state)
 	JS_NAMES("R.w = {p: a.b && (function () { R.c22 = function () {}; })()};", "-@( R.c22@(");
 }
 
+/* A function in an array that is an object literal's property's value:
+ * the object's binding and the key, as V8 infers it while it still holds
+ * the function (node --cpu-prof on each). */
+static void test_jstoken_array_keys(void **state)
+{
+	(void)state;
+	JS_NAMES("const routes = { list: [(q) => s(q), function (q) {}], "
+		 "nested: { deep: [(q) => 1] } };\n"
+		 "cfg.handlers = { get: [(q) => 1] };\n"
+		 "const table = [{ run: [(q) => 1] }];\n"
+		 "function mk () { return { items: [(q) => 1] }; }\n"
+		 "const o3 = { \"x-y\": [(q) => 1], 5: [(q) => 1] };\n"
+		 "class K { static H = { l8: [(q) => 1] }; }",
+		 "routes.list@( routes.list@( routes.nested.deep@( cfg.handlers.get@( "
+		 "table.run@( mk@( items@( o3.x-y@( o3.5@( H.l8@(");
+	/* a call after it drops it; not an array the value is alone */
+	JS_NAMES("const A = { l1: [(q) => { id(1); return q; }, (q) => s(q)] };\n"
+		 "const B = { l2: [(q) => 1, id(2)] };\n"
+		 "const C = { l3: [(q) => 1].concat([]) };\n"
+		 "const D = { l4: [...[], (q) => 1] };",
+		 "-@( A.l1@( -@( -@( D.l4@(");
+	/* an argument's object: V8 puts the callee first, not known here */
+	JS_NAMES("const E = id({ l5: [(q) => 1] });", "-@(");
+}
+
 static void test_jstoken_class_names(void **state)
 {
 	(void)state;
@@ -1167,6 +1192,7 @@ int main(void)
 		cmocka_unit_test(test_jstoken_classes),
 		cmocka_unit_test(test_jstoken_class_names),
 		cmocka_unit_test(test_jstoken_inferrer_stack),
+		cmocka_unit_test(test_jstoken_array_keys),
 		cmocka_unit_test(test_jstoken_lexing),
 		cmocka_unit_test(test_jstoken_long_tokens),
 		cmocka_unit_test(test_jstoken_first_bracket),
