@@ -304,6 +304,14 @@ static bool leak_of(const struct ctx *c, const struct pp_js_funcs *fs, const str
 			continue;
 		enum pp_js_kind k = pp_js_tok_kind(&c->t[i]);
 		if (k == PP_JS_IDENT || k == PP_JS_PRIVATE) {
+			/* a.b (a.finally, a.new: a property's name whatever
+			 * the word) */
+			if (i > 0 && (is(c, i - 1, ".") || is(c, i - 1, "?."))) {
+				if (!push_part(l, i, false))
+					return false;
+				i--;
+				continue;
+			}
 			if (is_any(c, i, stmt_words)) {
 				stmt = true;
 				continue;
@@ -312,11 +320,8 @@ static bool leak_of(const struct ctx *c, const struct pp_js_funcs *fs, const str
 				return false;
 			if (is_any(c, i, no_name_words))
 				continue;
-			bool prop = i > 0 && (is(c, i - 1, ".") || is(c, i - 1, "?."));
-			if (!push_part(l, i, !prop))
+			if (!push_part(l, i, true))
 				return false;
-			if (prop)
-				i--;
 			continue;
 		}
 		if (k != PP_JS_PUNCT)

@@ -413,6 +413,10 @@ static void test_jstoken_inferrer_stack(void **state)
 		 "function zz (i) { (_a = i._zod).check ?? (_a.check = (p) => 1); }\n"
 		 "\"function\" === typeof b.$$F && (a.$$F = function (p) {});",
 		 "reg@( hook.__wdc.hook.__wdc@( zz@( check._a.check@( b.$$F.a.$$F@(");
+	/* a keyword as a property's name; a declaration's name */
+	JS_NAMES("p.finally && (function () { R.h1 = function () {}; })();\n"
+		 "var xx = (function () { this.h2 = function () {}; }).call(o);",
+		 "-@( p.finally.R.h1@( -@( xx.h2@(");
 	/* none: a callback, a call's name before another variable's, a line's
 	 * end, an earlier statement, a finished argument */
 	JS_NAMES("Q.each([1], function () { R.d1 = function () {}; });\n"
