@@ -244,6 +244,24 @@ test_expect_success 'seventh program, vite: Vue components on the right names an
 '
 echo "# names, seventh program, vite: $(cat "$S/vite.p7.score" 2>/dev/null) (right, total, %)"
 
+# An eighth program (fixtures/names8): what V8's name inferrer keeps from
+# the code around a function, as in React's development builds (an IIFE
+# after a condition, its exports assigned to members), a function assigned
+# inside the expression that tests its binding, and arrays of handlers as
+# an object literal's property's value.  The same 95% on every bundler.
+program_scores "$FIX/names8" p8 eighth
+
+# The names only V8's inference gives (each was devApi.render, hook.warm,
+# or anonymous): the condition's names first, the whole expression's, the
+# object's binding and the key.
+test_expect_success 'eighth program: the names V8 infers from the code around' '
+	has_frames p8 ";globalThis.setTimeout.devApi.render [^ ]*src/dev.ts:18[ ;]" \
+		";globalThis.setTimeout.devApi.measure [^ ]*src/dev.ts:21[ ;]" \
+		";globalThis.setTimeout.devApi.flush [^ ]*src/dev.ts:24[ ;]" \
+		";hook.warm.hook.warm [^ ]*src/dev.ts:32[ ;]" ";routes.list [^ ]*src/dev.ts:38[ ;]" \
+		";routes.nested.deep [^ ]*src/dev.ts:39[ ;]" ";items [^ ]*src/dev.ts:43[ ;]"
+'
+
 # An index map (fixtures/names/index-map.mjs: esbuild's map cut into
 # sections, each listing the sources it uses): the same names and files as
 # the regular map, with and without sourcesContent.
