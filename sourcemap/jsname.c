@@ -245,14 +245,17 @@ static bool leak_of(const struct ctx *c, const struct pp_js_funcs *fs, const str
 		    size_t b, struct leak *l)
 {
 	uint32_t p = f->parent;
-	bool stmt = false; /* looking for the container only */
 	size_t i = b;
 	l->n = 0;
 	l->encl = NIL;
-	for (unsigned long steps = 0; steps < (1ul << 20); steps++) {
+	/* what lies between a binding and the function or statement it is
+	 * in is short: 4096 tokens at most, so that a text of 10^5 bindings
+	 * is not 10^10 steps */
+	for (unsigned steps = 0; steps < 4096; steps++) {
 		if (i == 0)
 			return p == NIL; /* the top of the text */
 		i--;
+		bool boundary = false; /* a statement's: nothing before it holds */
 		if (p != NIL && i == fs->f[p].open) {
 			const struct pp_js_func *pf = &fs->f[p];
 			if (!is(c, i, "{"))
@@ -266,16 +269,16 @@ static bool leak_of(const struct ctx *c, const struct pp_js_funcs *fs, const str
 			}
 			i = pf->head; /* on at the '(' or "!" before it */
 			p = pf->parent;
-			stmt = false;
 			continue;
 		}
-		if (!stmt && asi_between(c, i))
-			stmt = true; /* token I ends the statement before */
 		uint32_t m = pp_js_tok_match(&c->t[i]);
-		if (m != NIL && m < i) { /* a closer: over what it closes */
-			if (!stmt && is(c, i, "}"))
+		enum pp_js_kind k = pp_js_tok_kind(&c->t[i]);
+		if (asi_between(c, i)) {
+			boundary = true;        /* token I ends the statement before */
+		} else if (m != NIL && m < i) { /* a closer: over what it closes */
+			if (is(c, i, "}"))
 				return false;
-			if (!stmt && is(c, i, "]")) {
+			if (is(c, i, "]")) {
 				/* a["k"]: the key; an array literal: nothing */
 				bool member = m > 0 && (kind(c, m - 1, PP_JS_IDENT) ||
 							is(c, m - 1, ")") || is(c, m - 1, "]"));
@@ -288,22 +291,13 @@ static bool leak_of(const struct ctx *c, const struct pp_js_funcs *fs, const str
 			}
 			i = m;
 			continue;
-		}
-		if (m != NIL) { /* an opener still open */
-			if (is(c, i, "(")) {
-				stmt = false;
-				continue;
-			}
-			if (is(c, i, "{") && block_open(c, i)) {
-				stmt = true;
-				continue;
-			}
-			return false;
-		}
-		if (stmt)
-			continue;
-		enum pp_js_kind k = pp_js_tok_kind(&c->t[i]);
-		if (k == PP_JS_IDENT || k == PP_JS_PRIVATE) {
+		} else if (m != NIL) { /* an opener still open */
+			if (is(c, i, "("))
+				continue; /* a group, a call's argument: on before it */
+			if (!is(c, i, "{") || !block_open(c, i))
+				return false;
+			boundary = true;
+		} else if (k == PP_JS_IDENT || k == PP_JS_PRIVATE) {
 			/* a.b (a.finally, a.new: a property's name whatever
 			 * the word) */
 			if (i > 0 && (is(c, i - 1, ".") || is(c, i - 1, "?."))) {
@@ -312,28 +306,42 @@ static bool leak_of(const struct ctx *c, const struct pp_js_funcs *fs, const str
 				i--;
 				continue;
 			}
-			if (is_any(c, i, stmt_words)) {
-				stmt = true;
-				continue;
-			}
 			if (is(c, i, "function") || is(c, i, "class") || is(c, i, "async"))
 				return false;
-			if (is_any(c, i, no_name_words))
-				continue;
-			if (!push_part(l, i, true))
+			if (is_any(c, i, stmt_words))
+				boundary = true;
+			else if (!is_any(c, i, no_name_words) && !push_part(l, i, true))
 				return false;
-			continue;
+		} else if (k == PP_JS_PUNCT) {
+			if ((c->t[i].lk & 7u) == PP_JS_BRACKET_)
+				return false; /* a bracket never closed */
+			if (is(c, i, "=>") || is(c, i, ":") || is(c, i, "."))
+				return false;
+			if (is(c, i, ";"))
+				boundary = true;
+			if (is(c, i, ",")) {
+				/* a sequence's or a list's earlier part, finished:
+				 * on before the list's '(', or a statement's */
+				size_t in = pp_jsf_container(c, i);
+				if (in == NIL)
+					return false;
+				if (is(c, in, "(")) {
+					i = in + 1;
+					continue;
+				}
+				if (!is(c, in, "{") ||
+				    !((p != NIL && in == fs->f[p].open) || block_open(c, in)))
+					return false;
+				boundary = true;
+			}
 		}
-		if (k != PP_JS_PUNCT)
-			continue; /* a string, number, template or regex pushes none */
-		if ((c->t[i].lk & 7u) == PP_JS_BRACKET_)
-			return false; /* a bracket never closed */
-		if (is(c, i, ";") || is(c, i, ",")) {
-			stmt = true;
-			continue;
+		/* (a string, number, template or regex pushes none) */
+		if (boundary) {
+			/* on at the function's body (a statement pushes none) */
+			if (p == NIL)
+				return true;
+			i = fs->f[p].open + 1;
 		}
-		if (is(c, i, "=>") || is(c, i, ":") || is(c, i, "."))
-			return false;
 	}
 	return false;
 }
