@@ -178,9 +178,10 @@ static bool is_any(const struct ctx *c, size_t i, const char *const *w)
 }
 
 /* words before which a statement ends (its expression is done) */
-static const char *const stmt_words[] = {"return", "throw", "case",    "else",  "do",  "var",
-					 "let",    "const", "if",      "while", "for", "switch",
-					 "with",   "try",   "finally", NULL};
+static const char *const stmt_words[] = {"return", "throw",   "case",  "else", "do",
+					 "var",    "let",     "const", "if",   "while",
+					 "for",    "switch",  "with",  "try",  "finally",
+					 "export", "default", NULL};
 /* words that push no name */
 static const char *const no_name_words[] = {"typeof", "void",  "delete", "instanceof", "in",
 					    "new",    "await", "yield",  "this",       "null",
@@ -212,6 +213,19 @@ static bool eager(const struct ctx *c, const struct pp_js_func *f)
 	return is(c, f->head - 1, "!") || (is(c, f->head - 1, "(") && grouping(c, f->head - 1));
 }
 
+/* Whether the '[' at I opens an array literal (not a computed member). */
+static bool array_open(const struct ctx *c, size_t i)
+{
+	if (!is(c, i, "["))
+		return false;
+	if (i == 0)
+		return true;
+	if (kind(c, i - 1, PP_JS_IDENT))
+		return is_any(c, i - 1, no_name_words) || is_any(c, i - 1, stmt_words);
+	return !is(c, i - 1, ")") && !is(c, i - 1, "]") && !is(c, i - 1, "}") &&
+	       !kind(c, i - 1, PP_JS_STRING) && !kind(c, i - 1, PP_JS_TEMPLATE);
+}
+
 /* Whether the '{' at I opens a block (after a statement's head or end). */
 static bool block_open(const struct ctx *c, size_t i)
 {
@@ -239,8 +253,9 @@ static bool asi_between(const struct ctx *c, size_t i)
 	return ends && starts;
 }
 
-/* The names V8 holds before the binding whose first token is B of F,
- * into L; false where the code around is not understood here. */
+/* The names V8 holds before token B (a binding's first, an object
+ * literal's '{') in function F's parent, into L; false where the code
+ * around is not understood here. */
 static bool leak_of(const struct ctx *c, const struct pp_js_funcs *fs, const struct pp_js_func *f,
 		    size_t b, struct leak *l)
 {
@@ -292,8 +307,9 @@ static bool leak_of(const struct ctx *c, const struct pp_js_funcs *fs, const str
 			i = m;
 			continue;
 		} else if (m != NIL) { /* an opener still open */
-			if (is(c, i, "("))
-				continue; /* a group, a call's argument: on before it */
+			if (is(c, i, "(") || array_open(c, i))
+				continue; /* a group, a call's argument, an array's
+					   * element: on before it */
 			if (!is(c, i, "{") || !block_open(c, i))
 				return false;
 			boundary = true;
@@ -315,6 +331,19 @@ static bool leak_of(const struct ctx *c, const struct pp_js_funcs *fs, const str
 		} else if (k == PP_JS_PUNCT) {
 			if ((c->t[i].lk & 7u) == PP_JS_BRACKET_)
 				return false; /* a bracket never closed */
+			if (is(c, i, ":") && i >= 2 &&
+			    (kind(c, i - 1, PP_JS_IDENT) || kind(c, i - 1, PP_JS_STRING) ||
+			     kind(c, i - 1, PP_JS_NUMBER)) &&
+			    (is(c, i - 2, "{") || is(c, i - 2, ","))) {
+				/* an object literal's key: pushed, its earlier
+				 * properties finished; on before the object */
+				size_t in = pp_jsf_container(c, i - 1);
+				if (in == NIL || in == 0 || !is(c, in, "{") || block_open(c, in) ||
+				    !push_part(l, i - 1, false))
+					return false;
+				i = in;
+				continue;
+			}
 			if (is(c, i, "=>") || is(c, i, ":") || is(c, i, "."))
 				return false;
 			if (is(c, i, ";"))
@@ -325,7 +354,7 @@ static bool leak_of(const struct ctx *c, const struct pp_js_funcs *fs, const str
 				size_t in = pp_jsf_container(c, i);
 				if (in == NIL)
 					return false;
-				if (is(c, in, "(")) {
+				if (is(c, in, "(") || array_open(c, in)) {
 					i = in + 1;
 					continue;
 				}
@@ -346,6 +375,35 @@ static bool leak_of(const struct ctx *c, const struct pp_js_funcs *fs, const str
 	return false;
 }
 
+/* L's names written into BUF from its start, joined with "." (the
+ * enclosing function's, when a capital starts it, then the rest, a
+ * variable's before another variable's dropped; NEXT_VAR: a variable's
+ * name follows them); their length. */
+static size_t leak_parts(const char *text, const struct pp_js_toks *v, const struct leak *l,
+			 bool next_var, char *buf, size_t cap)
+{
+	size_t at = 0;
+	const char *s;
+	size_t n;
+	if (cap)
+		buf[0] = '\0';
+	if (l->encl != NIL) {
+		pp_js_tok_text(text, &v->t[l->encl], &s, &n);
+		if (pp_js_name_capital(s, n))
+			at = put(buf, cap, at, s, n);
+	}
+	for (size_t k = l->n; k-- > 0;) {
+		bool var_after = k ? l->var[k - 1] : next_var;
+		if (l->var[k] && var_after)
+			continue;
+		pp_js_tok_text(text, &v->t[l->tok[k]], &s, &n);
+		if (at)
+			at = put(buf, cap, at, ".", 1);
+		at = put(buf, cap, at, s, n);
+	}
+	return at;
+}
+
 /* F's name where V8's inferrer names it with what it still holds
  * (leak_of()); SIZE_MAX where that is not known. */
 static size_t leaked_name(const char *text, const struct pp_js_toks *v, const struct pp_js_funcs *fs,
@@ -357,29 +415,8 @@ static size_t leaked_name(const char *text, const struct pp_js_toks *v, const st
 	    f->chain == NIL || (f->chain == f->name_tok && !f->this_chain) ||
 	    !leak_of(&c, fs, f, f->chain, &l))
 		return SIZE_MAX;
-	size_t at = 0;
-	const char *s;
-	size_t n;
-	bool part = false;
-	if (l.encl != NIL) {
-		pp_js_tok_text(text, &v->t[l.encl], &s, &n);
-		if (pp_js_name_capital(s, n)) {
-			at = put(buf, cap, at, s, n);
-			part = true;
-		}
-	}
-	for (size_t k = l.n; k-- > 0;) {
-		/* a variable's name before another variable's is dropped */
-		bool next_var = k ? l.var[k - 1] : !f->this_chain;
-		if (l.var[k] && next_var)
-			continue;
-		pp_js_tok_text(text, &v->t[l.tok[k]], &s, &n);
-		if (part)
-			at = put(buf, cap, at, ".", 1);
-		at = put(buf, cap, at, s, n);
-		part = true;
-	}
-	return chain_name(text, v, f->chain, f->name_tok, f->this_chain, buf, cap, at, part);
+	size_t at = leak_parts(text, v, &l, !f->this_chain, buf, cap);
+	return chain_name(text, v, f->chain, f->name_tok, f->this_chain, buf, cap, at, at > 0);
 }
 
 /* pp_js_func_name()'s name, its whole length returned (more than was
@@ -423,10 +460,16 @@ static size_t func_name(const char *text, const struct pp_js_toks *v, const stru
 		return at;
 	}
 	if (f->arr_obj != NIL) {
-		/* {list: [() => 1]}: the object's binding, then the key; the
-		 * key alone after return */
+		/* {list: [() => 1]}: what V8's inferrer holds before the
+		 * object (its binding, a callee, the name of the function it
+		 * is parsed with), then the key */
 		struct ctx c = {text, v->t, v->n, NULL, false};
-		if (!(f->arr_obj > 0 && is(&c, f->arr_obj - 1, "return"))) {
+		struct leak l;
+		if (fs && leak_of(&c, fs, f, f->arr_obj, &l)) {
+			at = leak_parts(text, v, &l, false, buf, cap);
+			if (at)
+				at = put(buf, cap, at, ".", 1);
+		} else if (!(f->arr_obj > 0 && is(&c, f->arr_obj - 1, "return"))) {
 			at = ctx_name(&c, v, f->arr_obj, buf, cap, 0);
 			if (at == SIZE_MAX || at == 0) {
 				if (cap)

@@ -427,8 +427,14 @@ static void test_jstoken_inferrer_stack(void **state)
 		 "R.g2 = function () {}\n"
 		 "a.b; R.g3 = function () {};",
 		 "-@( R.d1@( -@( R.c8@( R.g1@( -@( R.g2@( R.g3@(");
-	/* not known here: what the name would hold stays as before */
-	JS_NAMES("R.w = {p: a.b && (function () { R.c22 = function () {}; })()};", "-@( R.c22@(");
+	/* an object literal's keys */
+	JS_NAMES("R.w = {p: 1, q: a.b && (function () { R.c23 = function () {}; })()};\n"
+		 "foo({p: (function () { R.c25 = function () {}; })()});\n"
+		 "var u = {\"k-1\": (function () { this.c26 = function () {}; }).call(R)};",
+		 "-@( R.w.q.a.b.R.c23@( -@( foo.p.R.c25@( -@( u.k-1.c26@(");
+	/* not known here: what the name would hold stays as before (x: T
+	 * is a type) */
+	NAMES("const x: T = a.b && (function () { R.c27 = function () {}; })();", "-@( R.c27@(");
 }
 
 /* A function in an array that is an object literal's property's value:
@@ -452,8 +458,12 @@ static void test_jstoken_array_keys(void **state)
 		 "const C = { l3: [(q) => 1].concat([]) };\n"
 		 "const D = { l4: [...[], (q) => 1] };",
 		 "-@( A.l1@( -@( -@( D.l4@(");
-	/* an argument's object: V8 puts the callee first, not known here */
-	JS_NAMES("const E = id({ l5: [(q) => 1] });", "-@(");
+	/* an argument's object: the callee first; in a function V8 parses
+	 * on its own, its name when a capital starts it */
+	JS_NAMES("const E = id({ l5: [(q) => 1] });\n"
+		 "function Table () { return { items: [(q) => 1] }; }\n"
+		 "let W; W = [0, { c: [(q) => 1] }];",
+		 "id.l5@( Table@( Table.items@( W.c@(");
 }
 
 static void test_jstoken_class_names(void **state)
