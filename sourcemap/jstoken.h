@@ -172,9 +172,10 @@ struct pp_js_func {
 	 * it is in, by whose binding V8 names it; else UINT32_MAX */
 	uint32_t ctx;
 	/* for an element of an array literal that is an object literal's
-	 * property value ({list: [() => 1]}): the object's '{', whose
-	 * binding and then the key (name_tok) V8 names it by (routes.list
-	 * for const routes = {list: [...]}); else UINT32_MAX */
+	 * property value ({list: [() => 1]}): the object's '{'; V8 names it
+	 * by what its inferrer holds there (the object's binding, a callee)
+	 * and then the key, name_tok (routes.list for const routes = {list:
+	 * [...]}, id.l for id({l: [...]})); else UINT32_MAX */
 	uint32_t arr_obj;
 	/* for export const f = (a function) in a TypeScript namespace's
 	 * body: the token of the namespace's (innermost) name, which V8 puts
