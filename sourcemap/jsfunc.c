@@ -720,8 +720,9 @@ static size_t survives(const struct ctx *c, size_t eq, size_t e)
 		if (is(c, i, "(") && m != NIL && i > 0 &&
 		    ((kind(c, i - 1, PP_JS_IDENT) &&
 		      (!pp_jsf_not_key(c, i - 1) || is(c, i - 1, "super"))) ||
-		     is(c, i - 1, ")") || is(c, i - 1, "]") || kind(c, i - 1, PP_JS_PRIVATE))) {
-			/* a method's body (m(a) {): its own */
+		     is(c, i - 1, ")") || is(c, i - 1, "]") || is(c, i - 1, "?.") ||
+		     kind(c, i - 1, PP_JS_PRIVATE))) {
+			/* a method's body (m(a) {): its own; x?.() is a call */
 			size_t b = after_params(c, m, false);
 			if (b != NIL && pp_js_tok_match(&c->t[b]) != NIL) {
 				i = pp_js_tok_match(&c->t[b]);

@@ -199,8 +199,9 @@ static bool grouping(const struct ctx *c, size_t i)
 	size_t p = i - 1;
 	if (kind(c, p, PP_JS_IDENT))
 		return is_any(c, p, no_name_words) || is_any(c, p, stmt_words);
+	/* (f<T>(, a TypeScript call, as a comparison a > (...) would be) */
 	if (kind(c, p, PP_JS_PUNCT))
-		return !is(c, p, ")") && !is(c, p, "]") && !is(c, p, "}");
+		return !is(c, p, ")") && !is(c, p, "]") && !is(c, p, "}") && !is(c, p, ">");
 	return false;
 }
 
@@ -210,7 +211,18 @@ static bool eager(const struct ctx *c, const struct pp_js_func *f)
 {
 	if (f->head == NIL || f->head == 0)
 		return false;
-	return is(c, f->head - 1, "!") || (is(c, f->head - 1, "(") && grouping(c, f->head - 1));
+	size_t g = f->head - 1;
+	if (is(c, g, "!") && !is(c, f->head, "(") && !is(c, f->head, "async"))
+		return true; /* !function () {} */
+	if (!is(c, g, "(") || !grouping(c, g))
+		return false;
+	/* (function () {}): so guessed; an arrow only when called at once,
+	 * (() => {})() */
+	if (is(c, f->head, "function") ||
+	    (is(c, f->head, "async") && is(c, f->head + 1, "function")))
+		return true;
+	uint32_t m = pp_js_tok_match(&c->t[g]);
+	return m != NIL && m > g && is(c, m + 1, "(");
 }
 
 /* Whether the '[' at I opens an array literal (not a computed member). */
@@ -246,10 +258,14 @@ static bool asi_between(const struct ctx *c, size_t i)
 		return false;
 	enum pp_js_kind ka = pp_js_tok_kind(a), kb = pp_js_tok_kind(b);
 	/* what an expression can end with; what cannot go on with one */
-	bool ends = ka == PP_JS_PUNCT ? is(c, i, ")") || is(c, i, "]") || is(c, i, "}")
+	bool ends = ka == PP_JS_PUNCT ? is(c, i, ")") || is(c, i, "]") || is(c, i, "}") ||
+						is(c, i, "++") || is(c, i, "--")
 				      : !is_any(c, i, operator_words);
-	bool starts = kb != PP_JS_PUNCT && !is(c, i + 1, "in") && !is(c, i + 1, "instanceof") &&
-		      !is(c, i + 1, "of");
+	/* (a line's "!", "~", "++" or "--" cannot go on with the line before) */
+	bool starts = kb != PP_JS_PUNCT ? !is(c, i + 1, "in") && !is(c, i + 1, "instanceof") &&
+						  !is(c, i + 1, "of")
+					: is(c, i + 1, "!") || is(c, i + 1, "~") ||
+						  is(c, i + 1, "++") || is(c, i + 1, "--");
 	return ends && starts;
 }
 
@@ -364,7 +380,10 @@ static bool leak_of(const struct ctx *c, const struct pp_js_funcs *fs, const str
 				boundary = true;
 			}
 		}
-		/* (a string, number, template or regex pushes none) */
+		/* (a string, number, template or regex pushes none; what a
+		 * template's ${} held is not known here) */
+		if (k == PP_JS_TEMPLATE && c->s[c->t[i].off] == '}')
+			return false;
 		if (boundary) {
 			/* on at the function's body (a statement pushes none) */
 			if (p == NIL)

@@ -432,6 +432,19 @@ static void test_jstoken_inferrer_stack(void **state)
 		 "foo({p: (function () { R.c25 = function () {}; })()});\n"
 		 "var u = {\"k-1\": (function () { this.c26 = function () {}; }).call(R)};",
 		 "-@( R.w.q.a.b.R.c23@( -@( foo.p.R.c25@( -@( u.k-1.c26@(");
+	/* not parsed with the code around: an arrow in parentheses not
+	 * called at once, a TypeScript call's argument (f<T>(...)) */
+	JS_NAMES("const init = cfg.init || ((app) => { app.get = function () {}; });\n"
+		 "a.b && (() => { R.v = function () {}; }).call(null);\n"
+		 "var w = ((m) => { exports.w = function () {}; });",
+		 "init@( app.get@( -@( R.v@( w@( exports.w@(");
+	NAMES("api.foo<Bar>(function () { R.x = function () {}; });", "-@( R.x@(");
+	/* a statement's end at a line's end: after x++, before !function */
+	JS_NAMES("(function () {\n  var o = {n: 0}\n  o.n++\n  R.i7 = function () {}\n})()\n"
+		 "var x = a.b\n!function () { R.j = function () {} }()",
+		 "-@( R.i7@( -@( R.j@(");
+	/* a template's ${}: not known here, as before */
+	JS_NAMES("`${a.b}` && (function () { R.e4 = function () {}; })();", "-@( R.e4@(");
 	/* not known here: what the name would hold stays as before (x: T
 	 * is a type) */
 	NAMES("const x: T = a.b && (function () { R.c27 = function () {}; })();", "-@( R.c27@(");
@@ -458,6 +471,8 @@ static void test_jstoken_array_keys(void **state)
 		 "const C = { l3: [(q) => 1].concat([]) };\n"
 		 "const D = { l4: [...[], (q) => 1] };",
 		 "-@( A.l1@( -@( -@( D.l4@(");
+	/* x?.() is a call too */
+	JS_NAMES("const L = { list: [() => 1, (x) => x?.()] };", "-@( L.list@(");
 	/* an argument's object: the callee first; in a function V8 parses
 	 * on its own, its name when a capital starts it */
 	JS_NAMES("const E = id({ l5: [(q) => 1] });\n"
