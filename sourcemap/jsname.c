@@ -182,24 +182,29 @@ static const char *const stmt_words[] = {"return", "throw",   "case",  "else", "
 					 "var",    "let",     "const", "if",   "while",
 					 "for",    "switch",  "with",  "try",  "finally",
 					 "export", "default", NULL};
-/* words that push no name */
-static const char *const no_name_words[] = {"typeof", "void",  "delete", "instanceof", "in",
-					    "new",    "await", "yield",  "this",       "null",
-					    "true",   "false", "of",     "super",      NULL};
-
 /* words an expression goes on after */
 static const char *const operator_words[] = {"typeof", "void",  "delete", "instanceof", "in",
 					     "new",    "await", "yield",  "of",         NULL};
+/* words that are values but push no name */
+static const char *const value_words[] = {"this", "null", "true", "false", "super", NULL};
 
-/* Whether the '(' at I groups (a call's is after a callee). */
-static bool grouping(const struct ctx *c, size_t i)
+/* Whether token I pushes no name: an operator's word or such a value. */
+static bool no_name(const struct ctx *c, size_t i)
+{
+	return is_any(c, i, operator_words) || is_any(c, i, value_words);
+}
+
+/* Whether an expression may start at token I (no value ends before it,
+ * so a '(' there groups and a '[' opens an array): I at the start, after a word such as return or typeof, after
+ * an operator (f<T>(, a TypeScript call's '>', is taken for a value's
+ * end, as a > (...) would be too). */
+static bool expr_after(const struct ctx *c, size_t i)
 {
 	if (i == 0)
 		return true;
 	size_t p = i - 1;
 	if (kind(c, p, PP_JS_IDENT))
-		return is_any(c, p, no_name_words) || is_any(c, p, stmt_words);
-	/* (f<T>(, a TypeScript call, as a comparison a > (...) would be) */
+		return no_name(c, p) || is_any(c, p, stmt_words);
 	if (kind(c, p, PP_JS_PUNCT))
 		return !is(c, p, ")") && !is(c, p, "]") && !is(c, p, "}") && !is(c, p, ">");
 	return false;
@@ -214,7 +219,7 @@ static bool eager(const struct ctx *c, const struct pp_js_func *f)
 	size_t g = f->head - 1;
 	if (is(c, g, "!") && !is(c, f->head, "(") && !is(c, f->head, "async"))
 		return true; /* !function () {} */
-	if (!is(c, g, "(") || !grouping(c, g))
+	if (!is(c, g, "(") || !expr_after(c, g))
 		return false;
 	/* (function () {}): so guessed; an arrow only when called at once,
 	 * (() => {})() */
@@ -228,14 +233,7 @@ static bool eager(const struct ctx *c, const struct pp_js_func *f)
 /* Whether the '[' at I opens an array literal (not a computed member). */
 static bool array_open(const struct ctx *c, size_t i)
 {
-	if (!is(c, i, "["))
-		return false;
-	if (i == 0)
-		return true;
-	if (kind(c, i - 1, PP_JS_IDENT))
-		return is_any(c, i - 1, no_name_words) || is_any(c, i - 1, stmt_words);
-	return !is(c, i - 1, ")") && !is(c, i - 1, "]") && !is(c, i - 1, "}") &&
-	       !kind(c, i - 1, PP_JS_STRING) && !kind(c, i - 1, PP_JS_TEMPLATE);
+	return is(c, i, "[") && expr_after(c, i);
 }
 
 /* Whether the '{' at I opens a block (after a statement's head or end). */
@@ -311,14 +309,10 @@ static bool leak_of(const struct ctx *c, const struct pp_js_funcs *fs, const str
 				return false;
 			if (is(c, i, "]")) {
 				/* a["k"]: the key; an array literal: nothing */
-				bool member = m > 0 && (kind(c, m - 1, PP_JS_IDENT) ||
-							is(c, m - 1, ")") || is(c, m - 1, "]"));
-				if (member && !is_any(c, m - 1, no_name_words) &&
-				    !is_any(c, m - 1, stmt_words)) {
-					if (m + 2 != i || !kind(c, m + 1, PP_JS_STRING) ||
-					    !push_part(l, m + 1, false))
-						return false;
-				}
+				if (!array_open(c, m) &&
+				    (m + 2 != i || !kind(c, m + 1, PP_JS_STRING) ||
+				     !push_part(l, m + 1, false)))
+					return false;
 			}
 			i = m;
 			continue;
@@ -342,7 +336,7 @@ static bool leak_of(const struct ctx *c, const struct pp_js_funcs *fs, const str
 				return false;
 			if (is_any(c, i, stmt_words))
 				boundary = true;
-			else if (!is_any(c, i, no_name_words) && !push_part(l, i, true))
+			else if (!no_name(c, i) && !push_part(l, i, true))
 				return false;
 		} else if (k == PP_JS_PUNCT) {
 			if ((c->t[i].lk & 7u) == PP_JS_BRACKET_)
