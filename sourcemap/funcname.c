@@ -683,8 +683,19 @@ static const struct pp_js_func *heading(struct smap_map *m, const struct smap_ma
 		uint32_t shut = pp_js_tok_match(&t->toks.t[end]);
 		if (pp_js_tok_is(t->s, &t->toks.t[end], "(") && shut != NIL)
 			end = shut;
+		/* parentheses around the function alone, (function () {})
+		 * in x || (function () {}): terser maps the function to the
+		 * first of them */
+		uint32_t wrap = f->head, wclose = f->close;
+		while (wrap > 0 && wclose != NIL && wclose + 1 < t->toks.n &&
+		       pp_js_tok_is(t->s, &t->toks.t[wrap - 1], "(") &&
+		       pp_js_tok_match(&t->toks.t[wrap - 1]) == wclose + 1) {
+			wrap--;
+			wclose++;
+		}
 		/* the innermost: the last, in start order, that holds it */
-		if (first <= i && i <= end && (bound == NIL || i <= bound || f->head <= i))
+		if ((first <= i && i <= end && (bound == NIL || i <= bound || f->head <= i)) ||
+		    (wrap <= i && i < f->head))
 			best = f;
 	}
 	return best;

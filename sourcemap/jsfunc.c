@@ -310,13 +310,17 @@ static size_t pass_operand(const struct ctx *c, size_t p, bool arrows, size_t *b
  * "=" (or "||=" ...) that holds it, when the walk back passes only
  * conditional and logical operators, their operands, and grouping
  * parentheses and array brackets not called; H itself otherwise, with
- * nothing between or anything else met (an object's key, a statement's
- * start, a call).
+ * nothing between or anything else met (a statement's start, a call).  An
+ * object literal's key ends the walk too: the token after its ':' (V8
+ * names {k: c ? f : g} by the object and the key), but not through a
+ * "," ({k: (a, f)} is anonymous).
  */
+static bool object_open(const struct ctx *c, size_t open, int depth);
+static bool key_colon(const struct ctx *c, size_t p);
 static size_t through_operators(const struct ctx *c, size_t h)
 {
 	size_t p = h - 1;
-	bool moved = false, comma = false;
+	bool moved = false, comma = false, anycomma = false;
 	/* the tokens looked at, all told: what lies between a binding and
 	 * its function is short, and a text of 10^5 functions in one long
 	 * chain (a || (() => 1) || ...) is not 10^10 steps */
@@ -350,14 +354,14 @@ static size_t through_operators(const struct ctx *c, size_t h)
 			/* a conditional's second branch: its first before, then "?" */
 			size_t q = p > 0 ? pass_operand(c, p - 1, true, &budget) : NIL;
 			if (q == NIL || q == p - 1 || !is(c, q, "?"))
-				return h;
+				return moved && !anycomma && key_colon(c, p) ? p + 1 : h;
 			p = q;
 			op = true;
 		}
 		if (!op || p == 0)
 			return h;
 		if (is(c, p, ","))
-			comma = true;
+			comma = anycomma = true;
 		/* before a ",", an arrow is an earlier element or argument
 		 * whole ([() => 1, f]); before another operator, a "=>" is
 		 * the arrow whose body the walk is in */
@@ -519,6 +523,17 @@ static bool object_open(const struct ctx *c, size_t open, int depth)
 		kind(c, b - 1, PP_JS_NUMBER)) &&
 	       (is(c, b - 2, "{") || is(c, b - 2, ",")) &&
 	       object_open(c, pp_jsf_container(c, b - 1), depth - 1);
+}
+
+/* Whether the ':' at P follows a key of an object literal ({k: or , k:
+ * with a name, a string or a number): not a label, a case or a type. */
+static bool key_colon(const struct ctx *c, size_t p)
+{
+	return p >= 2 && is(c, p, ":") &&
+	       (kind(c, p - 1, PP_JS_IDENT) || kind(c, p - 1, PP_JS_STRING) ||
+		kind(c, p - 1, PP_JS_NUMBER)) &&
+	       (is(c, p - 2, "{") || is(c, p - 2, ",")) &&
+	       object_open(c, pp_jsf_container(c, p - 1), 8);
 }
 
 /* Whether Q, before "= function" or "= () =>", is the binding of an object
@@ -816,6 +831,21 @@ void pp_jsf_binding(const struct ctx *c, size_t h, size_t e, struct pp_js_func *
 	size_t h0 = h;
 	h = through_operators(c, h);
 	size_t p = h - 1;
+	/* only parentheses between the binding and F (x = (f)), and F a
+	 * function V8 takes to be called at once for the '(' before it
+	 * ("(function", "(async function"): V8 gives such a function no
+	 * inferred name, only the one the binding itself gives (x =
+	 * (function () {}) and {k: (function () {})} are x and k; a.b =
+	 * (function () {}), x = c ? (function () {}) : g, x = a ||
+	 * (function () {}) anonymous, checked with node --cpu-prof) */
+	bool parens = true;
+	for (size_t g = h; g < h0; g++)
+		if (!is(c, g, "("))
+			parens = false;
+	bool eager = h0 > 0 && is(c, h0 - 1, "(") &&
+		     (is(c, h0, "function") || (is(c, h0, "async") && is(c, h0 + 1, "function")));
+	if (eager && !parens)
+		return;
 	/* through an array or a conditional: named only if V8's inference
 	 * still holds it when the expression ends, or by the target of an
 	 * assignment on the way */
@@ -880,6 +910,8 @@ void pp_jsf_binding(const struct ctx *c, size_t h, size_t e, struct pp_js_func *
 					break;
 			}
 		}
+		if (eager && (first != q || keyed != NIL))
+			return; /* a member: a name V8 infers */
 		f->name_tok = (uint32_t)q;
 		f->chain = (uint32_t)first;
 		f->pattern = pattern;
@@ -891,6 +923,16 @@ void pp_jsf_binding(const struct ctx *c, size_t h, size_t e, struct pp_js_func *
 	    (kind(c, p - 1, PP_JS_IDENT) || kind(c, p - 1, PP_JS_STRING) ||
 	     kind(c, p - 1, PP_JS_NUMBER)) &&
 	    (is(c, p - 2, "{") || is(c, p - 2, ","))) {
+		/* {k: c ? f : g}, {k: a || f}: V8's inferred name, by what
+		 * it holds before the object and the key (const o = {k: a
+		 * || f} is o.k), as an array's element ({k: [f]}); {k: f}
+		 * and {k: (f)} are k */
+		if (h != h0 && !parens) {
+			size_t in = pp_jsf_container(c, p - 1);
+			if (in == NIL || !object_open(c, in, 8))
+				return;
+			f->arr_obj = (uint32_t)in;
+		}
 		f->name_tok = f->chain = (uint32_t)(p - 1);
 		return;
 	}

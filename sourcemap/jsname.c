@@ -290,9 +290,16 @@ static bool leak_of(const struct ctx *c, const struct pp_js_funcs *fs, const str
 			if (!is(c, i, "{"))
 				return false; /* a concise body */
 			if (!eager(c, pf)) {
-				/* parsed on its own, after its own name */
-				if (pf->ctor || pf->prefix)
+				/* parsed on its own, after its own name (a
+				 * constructor's: its class's) */
+				if (pf->prefix)
 					return false;
+				if (pf->ctor) {
+					if (pf->cls == NIL || pp_js_cls_member(pf))
+						return false;
+					l->encl = pf->cls;
+					return true;
+				}
 				l->encl = pf->chain == pf->name_tok ? pf->name_tok : NIL;
 				return true;
 			}

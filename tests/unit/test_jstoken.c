@@ -209,8 +209,9 @@ static void test_jstoken_objects(void **state)
 	 * function's "(": no method named after an inner type */
 	NAMES("class P { m<T extends A<B<C>>, D>(a) {} }", "m@(");
 	NAMES("function u<N, L extends Y<Z<N, K>>, M>(a) {}", "u@(");
-	/* an object's key through a conditional: V8 says o.q; not guessed */
-	NAMES("var o = { q: c ? () => 1 : 0 }", "-@(");
+	/* an object's key through a conditional: V8 says o.q (more in
+	 * test_jstoken_operand_keys) */
+	NAMES("var o = { q: c ? () => 1 : 0 }", "o.q@(");
 	/* a computed member (node --cpu-prof): a string's or a plain
 	 * template's value, else <computed>; "prototype" left out, "this" too,
 	 * a capitalized enclosing function put first */
@@ -479,6 +480,52 @@ static void test_jstoken_array_keys(void **state)
 		 "function Table () { return { items: [(q) => 1] }; }\n"
 		 "let W; W = [0, { c: [(q) => 1] }];",
 		 "id.l5@( Table@( Table.items@( W.c@(");
+}
+
+/* Functions an object's key holds through a conditional or a logical
+ * operator, and functions in parentheses (each name node's, from node
+ * --cpu-prof on the same code) */
+static void test_jstoken_operand_keys(void **state)
+{
+	(void)state;
+	/* V8's inferred name: the object's binding (or callee) and the key */
+	JS_NAMES("const o1 = { a: T ? () => 1 : null, b: F ? null : () => 2 };\n"
+		 "const o2 = { d: F || function () {}, e: T && (() => 1) };\n"
+		 "const o5 = { h: { i: T ? function () {} : null } };\n"
+		 "const r = use({ g: T ? function () {} : null });\n"
+		 "exports.pg = { a: T ? () => 1 : F ? 1 : 2 };\n"
+		 "const pa = { a: null ?? function () {} }.a;\n"
+		 "const o8 = { \"n-n\": T ? () => 1 : 0, 5: T ? () => 1 : 0 };",
+		 "o1.a@( o1.b@( o2.d@( o2.e@( o5.h.i@( use.g@( exports.pg.a@( pa.a@( "
+		 "o8.n-n@( o8.5@(");
+	/* a return's object: the key; a call in the other branch drops the
+	 * first (as for a variable); a "," anonymous */
+	JS_NAMES("function mk (s) { return { a: T ? () => 1 : null }; }\n"
+		 "const p1 = { a: T ? () => b(1) : () => b(2) };\n"
+		 "const o7 = { a: (T, function () {}) };",
+		 "mk@( a@( -@( p1.a@( -@(");
+	/* in parentheses alone: the key's own name */
+	JS_NAMES("const o6 = { j: (function () {}), k: (() => 1), l: ((x) => 1), "
+		 "c: (async function () {}) };",
+		 "j@( k@( l@( c@(");
+	/* "(function" is taken to be called at once: no inferred name, only
+	 * what a variable, a field or a key names it */
+	JS_NAMES("var w1 = F || (function () {});\n"
+		 "var w4 = F ? null : (function () {});\n"
+		 "ex.w5 = T ? (function () {}) : null;\n"
+		 "var wd = T ? (async function () {}) : null;\n"
+		 "ex.m5 = (function () {});\n"
+		 "const o = { w: F || (function () {}), b: T ? (function () {}) : 0 };\n"
+		 "var w7 = (function () {}); m9 = (function () {});\n"
+		 "var wc = T && (() => 1), mc = T ? ((x) => 1) : null;\n"
+		 "class K { f = (function () {}); static g = T ? (function () {}) : 0; }",
+		 "-@( -@( -@( -@( -@( -@( -@( w7@( m9@( wc@( mc@( f@( -@(");
+	/* in a class's constructor, V8 holds the class's name first */
+	JS_NAMES("class D { constructor() { this.x = { a: T ? () => 1 : null }; "
+		 "this.y = { list: [() => 1] }; g.k = function () {}; "
+		 "const loc = { q: T ? () => 1 : null }; } }\n"
+		 "const R = { S: class { constructor() { this.u = { c: T ? () => 1 : 0 }; } } };",
+		 "D@( D.x.a@( D.y.list@( D.g.k@( D.loc.q@( S@( S.u.c@(");
 }
 
 static void test_jstoken_class_names(void **state)
@@ -971,6 +1018,29 @@ static void test_jstoken_function_at_es5_method(void **state)
 		}
 }
 
+/* terser maps a function in parentheses (x || (function () {})) to the
+ * first '(': a function starts there, and with the script the map is
+ * said to agree (without it, START says so).  V8 on
+ * the source says (anonymous) (test_jstoken_operand_keys). */
+static void test_jstoken_function_at_parenthesized(void **state)
+{
+	(void)state;
+	static const char map[] = "{\"version\":3,\"sources\":[\"g.js\"],\"names\":[\"w1\","
+				  "\"F\",\"a\"],\"sourcesContent\":[\"var w1 = F || (function (a) "
+				  "{ return a; });\\nw1(1); w1(2);\\n\"],\"mappings\":\"AAAA,IAAIA,"
+				  "GAAKC,GAAK,SAAWC,GAAK,OAAOA,CAAI,EACzCF,GAAG,GAAIA,GAAG\"}";
+	static const char script[] = "var w1=F||function(n){return n};w1(1),w1(2);";
+	for (int with = 0; with < 2; with++) {
+		struct smap_map *m = map_with(map, with ? script : NULL);
+		struct smap_function f;
+		assert_int_equal(smap_function_at(m, 0, 18, &f), SMAP_OK);
+		assert_int_equal(f.start, 1);
+		assert_int_equal(f.mapped, with ? 1 : -1);
+		assert_true(!f.name || !*f.name || strcmp(f.name, "(anonymous)") == 0);
+		smap_map_free(m);
+	}
+}
+
 /* A class without a constructor of its own: V8 puts its default
  * constructor on the "class" keyword, where no function starts, and names
  * it by the class; the map points at the "export" before "class Foo"
@@ -1222,6 +1292,7 @@ int main(void)
 		cmocka_unit_test(test_jstoken_class_names),
 		cmocka_unit_test(test_jstoken_inferrer_stack),
 		cmocka_unit_test(test_jstoken_array_keys),
+		cmocka_unit_test(test_jstoken_operand_keys),
 		cmocka_unit_test(test_jstoken_lexing),
 		cmocka_unit_test(test_jstoken_long_tokens),
 		cmocka_unit_test(test_jstoken_first_bracket),
@@ -1237,6 +1308,7 @@ int main(void)
 		cmocka_unit_test(test_jstoken_function_at_solid),
 		cmocka_unit_test(test_jstoken_function_at_name_to_body),
 		cmocka_unit_test(test_jstoken_function_at_es5_method),
+		cmocka_unit_test(test_jstoken_function_at_parenthesized),
 		cmocka_unit_test(test_jstoken_long_name),
 		cmocka_unit_test(test_jstoken_jsx),
 		cmocka_unit_test(test_jstoken_sfc),
