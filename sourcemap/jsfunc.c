@@ -846,6 +846,9 @@ void pp_jsf_binding(const struct ctx *c, size_t h, size_t e, struct pp_js_func *
 		     (is(c, h0, "function") || (is(c, h0, "async") && is(c, h0 + 1, "function")));
 	if (eager && !parens)
 		return;
+	/* an object's key reached: its '{' asked now, while the walk's
+	 * answer is remembered (survives() asks of a later token) */
+	size_t kin = h != h0 && !parens && is(c, p, ":") ? pp_jsf_container(c, p - 1) : NIL;
 	/* through an array or a conditional: named only if V8's inference
 	 * still holds it when the expression ends, or by the target of an
 	 * assignment on the way */
@@ -928,10 +931,9 @@ void pp_jsf_binding(const struct ctx *c, size_t h, size_t e, struct pp_js_func *
 		 * || f} is o.k), as an array's element ({k: [f]}); {k: f}
 		 * and {k: (f)} are k */
 		if (h != h0 && !parens) {
-			size_t in = pp_jsf_container(c, p - 1);
-			if (in == NIL || !object_open(c, in, 8))
+			if (kin == NIL || !object_open(c, kin, 8))
 				return;
-			f->arr_obj = (uint32_t)in;
+			f->arr_obj = (uint32_t)kin;
 		}
 		f->name_tok = f->chain = (uint32_t)(p - 1);
 		return;

@@ -526,6 +526,24 @@ static void test_jstoken_operand_keys(void **state)
 		 "const loc = { q: T ? () => 1 : null }; } }\n"
 		 "const R = { S: class { constructor() { this.u = { c: T ? () => 1 : 0 }; } } };",
 		 "D@( D.x.a@( D.y.list@( D.g.k@( D.loc.q@( S@( S.u.c@(");
+	/* an object of 600 such keys (6,000 tokens): the last is named as
+	 * the first, each key's '{' found from the one before */
+	{
+		enum { KEYS = 600 };
+		char *src = malloc(KEYS * 40 + 32), *out = malloc(KEYS * 16 + 64);
+		assert_non_null(src);
+		assert_non_null(out);
+		size_t at = (size_t)sprintf(src, "const o = {\n");
+		for (int k = 0; k < KEYS; k++)
+			at += (size_t)sprintf(src + at, "  k%d: c ? () => %d : null,\n", k, k);
+		strcpy(src + at, "};\n");
+		names_of(src, true, false, out, KEYS * 16 + 64);
+		assert_true(strncmp(out, "o.k0@( o.k1@(", 13) == 0);
+		size_t n = strlen(out);
+		assert_true(n > 9 && strcmp(out + n - 9, " o.k599@(") == 0);
+		free(src);
+		free(out);
+	}
 }
 
 static void test_jstoken_class_names(void **state)
