@@ -262,6 +262,24 @@ test_expect_success 'eighth program: the names V8 infers from the code around' '
 		";routes.nested.deep [^ ]*src/dev.ts:39[ ;]" ";items [^ ]*src/dev.ts:43[ ;]"
 '
 
+# A ninth program (fixtures/names9): functions an object literal's key
+# holds through a conditional or a logical operator, and functions in
+# parentheses, which V8 takes to be called at once.  The same 95% on every
+# bundler.
+program_scores "$FIX/names9" p9 ninth
+
+# Each was the key alone, anonymous, or a name V8 does not give: the
+# object's binding and the key, the callee's, the class's in its
+# constructor; "(function" after an operator anonymous.
+test_expect_success 'ninth program: keys through operators, functions in parentheses' '
+	has_frames p9 ";handlers.run [^ ]*src/keys.ts:15[ ;]" ";handlers.stop [^ ]*src/keys.ts:16[ ;]" \
+		";handlers.either [^ ]*src/keys.ts:19[ ;]" \
+		";handlers.nested.deep [^ ]*src/keys.ts:20[ ;]" ";own [^ ]*src/keys.ts:21[ ;]" \
+		";made [^ ]*src/keys.ts:28[ ;]" ";configure.hook [^ ]*src/keys.ts:34[ ;]" \
+		";(anonymous) [^ ]*src/keys.ts:38[ ;]" ";(anonymous) [^ ]*src/keys.ts:41[ ;]" \
+		";Store.x.get [^ ]*src/keys.ts:52[ ;]"
+'
+
 # An index map (fixtures/names/index-map.mjs: esbuild's map cut into
 # sections, each listing the sources it uses): the same names and files as
 # the regular map, with and without sourcesContent.
