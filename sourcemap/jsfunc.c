@@ -525,15 +525,30 @@ static bool object_open(const struct ctx *c, size_t open, int depth)
 	       object_open(c, pp_jsf_container(c, b - 1), depth - 1);
 }
 
-/* Whether the ':' at P follows a key of an object literal ({k: or , k:
- * with a name, a string or a number): not a label, a case or a type. */
+/* The first token of the key before the ':' at P when it may be an object
+ * literal's ({k: or , k: with a name, a string or a number, or a computed
+ * [k]:), else NIL: not a label, a case or a type. */
+static size_t key_first(const struct ctx *c, size_t p)
+{
+	if (p < 2 || !is(c, p, ":"))
+		return NIL;
+	size_t k = p - 1;
+	if (is(c, k, "]")) {
+		k = opener(c, k);
+		if (k == NIL || k == 0)
+			return NIL;
+	} else if (!(kind(c, k, PP_JS_IDENT) || kind(c, k, PP_JS_STRING) ||
+		     kind(c, k, PP_JS_NUMBER))) {
+		return NIL;
+	}
+	return is(c, k - 1, "{") || is(c, k - 1, ",") ? k : NIL;
+}
+
+/* Whether the ':' at P follows a key of an object literal (key_first()). */
 static bool key_colon(const struct ctx *c, size_t p)
 {
-	return p >= 2 && is(c, p, ":") &&
-	       (kind(c, p - 1, PP_JS_IDENT) || kind(c, p - 1, PP_JS_STRING) ||
-		kind(c, p - 1, PP_JS_NUMBER)) &&
-	       (is(c, p - 2, "{") || is(c, p - 2, ",")) &&
-	       object_open(c, pp_jsf_container(c, p - 1), 8);
+	size_t k = key_first(c, p);
+	return k != NIL && object_open(c, pp_jsf_container(c, k), 8);
 }
 
 /* Whether Q, before "= function" or "= () =>", is the binding of an object
@@ -848,13 +863,15 @@ void pp_jsf_binding(const struct ctx *c, size_t h, size_t e, struct pp_js_func *
 		return;
 	/* an object's key reached: its '{' asked now, while the walk's
 	 * answer is remembered (survives() asks of a later token) */
-	size_t kin = h != h0 && !parens && is(c, p, ":") ? pp_jsf_container(c, p - 1) : NIL;
+	size_t kf = h != h0 && !parens ? key_first(c, p) : NIL;
+	size_t kin = kf != NIL ? pp_jsf_container(c, kf) : NIL;
 	/* through an array or a conditional: named only if V8's inference
 	 * still holds it when the expression ends, or by the target of an
 	 * assignment on the way */
 	size_t sv = h != h0 && e != NIL && p > 0 ? survives(c, p, e) : NIL;
 	if (sv == 0)
 		return;
+	size_t sv0 = p;
 	if (sv != NIL)
 		p = sv;
 	/* x = function, x ||= () => (or through the expressions above) */
@@ -936,6 +953,12 @@ void pp_jsf_binding(const struct ctx *c, size_t h, size_t e, struct pp_js_func *
 			f->arr_obj = (uint32_t)kin;
 		}
 		f->name_tok = f->chain = (uint32_t)(p - 1);
+		return;
+	}
+	/* {[k]: c ? f : g}: V8 names it by the object's binding alone */
+	if (kf != NIL && p == sv0 && is(c, kf, "[")) {
+		if (kin != NIL && object_open(c, kin, 8))
+			f->ctx = (uint32_t)kin;
 		return;
 	}
 	if (is(c, p, "default") && p >= 1 && is(c, p - 1, "export")) {

@@ -272,7 +272,8 @@ static void test_jstoken_objects(void **state)
 	NAMES("namespace S { export namespace Inner { export const h: F = (n) => n } }",
 	      "Inner.h@(");
 	NAMES("function ns() { export const x = () => 1 }", "ns@( x@(");
-	NAMES("const s = { [k]: c ? () => 1 : 0, ['lit']: () => 1 }", "-@( s@(");
+	/* a computed key, through a conditional too: the object's binding */
+	NAMES("const s = { [k]: c ? () => 1 : 0, ['lit']: () => 1 }", "s@( s@(");
 	NAMES("e['a\\u0062'] = () => 1", "-@(");
 	NAMES("return [a] = function () {}", "-@(");
 	NAMES("const t: F[] = function () {}", "t@(");
@@ -498,6 +499,12 @@ static void test_jstoken_operand_keys(void **state)
 		 "const o8 = { \"n-n\": T ? () => 1 : 0, 5: T ? () => 1 : 0 };",
 		 "o1.a@( o1.b@( o2.d@( o2.e@( o5.h.i@( use.g@( exports.pg.a@( pa.a@( "
 		 "o8.n-n@( o8.5@(");
+	/* a computed key: the object's binding alone; in a returned object,
+	 * anonymous */
+	JS_NAMES("const o1 = { [\"m\"]: T ? () => 1 : null, [k]: T ? () => 2 : null };\n"
+		 "const o2 = { [\"a\"]: [() => 1], [k + 1]: [() => 2] };\n"
+		 "function mk() { return { [k]: T ? () => 3 : null }; }",
+		 "o1@( o1@( o2@( o2@( mk@( -@(");
 	/* a return's object: the key; a call in the other branch drops the
 	 * first (as for a variable); a "," anonymous */
 	JS_NAMES("function mk (s) { return { a: T ? () => 1 : null }; }\n"
