@@ -505,7 +505,7 @@ bool pp_jsf_class_body(const struct ctx *c, size_t i)
 }
 
 /* Whether the '{' at OPEN starts an object literal or pattern: it follows
- * what starts an expression or a pattern, or it is the value of a key of
+ * what starts an expression or a pattern (a logical operator too), or it is the value of a key of
  * such an object ({a: {b: c = ...}}), DEPTH levels up at most; not a
  * block, a class body or case x: {. */
 static bool object_open(const struct ctx *c, size_t open, int depth)
@@ -514,8 +514,8 @@ static bool object_open(const struct ctx *c, size_t open, int depth)
 		return false;
 	size_t b = open - 1;
 	if (is(c, b, "=") || is(c, b, "(") || is(c, b, ",") || is(c, b, "[") || is(c, b, "?") ||
-	    is(c, b, "let") || is(c, b, "const") || is(c, b, "var") || is(c, b, "return") ||
-	    is(c, b, "yield"))
+	    is(c, b, "&&") || is(c, b, "||") || is(c, b, "?\?") || is(c, b, "let") ||
+	    is(c, b, "const") || is(c, b, "var") || is(c, b, "return") || is(c, b, "yield"))
 		return true;
 	/* {o: {k: v = ...}}: a key before, itself in such an object */
 	return depth > 0 && is(c, b, ":") && b >= 2 &&

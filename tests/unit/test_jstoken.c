@@ -499,6 +499,16 @@ static void test_jstoken_operand_keys(void **state)
 		 "const o8 = { \"n-n\": T ? () => 1 : 0, 5: T ? () => 1 : 0 };",
 		 "o1.a@( o1.b@( o2.d@( o2.e@( o5.h.i@( use.g@( exports.pg.a@( pa.a@( "
 		 "o8.n-n@( o8.5@(");
+	/* the object after new, a logical operator, a spread, in an array,
+	 * a default parameter */
+	JS_NAMES("const n1 = new X({ a: T ? () => 1 : null });\n"
+		 "let y1, y2; y1 = y2 = { b: T ? () => 1 : null };\n"
+		 "function dp(o = { c: T ? () => 1 : null }) { return o; }\n"
+		 "const s1 = { ...base, d: T ? () => 1 : null };\n"
+		 "const g1 = T && { e: T ? () => 1 : null };\n"
+		 "const arr = [1, { f: T ? () => 1 : null }];\n"
+		 "const p1 = Object.freeze({ h: T ? () => 1 : null });",
+		 "X.a@( y2.b@( dp@( o.c@( s1.d@( T.e@( arr.f@( Object.freeze.h@(");
 	/* a computed key: the object's binding alone; in a returned object,
 	 * anonymous */
 	JS_NAMES("const o1 = { [\"m\"]: T ? () => 1 : null, [k]: T ? () => 2 : null };\n"
