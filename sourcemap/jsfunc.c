@@ -505,9 +505,9 @@ bool pp_jsf_class_body(const struct ctx *c, size_t i)
 }
 
 /* Whether the '{' at OPEN starts an object literal or pattern: it follows
- * what starts an expression or a pattern (a logical operator too), or it is the value of a key of
- * such an object ({a: {b: c = ...}}), DEPTH levels up at most; not a
- * block, a class body or case x: {. */
+ * what starts an expression or a pattern (a logical operator too), or it
+ * is the value of a key of such an object ({a: {b: c = ...}}), DEPTH
+ * levels up at most; not a block, a class body or case x: {. */
 static bool object_open(const struct ctx *c, size_t open, int depth)
 {
 	if (open == NIL || open == 0 || !is(c, open, "{"))
@@ -857,21 +857,21 @@ void pp_jsf_binding(const struct ctx *c, size_t h, size_t e, struct pp_js_func *
 	for (size_t g = h; g < h0; g++)
 		if (!is(c, g, "("))
 			parens = false;
-	bool eager = h0 > 0 && is(c, h0 - 1, "(") &&
-		     (is(c, h0, "function") || (is(c, h0, "async") && is(c, h0 + 1, "function")));
+	bool eager = h0 > 0 && is(c, h0 - 1, "(") && function_keyword(c, h0);
 	if (eager && !parens)
 		return;
-	/* an object's key reached: its '{' asked now, while the walk's
-	 * answer is remembered (survives() asks of a later token) */
-	size_t kf = h != h0 && !parens ? key_first(c, p) : NIL;
-	size_t kin = kf != NIL ? pp_jsf_container(c, kf) : NIL;
+	/* through an operator to an object's key, a name V8 infers: the
+	 * key's '{' asked now, while the walk's answer is remembered
+	 * (survives() asks of a later token) */
+	bool inferred = h != h0 && !parens;
+	size_t kf = key_first(c, p);
+	size_t kin = kf != NIL && inferred ? pp_jsf_container(c, kf) : NIL;
 	/* through an array or a conditional: named only if V8's inference
 	 * still holds it when the expression ends, or by the target of an
 	 * assignment on the way */
 	size_t sv = h != h0 && e != NIL && p > 0 ? survives(c, p, e) : NIL;
 	if (sv == 0)
 		return;
-	size_t sv0 = p;
 	if (sv != NIL)
 		p = sv;
 	/* x = function, x ||= () => (or through the expressions above) */
@@ -939,26 +939,24 @@ void pp_jsf_binding(const struct ctx *c, size_t h, size_t e, struct pp_js_func *
 			f->this_chain = true;
 		return;
 	}
-	if (is(c, p, ":") && p >= 2 &&
-	    (kind(c, p - 1, PP_JS_IDENT) || kind(c, p - 1, PP_JS_STRING) ||
-	     kind(c, p - 1, PP_JS_NUMBER)) &&
-	    (is(c, p - 2, "{") || is(c, p - 2, ","))) {
-		/* {k: c ? f : g}, {k: a || f}: V8's inferred name, by what
-		 * it holds before the object and the key (const o = {k: a
-		 * || f} is o.k), as an array's element ({k: [f]}); {k: f}
-		 * and {k: (f)} are k */
-		if (h != h0 && !parens) {
+	if (kf != NIL) {
+		/* {k: f} and {k: (f)} are k; {k: c ? f : g}, {k: a || f}
+		 * V8's inferred name, by what it holds before the object and
+		 * the key (const o = {k: a || f} is o.k), as an array's
+		 * element ({k: [f]}); {[k]: c ? f : g} by the object's
+		 * binding alone ({[k]: f}: computed_member()) */
+		bool computed = is(c, kf, "[");
+		if (inferred) {
 			if (kin == NIL || !object_open(c, kin, 8))
 				return;
+			if (computed) {
+				f->ctx = (uint32_t)kin;
+				return;
+			}
 			f->arr_obj = (uint32_t)kin;
 		}
-		f->name_tok = f->chain = (uint32_t)(p - 1);
-		return;
-	}
-	/* {[k]: c ? f : g}: V8 names it by the object's binding alone */
-	if (kf != NIL && p == sv0 && is(c, kf, "[")) {
-		if (kin != NIL && object_open(c, kin, 8))
-			f->ctx = (uint32_t)kin;
+		if (!computed)
+			f->name_tok = f->chain = (uint32_t)kf;
 		return;
 	}
 	if (is(c, p, "default") && p >= 1 && is(c, p - 1, "export")) {

@@ -45,6 +45,13 @@ static inline bool kind(const struct ctx *c, size_t i, enum pp_js_kind k)
 	return i < c->n && pp_js_tok_kind(&c->t[i]) == k;
 }
 
+/* Whether token I starts a function expression: "function", "async
+ * function" ("(" before it: one V8 takes to be called at once) */
+static inline bool function_keyword(const struct ctx *c, size_t i)
+{
+	return is(c, i, "function") || (is(c, i, "async") && is(c, i + 1, "function"));
+}
+
 /* Whether token I is a word that cannot be a method's key before "(". */
 bool pp_jsf_not_key(const struct ctx *c, size_t i);
 /* The first token of the member chain a.b.c (or this.a, a[k].b) that ends

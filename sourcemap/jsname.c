@@ -195,9 +195,10 @@ static bool no_name(const struct ctx *c, size_t i)
 }
 
 /* Whether an expression may start at token I (no value ends before it,
- * so a '(' there groups and a '[' opens an array): I at the start, after a word such as return or typeof, after
- * an operator (f<T>(, a TypeScript call's '>', is taken for a value's
- * end, as a > (...) would be too). */
+ * so a '(' there groups and a '[' opens an array): I at the start, after
+ * a word such as return or typeof, after an operator (f<T>(, a
+ * TypeScript call's '>', is taken for a value's end, as a > (...) would
+ * be too). */
 static bool expr_after(const struct ctx *c, size_t i)
 {
 	if (i == 0)
@@ -223,8 +224,7 @@ static bool eager(const struct ctx *c, const struct pp_js_func *f)
 		return false;
 	/* (function () {}): so guessed; an arrow only when called at once,
 	 * (() => {})() */
-	if (is(c, f->head, "function") ||
-	    (is(c, f->head, "async") && is(c, f->head + 1, "function")))
+	if (function_keyword(c, f->head))
 		return true;
 	uint32_t m = pp_js_tok_match(&c->t[g]);
 	return m != NIL && m > g && is(c, m + 1, "(");
