@@ -1322,11 +1322,20 @@ static int function_at(struct smap_map *m, uint32_t line, uint32_t column,
 		}
 		/* no source text: the mapping's name at the naming token, when it
 		 * sits before the body in the same source, at most NAME_BODY
-		 * lines before its first mapped token */
+		 * lines before its first mapped token, or right before the
+		 * function's own head (V8's position mapped: lunr's
+		 * lunr.Index.prototype.query = function (fn) {, its body's
+		 * first statement after twenty lines of comment; a function
+		 * inlined at a binding has its head where it was declared) */
+		struct smap_mapping hm;
 		if (named &&
 		    (!have_first ||
 		     (same_source(m, last.source_index, body_first.source_index) &&
-		      last.line <= body_first.line && body_first.line - last.line <= NAME_BODY))) {
+		      last.line <= body_first.line && body_first.line - last.line <= NAME_BODY) ||
+		     (smap_lookup(m, line, column, &hm) == SMAP_OK && hm.source &&
+		      same_source(m, last.source_index, hm.source_index) &&
+		      (last.line < hm.line || (last.line == hm.line && last.column <= hm.column)) &&
+		      hm.line - last.line <= 2))) {
 			out->name = keep(m, nbuf, k);
 			out->from = SMAP_FROM_SCRIPT;
 			return out->name ? SMAP_OK : pp_smap_fail(m, SMAP_ENOMEM, "out of memory");

@@ -1003,8 +1003,10 @@ static int function_is(struct smap_map *m, uint32_t col, int start, const char *
 /* Without a source text, a.b=function(e){return e} is named by the map's
  * names at its binding when the body's first mapped token lies at most 16
  * lines below the naming token (parameter defaults a compiler lowered into
- * the body, which a minifier dropped, come between), and not when it lies
- * 20 lines below (the body of another function). */
+ * the body, which a minifier dropped, come between), or when the head
+ * ("function") maps right after it, wherever the body is (a long comment
+ * before the first statement); not when both lie 20 lines below (the
+ * function of a declaration there, inlined at the binding). */
 static void test_jstoken_function_at_name_to_body(void **state)
 {
 	(void)state;
@@ -1016,6 +1018,11 @@ static void test_jstoken_function_at_name_to_body(void **state)
 	smap_map_free(m);
 	m = map_with("{\"version\":3,\"sources\":[\"a.js\"],\"names\":[\"pp\"],"
 		     "\"mappings\":\"AAAAA,EAAG,EAAI,QAAS,CAAC,GAoBf,OAAO\"}",
+		     script);
+	assert_int_equal(function_is(m, 12, 1, "pp.b"), SMAP_FROM_SCRIPT);
+	smap_map_free(m);
+	m = map_with("{\"version\":3,\"sources\":[\"a.js\"],\"names\":[\"pp\"],"
+		     "\"mappings\":\"AAAAA,EAAG,EAoBH,QAAc,CAAC,GACb,OAAO\"}",
 		     script);
 	function_is(m, 12, 1, NULL);
 	smap_map_free(m);
@@ -1221,6 +1228,28 @@ static void test_jstoken_function_at_nosc(void **state)
 				  "\"mappings\":\"AAAA,IACEA,SAAU,IACV,SAFF\"}";
 	m = map_with(pat, "let{format:t=e=>{return e}}=o;");
 	assert_int_equal(function_is(m, 13, 1, "format"), SMAP_FROM_SCRIPT);
+	smap_map_free(m);
+	/* terser's map of lib.Index.prototype.query = function (fn) {, its
+	 * first statement after 18 lines of comment: the head maps right
+	 * after the binding, which names it (lunr's, as V8 names it) */
+	static const char far[] =
+		"{\"version\":3,\"names\":[\"lib\",\"Index\",\"prototype\","
+		"\"query\",\"fn\"],\"sources\":[\"s.js\"],\"mappings\":\"AAAA,IAAIA,"
+		"EAAM,CACVA,MAAY,WAAa,GACzBA,EAAIC,MAAMC,UAAUC,MAAQ,SAAUC,GAmBpC,OAAOA,EAAG,"
+		"EACZ\"}";
+	m = map_with(far,
+		     "var n={Index:function(){}};n.Index.prototype.query=function(n){return n(1)};");
+	assert_int_equal(function_is(m, 59, 1, "lib.Index.query"), SMAP_FROM_SCRIPT);
+	smap_map_free(m);
+	/* exports.parse = parse; and function parse 20 lines below, inlined
+	 * there by terser: its head maps to the declaration, whose name the
+	 * map does not have; V8's own kept */
+	static const char inl[] =
+		"{\"version\":3,\"names\":[\"exports\",\"parse\",\"src\"],"
+		"\"sources\":[\"s.js\"],\"mappings\":\"AAAAA,QAAQC,MAmBR,SAAeC,GACb,"
+		"OAAOA,EAAM,CACf\"}";
+	m = map_with(inl, "exports.parse=function(r){return r+1};");
+	function_is(m, 22, 1, NULL);
 	smap_map_free(m);
 }
 
