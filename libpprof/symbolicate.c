@@ -65,6 +65,10 @@ struct script {
 	int64_t fn_line;
 	bool fn_lines;
 	bool checked, unfit; /* the map was checked against the profile */
+	/* frames left unmapped where the map fits but is another build's
+	 * (smap_function's foreign), and V8's name of the first */
+	unsigned foreign;
+	const char *foreign_name;
 	/* the map was loaded early and its script may still be tokenized
 	 * there: settle() before asking functions of it or freeing it */
 	struct early *early;
@@ -759,7 +763,7 @@ static int check_fit(struct symb *y, struct fpos *a, size_t n)
 			if (pr == SMAP_ENOMEM)
 				return pp_nomem(p);
 		}
-		unsigned checked = 0, bad = 0, badname = 0;
+		unsigned checked = 0, bad = 0, badname = 0, foreign = 0;
 		bool past = false;
 		uint32_t pl = 0, pc = 0;
 		for (size_t k = i; k < j; k++) {
@@ -780,7 +784,8 @@ static int check_fit(struct symb *y, struct fpos *a, size_t n)
 			if (fn.start < 0)
 				continue;
 			checked++;
-			if (fn.start == 0 || fn.mapped == 0)
+			foreign += fn.foreign == 1;
+			if (fn.start == 0 || fn.mapped == 0 || fn.foreign == 1)
 				bad++;
 			else if (fn.token && plain_ident(v8) && plain_ident(fn.token) &&
 				 strcmp(v8, fn.token) != 0) {
@@ -806,6 +811,14 @@ static int check_fit(struct symb *y, struct fpos *a, size_t n)
 			pp_warn(p, "%s does not fit %s: position %u:%u is past its last generated line %u%s "
 				   "(a map of another build?); the script's frames are left unmapped",
 				name, s->key, pl + 1, pc + 1, nlines, fnote);
+			s->unfit = true;
+		} else if (foreign >= 3 && foreign * 50 >= checked && bad * 2 <= checked) {
+			/* right where that build's code is the same, wrong where
+			 * it moved: not used at all */
+			pp_warn(p, "%s does not fit %s: at %u of %u function positions its segments "
+				   "start inside the script's tokens%s (a map of another build?); the "
+				   "script's frames are left unmapped",
+				name, s->key, foreign, checked, fnote);
 			s->unfit = true;
 		} else if (checked && bad * 2 > checked) {
 			if (badname * 2 > bad)
@@ -892,6 +905,13 @@ static int symbolicate_frame(struct symb *y, uint32_t fid, uint32_t *out, bool *
 		struct smap_function fn;
 		if (smap_function_at(m, line, (uint32_t)(column - 1), &fn) != SMAP_OK)
 			return pp_nomem(p);
+		/* the map is another build's there: the frame is left as V8
+		 * has it */
+		if (fn.foreign == 1) {
+			if (!s->foreign++)
+				s->foreign_name = v8name;
+			return PPROF_OK;
+		}
 		if (fn.name) {
 			name = fn.name[0] ? fn.name : "(anonymous)";
 			namelen = strlen(name);
@@ -1037,6 +1057,14 @@ int pprof_symbolicate(struct pprof_profile *p, const struct pprof_symbolicate_op
 			pp_warn(p, "%s: sampled lines map to several original lines (a one-line "
 				   "bundle?): those leaves keep their function's line",
 				y.s[i].map_path ? y.s[i].map_path : y.s[i].key);
+	for (size_t i = 0; i < y.n; i++)
+		if (y.s[i].foreign)
+			pp_warn(p, "%s: at %u function%s of %s (%s%s) its segments start inside the "
+				   "script's tokens (a map of another build?): left unmapped",
+				y.s[i].map_path ? y.s[i].map_path : y.s[i].key, y.s[i].foreign,
+				y.s[i].foreign > 1 ? "s" : "", y.s[i].key,
+				y.s[i].foreign_name[0] ? y.s[i].foreign_name : "(anonymous)",
+				y.s[i].foreign > 1 ? ", ..." : "");
 	for (size_t i = 0; i < y.n; i++)
 		stale_sources(&y, &y.s[i]);
 	if (o->hide_ignored) {
