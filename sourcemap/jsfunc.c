@@ -38,11 +38,12 @@ bool pp_jsf_not_key(const struct ctx *c, size_t i)
 }
 
 /* Past a TypeScript return type after token I (the ')' of the
- * parameters): the index of the body's '{' or of "=>", else NIL. */
+ * parameters): the index of the body's '{' or of "=>", else NIL.  A
+ * script (JavaScript) has none: f(a):b=>c is a call in a conditional. */
 static size_t after_params(const struct ctx *c, size_t i, bool arrow)
 {
 	size_t j = i + 1;
-	if (is(c, j, ":")) {
+	if (!c->js && is(c, j, ":")) {
 		/* a type: up to a '{' that does not start a type literal */
 		j++;
 		for (size_t k = 0; j < c->n && k < 4096; k++) {
@@ -241,10 +242,15 @@ static size_t arrow_params(const struct ctx *c, size_t i)
 {
 	if (i == 0)
 		return NIL;
-	if (kind(c, i - 1, PP_JS_IDENT) && !(i >= 3 && is(c, i - 2, ":") && is(c, i - 3, ")")))
+	/* (a): T => is TypeScript's; a script's c?f(a):s=>t is a lone
+	 * parameter's */
+	if (kind(c, i - 1, PP_JS_IDENT) &&
+	    (c->js || !(i >= 3 && is(c, i - 2, ":") && is(c, i - 3, ")"))))
 		return i - 1;
 	if (is(c, i - 1, ")") && pp_js_tok_match(&c->t[i - 1]) != NIL)
 		return pp_js_tok_match(&c->t[i - 1]);
+	if (c->js)
+		return NIL;
 	/* (a): T => : back to a ')' followed by ':' */
 	size_t k = back_to(c, i - 1, params_typed);
 	return k == NIL ? NIL : pp_js_tok_match(&c->t[k]);

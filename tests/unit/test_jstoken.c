@@ -127,6 +127,13 @@ static void test_jstoken_expressions(void **state)
 	JS_NAMES("switch (t) { case a: b = function () {} }", "b@(");
 	JS_NAMES("let {k: v = a || function () {}} = {}", "-@(");
 	JS_NAMES("const x = () => 1; o = {k: v = () => 2}", "x@( v@(");
+	/* nor is "f(a): s =>" an arrow's return type: a call in a
+	 * conditional, then a lone parameter's arrow (the bench bundle's
+	 * Xde?t=>Xde.createHTML(t):t=>t; node names both K, no call
+	 * following the first) */
+	JS_NAMES("var K=X?t=>X.createHTML(t):t=>t;", "K@t K@t");
+	JS_NAMES("a=c?f(t[s]):(s)=>t[s]", "a@(");
+	NAMES("a = c ? (t): T => t : 0", "a@(");
 	NAMES("var x: T = function () {}", "x@(");
 	NAMES("const x: T = () => 1; function g(a, cb: Cb = () => 1) {}", "x@( g@( cb@(");
 	NAMES("class C { x: T = () => 1; y: U = function () {} }", "x@( y@(");
