@@ -65,8 +65,9 @@ struct script {
 	int64_t fn_line;
 	bool fn_lines;
 	bool checked, unfit; /* the map was checked against the profile */
-	/* frames left unmapped where the map fits but is another build's
-	 * (smap_function's foreign), and V8's name of the first */
+	/* frames left unmapped where the map fits but the script and map
+	 * are another build's (smap_function's foreign), and V8's name of
+	 * the first */
 	unsigned foreign;
 	const char *foreign_name;
 	/* the map was loaded early and its script may still be tokenized
@@ -705,6 +706,16 @@ static bool plain_ident(const char *s)
 	return true;
 }
 
+/* Whether the script and map at hand are of another build than V8 ran at
+ * function FN, V8's name V8: the script starts no function there or the
+ * map's segments start inside its tokens (FN's foreign), or the script
+ * names it otherwise (a name of one word each). */
+static bool other_build(const struct smap_function *fn, const char *v8)
+{
+	return fn->foreign == 1 ||
+	       (fn->token && plain_ident(v8) && plain_ident(fn->token) && strcmp(v8, fn->token) != 0);
+}
+
 static int cmp_fpos(const void *a, const void *b)
 {
 	const struct fpos *x = a, *y = b;
@@ -784,7 +795,7 @@ static int check_fit(struct symb *y, struct fpos *a, size_t n)
 			if (fn.start < 0)
 				continue;
 			checked++;
-			foreign += fn.foreign == 1;
+			foreign += other_build(&fn, v8);
 			if (fn.start == 0 || fn.mapped == 0 || fn.foreign == 1)
 				bad++;
 			else if (fn.token && plain_ident(v8) && plain_ident(fn.token) &&
@@ -815,8 +826,9 @@ static int check_fit(struct symb *y, struct fpos *a, size_t n)
 		} else if (foreign >= 3 && foreign * 50 >= checked && bad * 2 <= checked) {
 			/* right where that build's code is the same, wrong where
 			 * it moved: not used at all */
-			pp_warn(p, "%s does not fit %s: at %u of %u function positions its segments "
-				   "start inside the script's tokens%s (a map of another build?); the "
+			pp_warn(p, "%s does not fit %s: at %u of %u function positions the script "
+				   "starts no function or another, or the map's segments start "
+				   "inside its tokens%s (a build other than the profile's?); the "
 				   "script's frames are left unmapped",
 				name, s->key, foreign, checked, fnote);
 			s->unfit = true;
@@ -905,9 +917,9 @@ static int symbolicate_frame(struct symb *y, uint32_t fid, uint32_t *out, bool *
 		struct smap_function fn;
 		if (smap_function_at(m, line, (uint32_t)(column - 1), &fn) != SMAP_OK)
 			return pp_nomem(p);
-		/* the map is another build's there: the frame is left as V8
-		 * has it */
-		if (fn.foreign == 1) {
+		/* the script and map are another build's there: the frame is
+		 * left as V8 has it */
+		if (other_build(&fn, v8name)) {
 			if (!s->foreign++)
 				s->foreign_name = v8name;
 			return PPROF_OK;
@@ -1059,8 +1071,9 @@ int pprof_symbolicate(struct pprof_profile *p, const struct pprof_symbolicate_op
 				y.s[i].map_path ? y.s[i].map_path : y.s[i].key);
 	for (size_t i = 0; i < y.n; i++)
 		if (y.s[i].foreign)
-			pp_warn(p, "%s: at %u function%s of %s (%s%s) its segments start inside the "
-				   "script's tokens (a map of another build?): left unmapped",
+			pp_warn(p, "%s: at %u function%s of %s (%s%s) the script starts no function or "
+				   "another, or the map's segments start inside its tokens (a build "
+				   "other than the profile's?): left unmapped",
 				y.s[i].map_path ? y.s[i].map_path : y.s[i].key, y.s[i].foreign,
 				y.s[i].foreign > 1 ? "s" : "", y.s[i].key,
 				y.s[i].foreign_name[0] ? y.s[i].foreign_name : "(anonymous)",

@@ -1240,6 +1240,13 @@ static int function_at(struct smap_map *m, uint32_t line, uint32_t column,
 	}
 	if (out->from)
 		return SMAP_OK;
+	/* the script at hand starts no function where V8 put one: not the
+	 * script V8 ran (a build made since, with its map); nothing of the
+	 * map is asked there */
+	if (g && !gf && out->start == 0) {
+		out->foreign = 1;
+		return SMAP_OK;
+	}
 
 	if (gf) {
 		/* the parameters' function, else the vote of the body */

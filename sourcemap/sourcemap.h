@@ -268,10 +268,12 @@ struct smap_function {
 	 * were): 1 yes, 0 no, -1 not known (no function start, or no text to
 	 * judge by). */
 	int mapped;
-	/* With the script, whether the map is another build's there: of the
-	 * script's first 16 tokens of the function (on its line), 4 or more
-	 * have a segment of the map starting inside them, where the map's
-	 * build had other tokens: 1 yes, 0 no (or no script). */
+	/* With the script, whether the script and map are another build's
+	 * than V8 ran there: the script starts no function at V8's position
+	 * (START 0; then NAME is NULL), or of its first 16 tokens of the
+	 * function (on its line) 4 or more have a segment of the map starting
+	 * inside them, where the map's build had other tokens: 1 yes, 0 no
+	 * (or no script). */
 	int foreign;
 	/* With the script: the name the generated code gives the function
 	 * starting there ("P", "f.encodeAll", "get size"), "" for an
