@@ -357,8 +357,20 @@ static size_t through_operators(const struct ctx *c, size_t h)
 		bool op = is(c, p, "?") || is(c, p, "||") || is(c, p, "&&") || is(c, p, "?\?") ||
 			  is(c, p, ",");
 		if (is(c, p, ":")) {
-			/* a conditional's second branch: its first before, then "?" */
-			size_t q = p > 0 ? pass_operand(c, p - 1, true, &budget) : NIL;
+			/* a conditional's second branch: its first before, then
+			 * "?"; a first branch that is a conditional itself (c ?
+			 * r ? x : y : f) is passed whole, its "?" and ":" paired */
+			size_t q = p > 0 ? pass_operand(c, p - 1, true, &budget) : NIL, need = 1;
+			while (q != NIL && q != p - 1 && q > 0 && budget &&
+			       (is(c, q, ":") || (is(c, q, "?") && need > 1))) {
+				need += is(c, q, ":") ? 1 : (size_t)-1;
+				size_t r = pass_operand(c, q - 1, true, &budget);
+				if (r == NIL || r == q - 1) {
+					q = NIL;
+					break;
+				}
+				q = r;
+			}
 			if (q == NIL || q == p - 1 || !is(c, q, "?"))
 				return moved && !anycomma && key_colon(c, p) ? p + 1 : h;
 			p = q;

@@ -154,6 +154,13 @@ static void test_jstoken_objects(void **state)
 	NAMES("qx=cf?function(t){return t}:sa", "qx@(");
 	NAMES("var y = z ? 0 : function () {}", "y@(");
 	NAMES("var r = a ? b : c ? () => 1 : 0", "r@(");
+	/* a first branch that is a conditional itself, its "?" and ":"
+	 * paired; a call removes the one function collected last (V8's
+	 * %FunctionGetInferredName of each: a, -, a) */
+	NAMES("a = c ? r ? (s) => 1 : (s) => 2 : () => 3", "a@( a@( a@(");
+	JS_NAMES("a=c?r?s=>1:s=>2:()=>w()", "a@s -@s a@(");
+	JS_NAMES("a=c?r?q?s=>1:s=>2:()=>3:()=>4", "a@s a@s a@( a@(");
+	JS_NAMES("a=c?r?s=>w():s=>w():()=>w()", "-@s -@s a@(");
 	NAMES("x = c ? a => b : function () {}", "x@a x@(");
 	/* node --cpu-prof: var space = c ? function () {} : function () {}
 	 * names both space (terser's output.js writes such) */
