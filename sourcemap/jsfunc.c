@@ -236,24 +236,38 @@ static bool colon(const struct ctx *c, size_t k)
 	return is(c, k, ":");
 }
 
+/* Whether the parentheses closed by token K are a call's arguments (f(a),
+ * g()(a), a[0](b), a?.(b), a tagged template's call), which no arrow's
+ * parameters are: "async (a): T =>" is an arrow. */
+static bool call_parens(const struct ctx *c, size_t k)
+{
+	uint32_t o = pp_js_tok_match(&c->t[k]);
+	if (o == NIL || o == 0)
+		return false;
+	if (kind(c, o - 1, PP_JS_IDENT))
+		return operand_tok(c, o - 1) && !is(c, o - 1, "async");
+	return is(c, o - 1, ")") || is(c, o - 1, "]") || is(c, o - 1, "?.") ||
+	       kind(c, o - 1, PP_JS_TEMPLATE);
+}
+
 /* The first token of the parameters of the arrow whose "=>" is token I:
  * its '(', or a lone parameter; NIL when there is none. */
 static size_t arrow_params(const struct ctx *c, size_t i)
 {
 	if (i == 0)
 		return NIL;
-	/* (a): T => is TypeScript's; a script's c?f(a):s=>t is a lone
-	 * parameter's */
+	/* (a): T => is TypeScript's; c ? f(a) : s => t, and a script's
+	 * c?f(a):s=>t, are a lone parameter's */
 	if (kind(c, i - 1, PP_JS_IDENT) &&
-	    (c->js || !(i >= 3 && is(c, i - 2, ":") && is(c, i - 3, ")"))))
+	    (c->js || !(i >= 3 && is(c, i - 2, ":") && is(c, i - 3, ")") && !call_parens(c, i - 3))))
 		return i - 1;
 	if (is(c, i - 1, ")") && pp_js_tok_match(&c->t[i - 1]) != NIL)
 		return pp_js_tok_match(&c->t[i - 1]);
 	if (c->js)
 		return NIL;
-	/* (a): T => : back to a ')' followed by ':' */
+	/* (a): T => : back to a ')' followed by ':' (not a call's) */
 	size_t k = back_to(c, i - 1, params_typed);
-	return k == NIL ? NIL : pp_js_tok_match(&c->t[k]);
+	return k == NIL || call_parens(c, k) ? NIL : pp_js_tok_match(&c->t[k]);
 }
 
 /* Back from token P over one operand (matched brackets whole, a function

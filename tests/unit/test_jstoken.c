@@ -134,6 +134,15 @@ static void test_jstoken_expressions(void **state)
 	JS_NAMES("var K=X?t=>X.createHTML(t):t=>t;", "K@t K@t");
 	JS_NAMES("a=c?f(t[s]):(s)=>t[s]", "a@(");
 	NAMES("a = c ? (t): T => t : 0", "a@(");
+	/* in TypeScript too a call's parentheses are no arrow's parameters
+	 * (the ':' after them is the conditional's): chart.js's const read =
+	 * isObject(value) ? objProps ? prop => f(...) : prop => value[prop]
+	 * : () => value, all three read for node */
+	NAMES("const h = isDev ? makeDev() : req => handle(req);", "h@r");
+	NAMES("const read = o ? p ? prop => f(v[prop]) : prop => v[prop] : () => v;",
+	      "read@p read@p read@(");
+	NAMES("const q = c ? f()[0](x) : (v): number => v", "q@(");
+	NAMES("const m = async (a): Promise<T> => a, k = c ? (a): T => a : 0", "m@a k@(");
 	NAMES("var x: T = function () {}", "x@(");
 	NAMES("const x: T = () => 1; function g(a, cb: Cb = () => 1) {}", "x@( g@( cb@(");
 	NAMES("class C { x: T = () => 1; y: U = function () {} }", "x@( y@(");
