@@ -790,8 +790,10 @@ static size_t survives(const struct ctx *c, size_t eq, size_t e)
 				i = pp_js_tok_match(&c->t[b]);
 				goto ended;
 			}
-			if (after_params(c, m, true) != NIL)
-				continue; /* an arrow's parameters, not a call */
+			/* an async arrow's parameters, not a call (in
+			 * TypeScript, c ? w() : (s) => 1 is a call too) */
+			if (is(c, i - 1, "async") && after_params(c, m, true) != NIL)
+				continue;
 			END_AT(m, NIL, false);
 			continue;
 		}

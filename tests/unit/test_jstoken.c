@@ -170,6 +170,10 @@ static void test_jstoken_objects(void **state)
 	JS_NAMES("a=c?r?s=>1:s=>2:()=>w()", "a@s -@s a@(");
 	JS_NAMES("a=c?r?q?s=>1:s=>2:()=>3:()=>4", "a@s a@s a@( a@(");
 	JS_NAMES("a=c?r?s=>w():s=>w():()=>w()", "-@s -@s a@(");
+	/* in TypeScript w() : (s) => is the same call (not an arrow's
+	 * parameters with a return type); an async arrow's are no call */
+	NAMES("a = c ? r ? (s) => w() : (s) => w() : () => w()", "-@( -@( a@(");
+	NAMES("const h = [(e) => { S() }, async (e) => { S() }, (e) => 1]", "-@( h@a h@(");
 	NAMES("x = c ? a => b : function () {}", "x@a x@(");
 	/* node --cpu-prof: var space = c ? function () {} : function () {}
 	 * names both space (terser's output.js writes such) */
