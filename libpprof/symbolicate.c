@@ -712,8 +712,8 @@ static bool plain_ident(const char *s)
  * names it otherwise (a name of one word each). */
 static bool other_build(const struct smap_function *fn, const char *v8)
 {
-	return fn->foreign == 1 ||
-	       (fn->token && plain_ident(v8) && plain_ident(fn->token) && strcmp(v8, fn->token) != 0);
+	return fn->foreign == 1 || (fn->token && plain_ident(v8) && plain_ident(fn->token) &&
+				    strcmp(v8, fn->token) != 0);
 }
 
 static int cmp_fpos(const void *a, const void *b)
@@ -826,10 +826,11 @@ static int check_fit(struct symb *y, struct fpos *a, size_t n)
 		} else if (foreign >= 3 && foreign * 50 >= checked && bad * 2 <= checked) {
 			/* right where that build's code is the same, wrong where
 			 * it moved: not used at all */
-			pp_warn(p, "%s does not fit %s: at %u of %u function positions the script "
-				   "starts no function or another, or the map's segments start "
-				   "inside its tokens%s (a build other than the profile's?); the "
-				   "script's frames are left unmapped",
+			pp_warn(p,
+				"%s does not fit %s: at %u of %u function positions the script "
+				"starts no function or another, or the map's segments start "
+				"inside its tokens%s (a build other than the profile's?); the "
+				"script's frames are left unmapped",
 				name, s->key, foreign, checked, fnote);
 			s->unfit = true;
 		} else if (checked && bad * 2 > checked) {
@@ -1071,9 +1072,10 @@ int pprof_symbolicate(struct pprof_profile *p, const struct pprof_symbolicate_op
 				y.s[i].map_path ? y.s[i].map_path : y.s[i].key);
 	for (size_t i = 0; i < y.n; i++)
 		if (y.s[i].foreign)
-			pp_warn(p, "%s: at %u function%s of %s (%s%s) the script starts no function or "
-				   "another, or the map's segments start inside its tokens (a build "
-				   "other than the profile's?): left unmapped",
+			pp_warn(p,
+				"%s: at %u function%s of %s (%s%s) the script starts no function or "
+				"another, or the map's segments start inside its tokens (a build "
+				"other than the profile's?): left unmapped",
 				y.s[i].map_path ? y.s[i].map_path : y.s[i].key, y.s[i].foreign,
 				y.s[i].foreign > 1 ? "s" : "", y.s[i].key,
 				y.s[i].foreign_name[0] ? y.s[i].foreign_name : "(anonymous)",
