@@ -706,14 +706,20 @@ static bool plain_ident(const char *s)
 	return true;
 }
 
+/* Whether the script names function FN otherwise than V8 did (V8), a
+ * name of one word each. */
+static bool named_otherwise(const struct smap_function *fn, const char *v8)
+{
+	return fn->token && plain_ident(v8) && plain_ident(fn->token) && strcmp(v8, fn->token) != 0;
+}
+
 /* Whether the script and map at hand are of another build than V8 ran at
  * function FN, V8's name V8: the script starts no function there or the
  * map's segments start inside its tokens (FN's foreign), or the script
- * names it otherwise (a name of one word each). */
+ * names it otherwise. */
 static bool other_build(const struct smap_function *fn, const char *v8)
 {
-	return fn->foreign == 1 || (fn->token && plain_ident(v8) && plain_ident(fn->token) &&
-				    strcmp(v8, fn->token) != 0);
+	return fn->foreign == 1 || named_otherwise(fn, v8);
 }
 
 static int cmp_fpos(const void *a, const void *b)
@@ -798,8 +804,7 @@ static int check_fit(struct symb *y, struct fpos *a, size_t n)
 			foreign += other_build(&fn, v8);
 			if (fn.start == 0 || fn.mapped == 0 || fn.foreign == 1)
 				bad++;
-			else if (fn.token && plain_ident(v8) && plain_ident(fn.token) &&
-				 strcmp(v8, fn.token) != 0) {
+			else if (named_otherwise(&fn, v8)) {
 				bad++;
 				badname++;
 			}

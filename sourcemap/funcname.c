@@ -424,6 +424,17 @@ static bool same_source(struct smap_map *m, size_t a, size_t b)
 	return a == b || pp_smap_canon(m, a) == pp_smap_canon(m, b);
 }
 
+/* Whether mapping A lies just before mapping B, in B's source: at it or
+ * before it, two lines up at most (a naming token before its function's
+ * head). */
+static bool just_before(struct smap_map *m, const struct smap_mapping *a,
+			const struct smap_mapping *b)
+{
+	return same_source(m, a->source_index, b->source_index) &&
+	       (a->line < b->line || (a->line == b->line && a->column <= b->column)) &&
+	       b->line - a->line <= 2;
+}
+
 static struct text *source_text(struct smap_map *m, size_t i)
 {
 	struct pp_smap_names *n = pp_smap_names_of(m);
@@ -1179,6 +1190,12 @@ static int function_at(struct smap_map *m, uint32_t line, uint32_t column,
 	 * a function its compiler made (a template's render function, a
 	 * wrapper Solid makes of an element), named as without the source */
 	bool made = false;
+	/* V8's position mapped, and the original function whose head holds
+	 * it (with the script, at a function start) */
+	struct smap_mapping vm;
+	bool have_vm = false;
+	struct text *ht = NULL;
+	const struct pp_js_func *hf = NULL;
 	if (g) {
 		size_t ti;
 		if (tok_exact(g, line, column, &ti))
@@ -1199,15 +1216,14 @@ static int function_at(struct smap_map *m, uint32_t line, uint32_t column,
 			unsigned inside = segs_inside_tokens(m, g, first, line);
 			out->foreign = inside >= SEG_FOREIGN;
 			/* does the map agree that a function starts here? */
-			struct smap_mapping vm;
 			rc = smap_lookup(m, line, column, &vm);
 			if (rc == SMAP_ENOMEM)
 				return rc;
-			if (rc != SMAP_OK || !vm.source) {
+			have_vm = rc == SMAP_OK && vm.source;
+			if (!have_vm) {
 				out->mapped = 0;
 			} else {
-				struct text *ht;
-				const struct pp_js_func *hf = heading(m, &vm, &ht);
+				hf = heading(m, &vm, &ht);
 				made = ht && !hf && ht->markup;
 				if (ht && !made) {
 					out->mapped = hf ? 1 : 0;
@@ -1230,10 +1246,7 @@ static int function_at(struct smap_map *m, uint32_t line, uint32_t column,
 					struct smap_mapping em;
 					if (out->mapped && nt != NIL &&
 					    exact(m, tpos(g, nt).line, tpos(g, nt).col, &em))
-						out->mapped = same_source(m, em.source_index, vm.source_index) &&
-							      (em.line < vm.line ||
-							       (em.line == vm.line && em.column <= vm.column)) &&
-							      vm.line - em.line <= 2;
+						out->mapped = just_before(m, &em, &vm);
 				}
 			}
 		}
@@ -1259,11 +1272,10 @@ static int function_at(struct smap_map *m, uint32_t line, uint32_t column,
 			of = by_vote(m, g, gf, &ot, &body_first, &have_first);
 		if (made)
 			of = NULL;
-		if (!of && !have_first) {
+		if (!of && !have_first && have_vm) {
 			/* an empty body: the function's own position */
-			struct smap_mapping mp;
-			if (smap_lookup(m, line, column, &mp) == SMAP_OK && mp.source)
-				of = heading(m, &mp, &ot);
+			of = hf;
+			ot = ht;
 		}
 		/* named by a JSX attribute only where the script makes the
 		 * attribute the function's key (React's {onClick: () => ...};
@@ -1345,15 +1357,11 @@ static int function_at(struct smap_map *m, uint32_t line, uint32_t column,
 		 * lunr.Index.prototype.query = function (fn) {, its body's
 		 * first statement after twenty lines of comment; a function
 		 * inlined at a binding has its head where it was declared) */
-		struct smap_mapping hm;
 		if (named &&
 		    (!have_first ||
 		     (same_source(m, last.source_index, body_first.source_index) &&
 		      last.line <= body_first.line && body_first.line - last.line <= NAME_BODY) ||
-		     (smap_lookup(m, line, column, &hm) == SMAP_OK && hm.source &&
-		      same_source(m, last.source_index, hm.source_index) &&
-		      (last.line < hm.line || (last.line == hm.line && last.column <= hm.column)) &&
-		      hm.line - last.line <= 2))) {
+		     (have_vm && just_before(m, &last, &vm)))) {
 			out->name = keep(m, nbuf, k);
 			out->from = SMAP_FROM_SCRIPT;
 			return out->name ? SMAP_OK : pp_smap_fail(m, SMAP_ENOMEM, "out of memory");

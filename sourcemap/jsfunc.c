@@ -377,7 +377,10 @@ static size_t through_operators(const struct ctx *c, size_t h)
 			size_t q = p > 0 ? pass_operand(c, p - 1, true, &budget) : NIL, need = 1;
 			while (q != NIL && q != p - 1 && q > 0 && budget &&
 			       (is(c, q, ":") || (is(c, q, "?") && need > 1))) {
-				need += is(c, q, ":") ? 1 : (size_t)-1;
+				if (is(c, q, ":"))
+					need++;
+				else
+					need--;
 				size_t r = pass_operand(c, q - 1, true, &budget);
 				if (r == NIL || r == q - 1) {
 					q = NIL;
