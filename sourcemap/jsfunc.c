@@ -37,6 +37,49 @@ bool pp_jsf_not_key(const struct ctx *c, size_t i)
 	return false;
 }
 
+/* Whether token K may close type parameters: ">", or ">>" and ">>>"
+ * closing nested ones too (<V = Map<K, Array<number>>>). */
+static bool type_close(const struct ctx *c, size_t k)
+{
+	return is(c, k, ">") || is(c, k, ">>") || is(c, k, ">>>");
+}
+
+/* The token that closes the type arguments the '<' at I opens (">",
+ * or ">>" and ">>>" closing nested ones too), passing what a type holds:
+ * commas, function types and brackets (Map<string, (a: T) => void>,
+ * Array<{ a: number, b: string }>); NIL when something no type holds
+ * comes first (c ? g(a) : b < d, m() {}: a comparison), or nothing
+ * closes them within 256 tokens. */
+static size_t type_args_end(const struct ctx *c, size_t i)
+{
+	size_t d = 0;
+	for (size_t j = i, k = 0; j < c->n && k < 256; j++, k++) {
+		const struct pp_js_tok *t = &c->t[j];
+		if (is(c, j, "<")) {
+			d++;
+			continue;
+		}
+		if (type_close(c, j)) {
+			size_t n = pp_js_tok_len(t);
+			if (n >= d)
+				return j;
+			d -= n;
+			continue;
+		}
+		if (pp_js_tok_kind(t) != PP_JS_PUNCT || pp_js_tok_len(t) != 1)
+			continue;
+		char ch = c->s[t->off];
+		uint32_t m = pp_js_tok_match(t);
+		if ((ch == '(' || ch == '[' || ch == '{') && m != NIL) {
+			j = m;
+			continue;
+		}
+		if (ch == ';' || ch == ')' || ch == ']' || ch == '}' || ch == '=')
+			return NIL;
+	}
+	return NIL;
+}
+
 /* Past a TypeScript return type after token I (the ')' of the
  * parameters): the index of the body's '{' or of "=>", else NIL.  A
  * script (JavaScript) has none: f(a):b=>c is a call in a conditional. */
@@ -48,6 +91,11 @@ static size_t after_params(const struct ctx *c, size_t i, bool arrow)
 		j++;
 		for (size_t k = 0; j < c->n && k < 4096; k++) {
 			const struct pp_js_tok *t = &c->t[j];
+			size_t ta = is(c, j, "<") ? type_args_end(c, j) : NIL;
+			if (ta != NIL) {
+				j = ta + 1;
+				continue;
+			}
 			if (pp_js_tok_kind(t) == PP_JS_PUNCT && pp_js_tok_len(t) == 1) {
 				char ch = c->s[t->off];
 				if (ch == '{') {
@@ -79,13 +127,6 @@ static size_t after_params(const struct ctx *c, size_t i, bool arrow)
 	if (arrow ? is(c, j, "=>") : is(c, j, "{"))
 		return j;
 	return NIL;
-}
-
-/* Whether token K may close type parameters: ">", or ">>" and ">>>"
- * closing nested ones too (<V = Map<K, Array<number>>>). */
-static bool type_close(const struct ctx *c, size_t k)
-{
-	return is(c, k, ">") || is(c, k, ">>") || is(c, k, ">>>");
 }
 
 /* The "<" that opens the type parameters closed by token K (">", ">>" or
@@ -1264,6 +1305,42 @@ static bool member_modifier(const struct ctx *c, size_t i)
 	return false;
 }
 
+/* Whether token P lies in type arguments (Map<string, (x: T) => void>):
+ * back from it, past the brackets it follows, to a '<' whose type
+ * arguments close after P (type_args_end()), before any bracket that
+ * holds P. */
+static bool in_type_args(const struct ctx *c, size_t p)
+{
+	size_t d = 0; /* the '>' passed back, of type arguments closed before P */
+	for (size_t k = p, steps = 0; k > 0 && steps < 64; steps++) {
+		k--;
+		const struct pp_js_tok *t = &c->t[k];
+		if (type_close(c, k)) {
+			d += pp_js_tok_len(t);
+			continue;
+		}
+		if (is(c, k, "<")) {
+			if (d) {
+				d--;
+				continue;
+			}
+			size_t e = type_args_end(c, k);
+			return e != NIL && e > p;
+		}
+		if (pp_js_tok_kind(t) != PP_JS_PUNCT || pp_js_tok_len(t) != 1)
+			continue;
+		char ch = c->s[t->off];
+		uint32_t m = pp_js_tok_match(t);
+		if ((ch == ')' || ch == ']' || ch == '}') && m != NIL && m < k) {
+			k = m; /* passed back whole */
+			continue;
+		}
+		if (ch == '(' || ch == '[' || ch == '{' || ch == ';' || ch == '=')
+			return false;
+	}
+	return false;
+}
+
 /*
  * Whether the arrow whose parameters start at token P is a function type
  * (TypeScript), which defines no function: in the type annotation of a
@@ -1281,6 +1358,8 @@ static bool arrow_type(const struct ctx *c, size_t p)
 		if (o != NIL)
 			p = o;
 	}
+	if (in_type_args(c, p))
+		return true;
 	if (p < 2)
 		return false;
 	if (is(c, p - 1, "=")) {

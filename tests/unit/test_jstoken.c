@@ -74,6 +74,38 @@ static void test_jstoken_declarations(void **state)
 	      "return@( throw@(");
 }
 
+/* A return type whose type arguments hold a comma or a function type
+ * (Map<string, number>, Promise<Map<K, Array<V>>>): the function is found
+ * wherever one is declared; a comparison after a call's ':' is no such
+ * type (the call is no method). */
+static void test_jstoken_return_types(void **state)
+{
+	(void)state;
+	NAMES("function f(): Map<string, number> { return m }", "f@(");
+	NAMES("export async function g(): Promise<Map<string, Array<number>>> { return m }", "g@(");
+	NAMES("function* h(): Generator<number, void, unknown> { yield 1 }", "h@(");
+	NAMES("function q<T extends Record<string, unknown>, U>(a: T): Pair<T, U> { return a }",
+	      "q@(");
+	NAMES("function c(\n\tn: number,\n\tk?: string | symbol,\n): Map<string, (x: number) => void> "
+	      "{ return m }",
+	      "c@(");
+	NAMES("function ov(a: string): Map<A, B>;\nfunction ov(a) { return a }", "ov@(");
+	NAMES("class R<K, V> { entries(n): Array<{ key: K, value: V }> { return [] } "
+	      "get size(): Map<string, number> { return m } "
+	      "static of<A, B>(a: A, b: B): R<A, B> { return r } "
+	      "async settle(): Promise<Record<string, number>> { return r } }",
+	      "entries@( get size@( of@( settle@(");
+	NAMES("const t = { lookup(n): Record<string, number> { return r }, "
+	      "convert: function (n): Map<number, string> { return m } };",
+	      "lookup@( convert@(");
+	NAMES("export default function (n): Pair<number, string> { return p }", "default@(");
+	NAMES("const o = { k: c ? g(a) : b < d, m() { return 1 } };", "m@(");
+	/* a function type in type arguments defines no function; an
+	 * arrow after a comparison or among a call's arguments does */
+	NAMES("const v: Map<A, (a: number) => void> = m;\nuse(a, (x) => x);", "-@(");
+	NAMES("const w = a < b ? (x) => x : y;", "w@(");
+}
+
 static void test_jstoken_expressions(void **state)
 {
 	(void)state;
@@ -1377,6 +1409,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_jstoken_declarations),
+		cmocka_unit_test(test_jstoken_return_types),
 		cmocka_unit_test(test_jstoken_expressions),
 		cmocka_unit_test(test_jstoken_objects),
 		cmocka_unit_test(test_jstoken_classes),
