@@ -603,6 +603,43 @@ static const char *mapped_word(struct smap_map *m, const struct text *g, uint32_
 	return g->s + g->toks.t[i].off;
 }
 
+/* Whether token I of T lies in a default value in the parameter list of
+ * F ({noNewArrows = !arguments[0]?.specCompliant} = {}, f(a = g(1, b))):
+ * code that runs there, where a compiler may make a function of its own
+ * (esbuild lowers ?. to (r => ...)(), mapped there), not F's head. */
+static bool in_default(const struct text *t, const struct pp_js_func *f, size_t i)
+{
+	const struct pp_js_tok *p = &t->toks.t[f->start];
+	uint32_t shut = pp_js_tok_match(p);
+	if (!pp_js_tok_is(t->s, p, "(") || shut == NIL || i <= f->start || i >= shut)
+		return false;
+	/* per open bracket from the parameters' '(' on: after a '=' of its
+	 * own, before the ',' that ends that element */
+	bool dflt[64] = {false};
+	size_t d = 0;
+	for (size_t j = f->start + 1; j < i; j++) {
+		const struct pp_js_tok *q = &t->toks.t[j];
+		if (pp_js_tok_kind(q) != PP_JS_PUNCT || pp_js_tok_len(q) != 1)
+			continue;
+		char ch = t->s[q->off];
+		if (ch == '(' || ch == '[' || ch == '{') {
+			if (d + 1 < sizeof(dflt) / sizeof(dflt[0]))
+				dflt[++d] = false;
+		} else if (ch == ')' || ch == ']' || ch == '}') {
+			if (d)
+				d--;
+		} else if (ch == '=') {
+			dflt[d] = true;
+		} else if (ch == ',') {
+			dflt[d] = false;
+		}
+	}
+	for (size_t k = 0; k <= d; k++)
+		if (dflt[k])
+			return true;
+	return false;
+}
+
 /* The original function around a mapped position: the innermost whose
  * body or parameter list holds it.  A generated body's tokens may map into
  * the parameters: TypeScript's parameter properties (constructor(public
@@ -704,9 +741,11 @@ static const struct pp_js_func *heading(struct smap_map *m, const struct smap_ma
 			wrap--;
 			wclose++;
 		}
-		/* the innermost: the last, in start order, that holds it */
-		if ((first <= i && i <= end && (bound == NIL || i <= bound || f->head <= i)) ||
-		    (wrap <= i && i < f->head))
+		/* the innermost: the last, in start order, that holds it
+		 * (not in a default value of its parameters: code there) */
+		if (((first <= i && i <= end && (bound == NIL || i <= bound || f->head <= i)) ||
+		     (wrap <= i && i < f->head)) &&
+		    !in_default(t, f, i))
 			best = f;
 	}
 	return best;
@@ -1271,6 +1310,11 @@ static int function_at(struct smap_map *m, uint32_t line, uint32_t column,
 		if (!of)
 			of = by_vote(m, g, gf, &ot, &body_first, &have_first);
 		if (made)
+			of = NULL;
+		/* V8's position maps into a default value of OF's parameters:
+		 * a function made of that code, not OF (V8 names it alone) */
+		if (of && have_vm && source_text(m, vm.source_index) == ot &&
+		    in_default(ot, of, tok_at(ot, vm.line, vm.column)))
 			of = NULL;
 		if (!of && !have_first && have_vm) {
 			/* an empty body: the function's own position */
