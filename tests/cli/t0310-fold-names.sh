@@ -280,6 +280,21 @@ test_expect_success 'ninth program: keys through operators, functions in parenth
 		";Store.x.get [^ ]*src/keys.ts:52[ ;]"
 '
 
+# A tenth program (fixtures/names10): functions whose return type holds
+# type arguments with a comma or a function type (Map<string, number>,
+# Promise<Map<K, Array<V>>>).  The finder found none of them in the
+# sources: the map was said not to fit and not used on every bundler.
+program_scores "$FIX/names10" p10 tenth
+
+test_expect_success 'tenth program: return types with type arguments' '
+	has_frames p10 ";tally [^ ]*src/typed.ts:9[ ;]" ";generic [^ ]*src/typed.ts:15[ ;]" \
+		";fetchAll [^ ]*src/typed.ts:20[ ;]" ";pairs [^ ]*src/typed.ts:24[ ;]" \
+		";callbacks [^ ]*src/typed.ts:28[ ;]" ";entries [^ ]*src/typed.ts:3[79][ ;]" \
+		";get size [^ ]*src/typed.ts:44[ ;]" ";of [^ ]*src/typed.ts:48[ ;]" \
+		";settle [^ ]*src/typed.ts:55[ ;]" ";lookup [^ ]*src/typed.ts:61[ ;]" \
+		";convert [^ ]*src/typed.ts:64[ ;]" ";paired [^ ]*src/typed.ts:69[ ;]"
+'
+
 # An index map (fixtures/names/index-map.mjs: esbuild's map cut into
 # sections, each listing the sources it uses): the same names and files as
 # the regular map, with and without sourcesContent.
