@@ -100,10 +100,11 @@ static size_t after_params(const struct ctx *c, size_t i, bool arrow)
 				char ch = c->s[t->off];
 				if (ch == '{') {
 					const char *prev = c->s + c->t[j - 1].off;
-					bool type_start = pp_js_tok_len(&c->t[j - 1]) == 1 &&
-							  (*prev == ':' || *prev == '|' ||
-							   *prev == '&' || *prev == '<' ||
-							   *prev == ',' || *prev == '(');
+					bool type_start = (pp_js_tok_len(&c->t[j - 1]) == 1 &&
+							   (*prev == ':' || *prev == '|' ||
+							    *prev == '&' || *prev == '<' ||
+							    *prev == ',' || *prev == '(')) ||
+							  is(c, j - 1, "=>");
 					if (!type_start)
 						break;
 				}
@@ -119,7 +120,8 @@ static size_t after_params(const struct ctx *c, size_t i, bool arrow)
 			if (is(c, j, "=>")) {
 				if (arrow)
 					break;
-				return NIL; /* an arrow's return type, not a method's */
+				/* a function type's return type follows (m(): () =>
+				 * number { }); the body's '{' must come after it */
 			}
 			j++;
 		}
@@ -1305,6 +1307,46 @@ static bool member_modifier(const struct ctx *c, size_t i)
 	return false;
 }
 
+/* Whether token P lies in the return type of a function with a body
+ * (m(): () => number { }, f(v): v is (...a: T[]) => R { }): back from it,
+ * past brackets and type arguments, to the ':' after the parameters'
+ * ')', whose function's body starts after P. */
+static bool in_return_type(const struct ctx *c, size_t p)
+{
+	size_t ang = 0;
+	for (size_t k = p, steps = 0; k > 1 && steps < 64; steps++) {
+		k--;
+		const struct pp_js_tok *t = &c->t[k];
+		if (type_close(c, k)) {
+			ang += pp_js_tok_len(t);
+			continue;
+		}
+		if (is(c, k, "<")) {
+			if (!ang)
+				return false;
+			ang--;
+			continue;
+		}
+		if (ang)
+			continue;
+		if (is(c, k, ":")) {
+			size_t b = is(c, k - 1, ")") ? after_params(c, k - 1, false) : NIL;
+			return b != NIL && b > p;
+		}
+		if (pp_js_tok_kind(t) != PP_JS_PUNCT || pp_js_tok_len(t) != 1)
+			continue;
+		char ch = c->s[t->off];
+		uint32_t m = pp_js_tok_match(t);
+		if ((ch == ')' || ch == ']' || ch == '}') && m != NIL && m < k) {
+			k = m;
+			continue;
+		}
+		if (ch != '|' && ch != '&' && ch != '.' && ch != '?')
+			return false;
+	}
+	return false;
+}
+
 /* Whether token P lies in type arguments (Map<string, (x: T) => void>):
  * back from it, past the brackets it follows, to a '<' whose type
  * arguments close after P (type_args_end()), before any bracket that
@@ -1362,6 +1404,8 @@ static bool arrow_type(const struct ctx *c, size_t p)
 		return true;
 	if (p < 2)
 		return false;
+	if (in_return_type(c, p))
+		return true;
 	if (is(c, p - 1, "=")) {
 		size_t q = p - 2;
 		if (type_close(c, q)) {

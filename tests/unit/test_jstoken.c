@@ -104,6 +104,15 @@ static void test_jstoken_return_types(void **state)
 	 * arrow after a comparison or among a call's arguments does */
 	NAMES("const v: Map<A, (a: number) => void> = m;\nuse(a, (x) => x);", "-@(");
 	NAMES("const w = a < b ? (x) => x : y;", "w@(");
+	/* a function type as the return type: the function is found, and
+	 * the type defines none; a conditional's arrow after a call stays */
+	NAMES("class L { get it(): () => number { return f } m(): (a: number) => void { return g } }",
+	      "get it@( m@(");
+	NAMES("function isF(v: any): v is (...args: any[]) => any { return true }", "isF@(");
+	NAMES("function g(): () => { a: number } { return h }", "g@(");
+	NAMES("function k(): (a: number) => void { return (a) => {} }", "k@( -@(");
+	NAMES("const z = c ? f(a) : () => 1;\nconst o = { m: c ? f(a) : () => {}, n() {} };",
+	      "z@( o.m@( n@(");
 }
 
 static void test_jstoken_expressions(void **state)
