@@ -80,6 +80,19 @@ static size_t type_args_end(const struct ctx *c, size_t i)
 	return NIL;
 }
 
+/* Whether token I is a word that starts a statement and has no place in
+ * a type. */
+static bool statement_word(const struct ctx *c, size_t i)
+{
+	static const char *const w[] = {"if",    "for",      "while", "return", "switch",
+					"throw", "case",     "do",    "try",    "break",
+					"else",  "continue", "var",   "let",    "const"};
+	for (size_t k = 0; k < sizeof(w) / sizeof(w[0]); k++)
+		if (is(c, i, w[k]))
+			return true;
+	return false;
+}
+
 /* Past a TypeScript return type after token I (the ')' of the
  * parameters): the index of the body's '{' or of "=>", else NIL.  A
  * script (JavaScript) has none: f(a):b=>c is a call in a conditional. */
@@ -96,6 +109,9 @@ static size_t after_params(const struct ctx *c, size_t i, bool arrow)
 				j = ta + 1;
 				continue;
 			}
+			/* a statement: no type (case f(a): if (x) {}) */
+			if (pp_js_tok_kind(t) == PP_JS_IDENT && statement_word(c, j))
+				return NIL;
 			if (pp_js_tok_kind(t) == PP_JS_PUNCT && pp_js_tok_len(t) == 1) {
 				char ch = c->s[t->off];
 				if (ch == '{') {

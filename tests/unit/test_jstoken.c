@@ -113,6 +113,10 @@ static void test_jstoken_return_types(void **state)
 	NAMES("function k(): (a: number) => void { return (a) => {} }", "k@( -@(");
 	NAMES("const z = c ? f(a) : () => 1;\nconst o = { m: c ? f(a) : () => {}, n() {} };",
 	      "z@( o.m@( n@(");
+	/* a call before a case's ':' and a statement is no method */
+	NAMES("function needs(p) {\n  switch (p) {\n    case node(\"A\"):\n      if (x) { return 1 }\n"
+	      "      break;\n  }\n}",
+	      "needs@(");
 }
 
 static void test_jstoken_expressions(void **state)
