@@ -316,9 +316,12 @@ static size_t arrow_params(const struct ctx *c, size_t i)
 	if (i == 0)
 		return NIL;
 	/* (a): T => is TypeScript's; c ? f(a) : s => t, and a script's
-	 * c?f(a):s=>t, are a lone parameter's */
-	if (kind(c, i - 1, PP_JS_IDENT) &&
-	    (c->js || !(i >= 3 && is(c, i - 2, ":") && is(c, i - 3, ")") && !call_parens(c, i - 3))))
+	 * c?f(a):s=>t, are a lone parameter's; so is no last word of a
+	 * return type, (a): p is t.Node => */
+	bool typed = !c->js &&
+		     ((i >= 3 && is(c, i - 2, ":") && is(c, i - 3, ")") && !call_parens(c, i - 3)) ||
+		      (i >= 2 && (is(c, i - 2, ".") || is(c, i - 2, "is"))));
+	if (kind(c, i - 1, PP_JS_IDENT) && !typed)
 		return i - 1;
 	if (is(c, i - 1, ")") && pp_js_tok_match(&c->t[i - 1]) != NIL)
 		return pp_js_tok_match(&c->t[i - 1]);
@@ -610,6 +613,11 @@ static bool object_open(const struct ctx *c, size_t open, int depth)
 	if (is(c, b, "=") || is(c, b, "(") || is(c, b, ",") || is(c, b, "[") || is(c, b, "?") ||
 	    is(c, b, "&&") || is(c, b, "||") || is(c, b, "?\?") || is(c, b, "let") ||
 	    is(c, b, "const") || is(c, b, "var") || is(c, b, "return") || is(c, b, "yield"))
+		return true;
+	/* c ? {...} : {...}: a conditional's second branch after an
+	 * object literal (a case's or a label's ':' holds a block) */
+	if (depth > 0 && is(c, b, ":") && b >= 1 && is(c, b - 1, "}") &&
+	    object_open(c, pp_js_tok_match(&c->t[b - 1]), depth - 1))
 		return true;
 	/* {o: {k: v = ...}}: a key before, itself in such an object */
 	return depth > 0 && is(c, b, ":") && b >= 2 &&

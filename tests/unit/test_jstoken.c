@@ -72,6 +72,9 @@ static void test_jstoken_declarations(void **state)
 	      "delete@( catch@( new@(");
 	NAMES("const it = { return(v) { if (v) {} }, async *throw(e) {} }; try {} catch (e) {}",
 	      "return@( throw@(");
+	/* in an object literal that is a conditional's second branch */
+	JS_NAMES("extend(i, r ? { add: m(\"add\") } : { add(v) { return 1 }, delete(key) { return 2 } });",
+		 "add@( delete@(");
 }
 
 /* A return type whose type arguments hold a comma or a function type
@@ -113,6 +116,10 @@ static void test_jstoken_return_types(void **state)
 	NAMES("function k(): (a: number) => void { return (a) => {} }", "k@( -@(");
 	NAMES("const z = c ? f(a) : () => 1;\nconst o = { m: c ? f(a) : () => {}, n() {} };",
 	      "z@( o.m@( n@(");
+	/* an arrow whose return type is a type predicate on a dotted name */
+	NAMES("const isC = (\n  node: t.Node,\n  parent: any,\n): parent is t.Class => {\n  return true\n};\n"
+	      "const isF = (value: unknown): value is Fn => typeof value;",
+	      "isC@( isF@(");
 	/* a call before a case's ':' and a statement is no method */
 	NAMES("function needs(p) {\n  switch (p) {\n    case node(\"A\"):\n      if (x) { return 1 }\n"
 	      "      break;\n  }\n}",
