@@ -80,13 +80,15 @@ static size_t type_args_end(const struct ctx *c, size_t i)
 	return NIL;
 }
 
-/* Whether token I is a word that starts a statement and has no place in
- * a type. */
+/* Whether token I is a word that starts a statement or a declaration and
+ * has no place in a type (an overload's signature ends without a ';'). */
 static bool statement_word(const struct ctx *c, size_t i)
 {
-	static const char *const w[] = {"if",    "for",      "while", "return", "switch",
-					"throw", "case",     "do",    "try",    "break",
-					"else",  "continue", "var",   "let",    "const"};
+	static const char *const w[] = {"if",      "for",      "while", "return",    "switch",
+					"throw",   "case",     "do",    "try",       "break",
+					"else",    "continue", "var",   "let",       "const",
+					"export",  "function", "class", "interface", "enum",
+					"declare", "namespace"};
 	for (size_t k = 0; k < sizeof(w) / sizeof(w[0]); k++)
 		if (is(c, i, w[k]))
 			return true;
@@ -320,7 +322,8 @@ static size_t arrow_params(const struct ctx *c, size_t i)
 	 * return type, (a): p is t.Node => */
 	bool typed = !c->js &&
 		     ((i >= 3 && is(c, i - 2, ":") && is(c, i - 3, ")") && !call_parens(c, i - 3)) ||
-		      (i >= 2 && (is(c, i - 2, ".") || is(c, i - 2, "is"))));
+		      (i >= 2 && (is(c, i - 2, ".") || is(c, i - 2, "is") || is(c, i - 2, "|") ||
+				  is(c, i - 2, "&"))));
 	if (kind(c, i - 1, PP_JS_IDENT) && !typed)
 		return i - 1;
 	if (is(c, i - 1, ")") && pp_js_tok_match(&c->t[i - 1]) != NIL)

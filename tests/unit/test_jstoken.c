@@ -120,6 +120,15 @@ static void test_jstoken_return_types(void **state)
 	NAMES("const isC = (\n  node: t.Node,\n  parent: any,\n): parent is t.Class => {\n  return true\n};\n"
 	      "const isF = (value: unknown): value is Fn => typeof value;",
 	      "isC@( isF@(");
+	/* overloads without ';' before the one with a body; a union return
+	 * type on a generic arrow */
+	NAMES("export function observe<T>(\n  value: V<T>,\n  listener: (c: C<T>) => void\n): Lambda\n"
+	      "export function observe<K, V>(m: M<K, V>): Lambda\n"
+	      "export function observe(thing, a?, b?): Lambda {\n  return x\n}",
+	      "observe@(");
+	NAMES("export let getProxyDraft = <T extends any>(value: T): ImmerState | null => {\n"
+	      "  return null\n}",
+	      "getProxyDraft@(");
 	/* a call before a case's ':' and a statement is no method */
 	NAMES("function needs(p) {\n  switch (p) {\n    case node(\"A\"):\n      if (x) { return 1 }\n"
 	      "      break;\n  }\n}",
