@@ -1334,14 +1334,16 @@ static bool member_modifier(const struct ctx *c, size_t i)
 	return false;
 }
 
-/* Whether token P lies in the return type of a function with a body
- * (m(): () => number { }, f(v): v is (...a: T[]) => R { }): back from it,
- * past brackets and type arguments, to the ':' after the parameters'
- * ')', whose function's body starts after P. */
-static bool in_return_type(const struct ctx *c, size_t p)
+/* Whether token P lies in a type: back from it over what a type holds
+ * (words, '.', '|', '&', '?', ',', "=>", brackets and type arguments
+ * passed whole) to where that type starts, either a '<' whose type
+ * arguments close after P (Map<string, (x: T) => void>: type_args_end()),
+ * or the ':' after a function's parameters, its body after P (m(): () =>
+ * number { }, f(v): v is (...a: T[]) => R { }). */
+static bool in_type(const struct ctx *c, size_t p)
 {
-	size_t ang = 0;
-	for (size_t k = p, steps = 0; k > 1 && steps < 64; steps++) {
+	size_t ang = 0; /* the '>' passed back, of type arguments closed before P */
+	for (size_t k = p, steps = 0; k > 0 && steps < 64; steps++) {
 		k--;
 		const struct pp_js_tok *t = &c->t[k];
 		if (type_close(c, k)) {
@@ -1349,52 +1351,18 @@ static bool in_return_type(const struct ctx *c, size_t p)
 			continue;
 		}
 		if (is(c, k, "<")) {
-			if (!ang)
-				return false;
-			ang--;
-			continue;
-		}
-		if (ang)
-			continue;
-		if (is(c, k, ":")) {
-			size_t b = is(c, k - 1, ")") ? after_params(c, k - 1, false) : NIL;
-			return b != NIL && b > p;
-		}
-		if (pp_js_tok_kind(t) != PP_JS_PUNCT || pp_js_tok_len(t) != 1)
-			continue;
-		char ch = c->s[t->off];
-		uint32_t m = pp_js_tok_match(t);
-		if ((ch == ')' || ch == ']' || ch == '}') && m != NIL && m < k) {
-			k = m;
-			continue;
-		}
-		if (ch != '|' && ch != '&' && ch != '.' && ch != '?')
-			return false;
-	}
-	return false;
-}
-
-/* Whether token P lies in type arguments (Map<string, (x: T) => void>):
- * back from it, past the brackets it follows, to a '<' whose type
- * arguments close after P (type_args_end()), before any bracket that
- * holds P. */
-static bool in_type_args(const struct ctx *c, size_t p)
-{
-	size_t d = 0; /* the '>' passed back, of type arguments closed before P */
-	for (size_t k = p, steps = 0; k > 0 && steps < 64; steps++) {
-		k--;
-		const struct pp_js_tok *t = &c->t[k];
-		if (type_close(c, k)) {
-			d += pp_js_tok_len(t);
-			continue;
-		}
-		if (is(c, k, "<")) {
-			if (d) {
-				d--;
+			if (ang) {
+				ang--;
 				continue;
 			}
 			size_t e = type_args_end(c, k);
 			return e != NIL && e > p;
+		}
+		if (ang)
+			continue;
+		if (is(c, k, ":")) {
+			size_t b = k > 0 && is(c, k - 1, ")") ? after_params(c, k - 1, false) : NIL;
+			return b != NIL && b > p;
 		}
 		if (pp_js_tok_kind(t) != PP_JS_PUNCT || pp_js_tok_len(t) != 1)
 			continue;
@@ -1404,7 +1372,7 @@ static bool in_type_args(const struct ctx *c, size_t p)
 			k = m; /* passed back whole */
 			continue;
 		}
-		if (ch == '(' || ch == '[' || ch == '{' || ch == ';' || ch == '=')
+		if (ch != '|' && ch != '&' && ch != '.' && ch != '?' && ch != ',')
 			return false;
 	}
 	return false;
@@ -1427,12 +1395,10 @@ static bool arrow_type(const struct ctx *c, size_t p)
 		if (o != NIL)
 			p = o;
 	}
-	if (in_type_args(c, p))
+	if (in_type(c, p))
 		return true;
 	if (p < 2)
 		return false;
-	if (in_return_type(c, p))
-		return true;
 	if (is(c, p - 1, "=")) {
 		size_t q = p - 2;
 		if (type_close(c, q)) {
