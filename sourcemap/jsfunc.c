@@ -118,11 +118,11 @@ static size_t after_params(const struct ctx *c, size_t i, bool arrow)
 				char ch = c->s[t->off];
 				if (ch == '{') {
 					const char *prev = c->s + c->t[j - 1].off;
-					bool type_start = (pp_js_tok_len(&c->t[j - 1]) == 1 &&
-							   (*prev == ':' || *prev == '|' ||
-							    *prev == '&' || *prev == '<' ||
-							    *prev == ',' || *prev == '(')) ||
-							  is(c, j - 1, "=>");
+					bool type_start =
+						(pp_js_tok_len(&c->t[j - 1]) == 1 &&
+						 (*prev == ':' || *prev == '|' || *prev == '&' ||
+						  *prev == '<' || *prev == ',' || *prev == '(')) ||
+						is(c, j - 1, "=>");
 					if (!type_start)
 						break;
 				}
