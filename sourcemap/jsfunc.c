@@ -37,136 +37,6 @@ bool pp_jsf_not_key(const struct ctx *c, size_t i)
 	return false;
 }
 
-/* Whether token K may close type parameters: ">", or ">>" and ">>>"
- * closing nested ones too (<V = Map<K, Array<number>>>). */
-static bool type_close(const struct ctx *c, size_t k)
-{
-	return is(c, k, ">") || is(c, k, ">>") || is(c, k, ">>>");
-}
-
-/* The token that closes the type arguments the '<' at I opens (">",
- * or ">>" and ">>>" closing nested ones too), passing what a type holds:
- * commas, function types and brackets (Map<string, (a: T) => void>,
- * Array<{ a: number, b: string }>); NIL when something no type holds
- * comes first (c ? g(a) : b < d, m() {}: a comparison), or nothing
- * closes them within 256 tokens. */
-static size_t type_args_end(const struct ctx *c, size_t i)
-{
-	size_t d = 0;
-	for (size_t j = i, k = 0; j < c->n && k < 256; j++, k++) {
-		const struct pp_js_tok *t = &c->t[j];
-		if (is(c, j, "<")) {
-			d++;
-			continue;
-		}
-		if (type_close(c, j)) {
-			size_t n = pp_js_tok_len(t);
-			if (n >= d)
-				return j;
-			d -= n;
-			continue;
-		}
-		if (pp_js_tok_kind(t) != PP_JS_PUNCT || pp_js_tok_len(t) != 1)
-			continue;
-		char ch = c->s[t->off];
-		uint32_t m = pp_js_tok_match(t);
-		if ((ch == '(' || ch == '[' || ch == '{') && m != NIL) {
-			j = m;
-			continue;
-		}
-		if (ch == ';' || ch == ')' || ch == ']' || ch == '}' || ch == '=')
-			return NIL;
-	}
-	return NIL;
-}
-
-/* Whether token I is a word that starts a statement or a declaration and
- * has no place in a type (an overload's signature ends without a ';'). */
-static bool statement_word(const struct ctx *c, size_t i)
-{
-	static const char *const w[] = {"if",      "for",      "while", "return",    "switch",
-					"throw",   "case",     "do",    "try",       "break",
-					"else",    "continue", "var",   "let",       "const",
-					"export",  "function", "class", "interface", "enum",
-					"declare", "namespace"};
-	for (size_t k = 0; k < sizeof(w) / sizeof(w[0]); k++)
-		if (is(c, i, w[k]))
-			return true;
-	return false;
-}
-
-/* Past a TypeScript return type after token I (the ')' of the
- * parameters): the index of the body's '{' or of "=>", else NIL.  A
- * script (JavaScript) has none: f(a):b=>c is a call in a conditional. */
-static size_t after_params(const struct ctx *c, size_t i, bool arrow)
-{
-	size_t j = i + 1;
-	if (!c->js && is(c, j, ":")) {
-		/* a type: up to a '{' that does not start a type literal */
-		j++;
-		for (size_t k = 0; j < c->n && k < 4096; k++) {
-			const struct pp_js_tok *t = &c->t[j];
-			size_t ta = is(c, j, "<") ? type_args_end(c, j) : NIL;
-			if (ta != NIL) {
-				j = ta + 1;
-				continue;
-			}
-			/* a statement: no type (case f(a): if (x) {}) */
-			if (pp_js_tok_kind(t) == PP_JS_IDENT && statement_word(c, j))
-				return NIL;
-			if (pp_js_tok_kind(t) == PP_JS_PUNCT && pp_js_tok_len(t) == 1) {
-				char ch = c->s[t->off];
-				if (ch == '{') {
-					const char *prev = c->s + c->t[j - 1].off;
-					bool type_start =
-						(pp_js_tok_len(&c->t[j - 1]) == 1 &&
-						 (*prev == ':' || *prev == '|' || *prev == '&' ||
-						  *prev == '<' || *prev == ',' || *prev == '(')) ||
-						is(c, j - 1, "=>");
-					if (!type_start)
-						break;
-				}
-				uint32_t m = pp_js_tok_match(t);
-				if ((ch == '(' || ch == '[' || ch == '{') && m != NIL) {
-					j = m + 1;
-					continue;
-				}
-				if (ch == ';' || ch == ')' || ch == ']' || ch == '}' || ch == '=' ||
-				    ch == ',')
-					return NIL;
-			}
-			if (is(c, j, "=>")) {
-				if (arrow)
-					break;
-				/* a function type's return type follows (m(): () =>
-				 * number { }); the body's '{' must come after it */
-			}
-			j++;
-		}
-	}
-	if (arrow ? is(c, j, "=>") : is(c, j, "{"))
-		return j;
-	return NIL;
-}
-
-/* The "<" that opens the type parameters closed by token K (">", ">>" or
- * ">>>": <T, U extends A<T> = B>), or NIL: none within 256 tokens back. */
-static size_t type_params_open(const struct ctx *c, size_t k)
-{
-	int d = 0;
-	for (size_t steps = 0; k > 0 && steps < 256; steps++, k--) {
-		if (is(c, k, ">"))
-			d++;
-		else if (is(c, k, ">>"))
-			d += 2;
-		else if (is(c, k, ">>>"))
-			d += 3;
-		else if (is(c, k, "<") && --d == 0)
-			return k;
-	}
-	return NIL;
-}
-
 /* The last token of the concise arrow body starting at I. */
 static size_t concise_end(const struct ctx *c, size_t i)
 {
@@ -838,7 +708,7 @@ static size_t survives(const struct ctx *c, size_t eq, size_t e)
 			while (j < c->n && !is(c, j, "(") && j < i + 64)
 				j++;
 			uint32_t pm = j < c->n ? pp_js_tok_match(&c->t[j]) : NIL;
-			size_t b = pm != NIL && pm > j ? after_params(c, pm, false) : NIL;
+			size_t b = pm != NIL && pm > j ? pp_jsf_after_params(c, pm, false) : NIL;
 			if (b == NIL || pp_js_tok_match(&c->t[b]) == NIL)
 				return NIL; /* not followed: taken to hold */
 			i = pp_js_tok_match(&c->t[b]);
@@ -858,14 +728,14 @@ static size_t survives(const struct ctx *c, size_t eq, size_t e)
 		     is(c, i - 1, ")") || is(c, i - 1, "]") || is(c, i - 1, "?.") ||
 		     kind(c, i - 1, PP_JS_PRIVATE))) {
 			/* a method's body (m(a) {): its own; x?.() is a call */
-			size_t b = after_params(c, m, false);
+			size_t b = pp_jsf_after_params(c, m, false);
 			if (b != NIL && pp_js_tok_match(&c->t[b]) != NIL) {
 				i = pp_js_tok_match(&c->t[b]);
 				goto ended;
 			}
 			/* an async arrow's parameters, not a call (in
 			 * TypeScript, c ? w() : (s) => 1 is a call too) */
-			if (is(c, i - 1, "async") && after_params(c, m, true) != NIL)
+			if (is(c, i - 1, "async") && pp_jsf_after_params(c, m, true) != NIL)
 				continue;
 			END_AT(m, NIL, false);
 			continue;
@@ -1116,8 +986,8 @@ static void new_argument(const struct ctx *c, size_t h, size_t e, struct pp_js_f
 	if (open == NIL || open == 0 || close == NIL || close <= e || !is(c, open, "("))
 		return;
 	size_t k = open - 1;
-	if (!c->js && type_close(c, k)) { /* new Promise<number>( */
-		size_t lt = type_params_open(c, k);
+	if (!c->js && pp_jsf_type_close(c, k)) { /* new Promise<number>( */
+		size_t lt = pp_jsf_type_params_open(c, k);
 		if (lt == NIL || lt == 0)
 			return;
 		k = lt - 1;
@@ -1322,7 +1192,7 @@ static int cmp_open(const void *a, const void *b)
 /* Whether token I is a word TypeScript puts before a class member's or a
  * parameter property's name: public private protected readonly static
  * declare abstract override accessor. */
-static bool member_modifier(const struct ctx *c, size_t i)
+bool pp_jsf_member_modifier(const struct ctx *c, size_t i)
 {
 	static const char *const w[] = {"public",  "private",  "protected", "readonly", "static",
 					"declare", "abstract", "override",  "accessor"};
@@ -1331,101 +1201,6 @@ static bool member_modifier(const struct ctx *c, size_t i)
 	for (size_t k = 0; k < sizeof(w) / sizeof(w[0]); k++)
 		if (is(c, i, w[k]))
 			return true;
-	return false;
-}
-
-/* Whether token P lies in a type: back from it over what a type holds
- * (words, '.', '|', '&', '?', ',', "=>", brackets and type arguments
- * passed whole) to where that type starts, either a '<' whose type
- * arguments close after P (Map<string, (x: T) => void>: type_args_end()),
- * or the ':' after a function's parameters, its body after P (m(): () =>
- * number { }, f(v): v is (...a: T[]) => R { }). */
-static bool in_type(const struct ctx *c, size_t p)
-{
-	size_t ang = 0; /* the '>' passed back, of type arguments closed before P */
-	for (size_t k = p, steps = 0; k > 0 && steps < 64; steps++) {
-		k--;
-		const struct pp_js_tok *t = &c->t[k];
-		if (type_close(c, k)) {
-			ang += pp_js_tok_len(t);
-			continue;
-		}
-		if (is(c, k, "<")) {
-			if (ang) {
-				ang--;
-				continue;
-			}
-			size_t e = type_args_end(c, k);
-			return e != NIL && e > p;
-		}
-		if (ang)
-			continue;
-		if (is(c, k, ":")) {
-			size_t b = k > 0 && is(c, k - 1, ")") ? after_params(c, k - 1, false) : NIL;
-			return b != NIL && b > p;
-		}
-		if (pp_js_tok_kind(t) != PP_JS_PUNCT || pp_js_tok_len(t) != 1)
-			continue;
-		char ch = c->s[t->off];
-		uint32_t m = pp_js_tok_match(t);
-		if ((ch == ')' || ch == ']' || ch == '}') && m != NIL && m < k) {
-			k = m; /* passed back whole */
-			continue;
-		}
-		if (ch != '|' && ch != '&' && ch != '.' && ch != '?' && ch != ',')
-			return false;
-	}
-	return false;
-}
-
-/*
- * Whether the arrow whose parameters start at token P is a function type
- * (TypeScript), which defines no function: in the type annotation of a
- * parameter (f: (x: T) => number, f?: , this: ), of a variable (const f:
- * (n) => n = ) or of a class field (cb: (n) => void;), or a type alias
- * (type H<T> = (a: T) => T), generic or not (f: <T>(x: T) => T).  Not an
- * object literal's property ({ f: (x) => 1 }), nor a conditional's branch
- * (c ? a : (x) => 1).
- */
-static bool arrow_type(const struct ctx *c, size_t p)
-{
-	/* a generic one's type parameters first (type F = <T>(x: T) => T) */
-	if (p >= 1 && type_close(c, p - 1)) {
-		size_t o = type_params_open(c, p - 1);
-		if (o != NIL)
-			p = o;
-	}
-	if (in_type(c, p))
-		return true;
-	if (p < 2)
-		return false;
-	if (is(c, p - 1, "=")) {
-		size_t q = p - 2;
-		if (type_close(c, q)) {
-			q = type_params_open(c, q);
-			if (q == NIL || q == 0)
-				return false;
-			q--;
-		}
-		return q > 0 && kind(c, q, PP_JS_IDENT) && is(c, q - 1, "type");
-	}
-	if (!is(c, p - 1, ":"))
-		return false;
-	size_t k = p - 1, q = k - 1;
-	if (is(c, q, "?") && q > 0)
-		q--;
-	if (!(kind(c, q, PP_JS_IDENT) || kind(c, q, PP_JS_PRIVATE)) || q == 0)
-		return false;
-	size_t b = q - 1;
-	if (is(c, b, "const") || is(c, b, "let") || is(c, b, "var"))
-		return true;
-	size_t in = pp_jsf_container(c, k);
-	if (in == NIL)
-		return false;
-	if (is(c, in, "("))
-		return in == b || is(c, b, ",") || is(c, b, "...") || member_modifier(c, b);
-	if (is(c, in, "{") && pp_jsf_class_body(c, in))
-		return in == b || is(c, b, ";") || is(c, b, "}") || member_modifier(c, b);
 	return false;
 }
 
@@ -1441,7 +1216,7 @@ static bool keyword_key(const struct ctx *c, size_t k)
 	if (is(c, k, "function") || is(c, k, "class"))
 		return false;
 	size_t b = k;
-	while (b > 0 && (member_modifier(c, b - 1) || is(c, b - 1, "async") ||
+	while (b > 0 && (pp_jsf_member_modifier(c, b - 1) || is(c, b - 1, "async") ||
 			 is(c, b - 1, "get") || is(c, b - 1, "set") || is(c, b - 1, "*")))
 		b--;
 	if (b == 0)
@@ -1534,7 +1309,7 @@ int pp_js_functions_in(const char *text, const struct pp_js_toks *v, bool js,
 			}
 			if (!is(&c, j, "(") || pp_js_tok_match(&c.t[j]) == NIL)
 				continue;
-			size_t b = after_params(&c, pp_js_tok_match(&c.t[j]), false);
+			size_t b = pp_jsf_after_params(&c, pp_js_tok_match(&c.t[j]), false);
 			if (b == NIL || pp_js_tok_match(&c.t[b]) == NIL)
 				continue;
 			f.start = (uint32_t)j;
@@ -1558,16 +1333,16 @@ int pp_js_functions_in(const char *text, const struct pp_js_toks *v, bool js,
 		}
 		if (is(&c, i, "=>")) {
 			size_t p = arrow_params(&c, i);
-			if (p == NIL || arrow_type(&c, p))
+			if (p == NIL || pp_jsf_arrow_type(&c, p))
 				continue;
 			f.start = f.head = (uint32_t)p;
 			if (p > 0 && is(&c, p - 1, "async") &&
 			    !(kind(&c, p, PP_JS_IDENT) && is(&c, p, "async")))
 				f.start = f.head = (uint32_t)(p - 1);
-			if (p > 1 && type_close(&c, p - 1)) {
+			if (p > 1 && pp_jsf_type_close(&c, p - 1)) {
 				/* <T,>(a: T) => (TypeScript): its type parameters
 				 * are its head, bound as the arrow is */
-				size_t k = type_params_open(&c, p - 1);
+				size_t k = pp_jsf_type_params_open(&c, p - 1);
 				if (k != NIL)
 					f.head = (uint32_t)(k > 0 && is(&c, k - 1, "async") ? k - 1
 											    : k);
@@ -1597,8 +1372,8 @@ int pp_js_functions_in(const char *text, const struct pp_js_toks *v, bool js,
 		if (is(&c, i, "(") && i > 0 && pp_js_tok_match(&c.t[i]) != NIL) {
 			/* a method: KEY ( ... ) [: T] { */
 			size_t k = i - 1;
-			if (type_close(&c, k)) { /* m<T>( */
-				size_t lt = type_params_open(&c, k);
+			if (pp_jsf_type_close(&c, k)) { /* m<T>( */
+				size_t lt = pp_jsf_type_params_open(&c, k);
 				if (lt == NIL || lt == 0)
 					continue;
 				k = lt - 1;
@@ -1614,7 +1389,7 @@ int pp_js_functions_in(const char *text, const struct pp_js_toks *v, bool js,
 					is(&c, key - 1, "function") ||
 					(key > 1 && is(&c, key - 1, "*") && is(&c, key - 2, "function"))))
 				continue;
-			size_t b = after_params(&c, pp_js_tok_match(&c.t[i]), false);
+			size_t b = pp_jsf_after_params(&c, pp_js_tok_match(&c.t[i]), false);
 			if (b == NIL || pp_js_tok_match(&c.t[b]) == NIL)
 				continue;
 			f.start = (uint32_t)i;

@@ -1,6 +1,7 @@
 /*
- * jsfunc_private.h: what the function finder (jsfunc.c) and the naming of
- * what it found (jsname.c) share: the tokens as both read them and the
+ * jsfunc_private.h: what the function finder (jsfunc.c, its reading of
+ * TypeScript's types in jstype.c) and the naming of what it found
+ * (jsname.c) share: the tokens as both read them and the
  * finder's questions about a token's surroundings.  Private to
  * libsourcemap.
  */
@@ -51,6 +52,25 @@ static inline bool function_keyword(const struct ctx *c, size_t i)
 {
 	return is(c, i, "function") || (is(c, i, "async") && is(c, i + 1, "function"));
 }
+
+/* Whether token K may close type parameters: ">", or ">>" and ">>>"
+ * closing nested ones too (<V = Map<K, Array<number>>>). */
+static inline bool pp_jsf_type_close(const struct ctx *c, size_t k)
+{
+	return is(c, k, ">") || is(c, k, ">>") || is(c, k, ">>>");
+}
+
+/* jstype.c: past a TypeScript return type after token I (the ')' of the
+ * parameters): the body's '{' (ARROW: the "=>"), else NIL. */
+size_t pp_jsf_after_params(const struct ctx *c, size_t i, bool arrow);
+/* jstype.c: the "<" that opens the type parameters closed by token K, or
+ * NIL. */
+size_t pp_jsf_type_params_open(const struct ctx *c, size_t k);
+/* jstype.c: whether the arrow whose parameters start at token P is a
+ * function type, which defines no function. */
+bool pp_jsf_arrow_type(const struct ctx *c, size_t p);
+/* Whether token I is a class member's modifier (static, public, ...). */
+bool pp_jsf_member_modifier(const struct ctx *c, size_t i);
 
 /* Whether token I is a word that cannot be a method's key before "(". */
 bool pp_jsf_not_key(const struct ctx *c, size_t i);

@@ -1,6 +1,6 @@
 /* fuzz_jstoken.c: libFuzzer harness of the JavaScript/TypeScript tokenizer
- * and function finder of libsourcemap (jstoken.c, jsfunc.c): any bytes
- * tokenize or fail cleanly; tokens are in order, within the text, and
+ * and function finder of libsourcemap (jstoken.c, jsfunc.c, jstype.c): any
+ * bytes tokenize or fail cleanly; tokens are in order, within the text, and
  * matched brackets point at each other; every function's tokens are in
  * range and its name fits, as every class's name does; the positions of the tokens (pp_js_walk_marks())
  * and walks between them (pp_js_walk_to()) equal a walk a character at a
