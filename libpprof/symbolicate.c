@@ -157,6 +157,20 @@ static char *join(const char *dir, const char *name)
 	return s;
 }
 
+/* Whether pprof_sourcemaps_start() loads MAP_PATH with the script
+ * SCRIPT_PATH beside it (the same paths, as the directory's scan makes
+ * them). */
+static bool prefetched(const struct symb *y, const char *map_path, const char *script_path)
+{
+	const struct pprof_sourcemaps *ps = y->o->prefetch;
+	for (size_t i = 0; ps && i < ps->n; i++)
+		if (!ps->e[i].taken && ps->e[i].script_path &&
+		    strcmp(ps->e[i].map_path, map_path) == 0 &&
+		    strcmp(ps->e[i].script_path, script_path) == 0)
+			return true;
+	return false;
+}
+
 /* A script in a searched directory: its sourceMappingURL, else NAME.map. */
 static int add_script_file(struct symb *y, const char *path)
 {
@@ -210,9 +224,16 @@ static int add_script_file(struct symb *y, const char *path)
 		free(s->script_path);
 		s->script_path = strdup(path);
 		free(s->text);
-		s->text = text;
-		s->textlen = len;
-		s->text_tried = true;
+		s->text = NULL;
+		s->text_tried = false;
+		/* the same file, mapped by the map loaded early for it */
+		if (s->map_path && prefetched(y, s->map_path, path)) {
+			free(text);
+		} else {
+			s->text = text;
+			s->textlen = len;
+			s->text_tried = true;
+		}
 	} else {
 		free(text);
 	}
@@ -396,6 +417,35 @@ static void free_early(struct pprof_sourcemaps *ps)
 	free(ps);
 }
 
+/* DIR/NAME for the one regular file NAME.map among DIR's entries (no
+ * dot file), else NULL. */
+static char *one_map(const char *dir)
+{
+	DIR *dh = opendir(dir);
+	if (!dh)
+		return NULL;
+	char *map = NULL;
+	bool more = false;
+	struct dirent *de;
+	while (!more && (de = readdir(dh))) {
+		if (de->d_name[0] == '.' || !has_suffix(de->d_name, ".map"))
+			continue;
+		char *path = join(dir, de->d_name);
+		struct stat st;
+		if (path && stat(path, &st) == 0 && S_ISREG(st.st_mode)) {
+			more = map != NULL;
+			free(map);
+			map = more ? NULL : path;
+			if (more)
+				free(path);
+		} else {
+			free(path);
+		}
+	}
+	closedir(dh);
+	return map;
+}
+
 struct pprof_sourcemaps *pprof_sourcemaps_start(const struct pprof_symbolicate_options *o)
 {
 	struct pprof_sourcemaps *ps = calloc(1, sizeof(*ps));
@@ -405,13 +455,22 @@ struct pprof_sourcemaps *pprof_sourcemaps_start(const struct pprof_symbolicate_o
 	for (size_t i = 0; i < o->nmaps; i++) {
 		struct stat st;
 		const char *path = o->maps[i];
+		char *found = NULL;
+		if (stat(path, &st) != 0)
+			continue;
+		/* a directory (searched as always) whose top holds one map: that
+		 * map, named as the search names it */
+		if (S_ISDIR(st.st_mode) && !(path = found = one_map(path)))
+			continue;
 		bool dup = false;
 		for (size_t k = 0; k < ps->n && !dup; k++)
 			dup = strcmp(ps->e[k].map_path, path) == 0;
-		if (dup || stat(path, &st) != 0 || !S_ISREG(st.st_mode))
-			continue; /* directories are searched as always */
+		if (dup || (!found && !S_ISREG(st.st_mode))) {
+			free(found);
+			continue;
+		}
 		struct early *e = &ps->e[ps->n];
-		if (!(e->map_path = strdup(path)))
+		if (!(e->map_path = found ? found : strdup(path)))
 			goto none;
 		ps->n++;
 		/* the script beside the map, as add_map_file() finds it */
