@@ -126,4 +126,18 @@ test_expect_success 'the maps that fit give no warning' '
 	pprof-fold -m "$W" "$FIX/profiles/workerd-min.cpuprofile" >/dev/null 2>err && test ! -s err
 '
 
+# A directory whose top holds one map has it loaded ahead, while the
+# profile is read; it serves the script only when the directory's search
+# pairs them.  Here the script names the right map in a subdirectory and
+# the map at the top is another build's.
+test_expect_success 'the script names its map below: not the other build'"'"'s at the top' '
+	mkdir -p named/sub && cp "$W/worker.js.map" named/sub/ &&
+	cp "$W/plain/worker.js.map" named/ &&
+	sed "s|sourceMappingURL=.*|sourceMappingURL=sub/worker.js.map|" "$W/worker.js" >named/worker.js &&
+	pprof-fold -m named "$FIX/profiles/workerd-min.cpuprofile" >actual 2>err &&
+	pprof-fold -m "$W" "$FIX/profiles/workerd-min.cpuprofile" >expect &&
+	test_cmp expect actual &&
+	test ! -s err
+'
+
 test_done
