@@ -975,6 +975,29 @@ int smap_map_prepare_script(struct smap_map *m)
 	return SMAP_OK;
 }
 
+uint32_t pp_smap_line_code(struct smap_map *m, uint32_t line)
+{
+	struct pp_smap_names *n = m->names;
+	if (!n || !n->script || !text_ready_in(&n->heapg, &n->gen, n->script, n->slen, L_SCRIPT))
+		return 0;
+	size_t i = tok_at(&n->gen, line, 0);
+	if (i >= n->gen.toks.n)
+		return 0;
+	struct pos p = tpos(&n->gen, i);
+	if (p.line != line)
+		return 0;
+	/* only blanks before it on its line (not the end of a template or a
+	 * comment that began on a line before) */
+	const unsigned char *s = (const unsigned char *)n->script;
+	size_t k = n->gen.toks.t[i].off;
+	while (k > 0 && (s[k - 1] == ' ' || s[k - 1] == '\t'))
+		k--;
+	bool blank = k == 0 || s[k - 1] == '\n' || s[k - 1] == '\r' ||
+		     (k >= 3 && s[k - 3] == 0xe2 && s[k - 2] == 0x80 &&
+		      (s[k - 1] == 0xa8 || s[k - 1] == 0xa9));
+	return blank ? p.col : 0;
+}
+
 int smap_function_at(struct smap_map *m, uint32_t line, uint32_t column,
 		     struct smap_function *out)
 {

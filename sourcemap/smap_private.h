@@ -258,6 +258,11 @@ size_t pp_smap_scheme_len(const char *s);
 char *pp_smap_resolve(struct pp_smap_arena *a, const char *root,
 		      const char *source);
 
+/* funcname.c: the column (UTF-16) of the first token that starts on
+ * generated LINE of the script at hand (tokenizing it first), 0 when none
+ * is at hand or no token starts there. */
+uint32_t pp_smap_line_code(struct smap_map *m, uint32_t line);
+
 /* mappings.c */
 int pp_smap_index_lines(struct smap_map *m, struct pp_smap_section *s);
 /* Drops what the look-ups decoded in S (made again when needed). */

@@ -52,6 +52,22 @@ test_expect_success 'node --cpu-prof: leaves on several lines of their function'
 	test "$(wc -l <lines)" -ge 3
 '
 
+# esbuild's unminified build maps each line's indentation to where the
+# line before ended: "    }).reduce(function(a, b) {" has a segment at
+# column 0 on src/phases.ts:46 and its code from column 4 on line 47.  The
+# blanks are no code a sample fell in: the line is 47's.  (The ticks of
+# reducePhase are on generated lines 162, 163, 165, 167 and 168, whose code
+# trace-mapping puts on lines 42, 43, 45, 47 and 48.)
+test_expect_success 'a line whose indentation the map gives to the line before: its code'"'"'s line' '
+	N=$FIX/names/esbuild &&
+	pprof-fold -i samples -g lines -m "$N/plain" "$N/plain.cpuprofile" >actual 2>err &&
+	! test -s err &&
+	grep "^main src/main.ts:26;reducePhase src/phases.ts:[0-9]* [0-9]*\$" actual |
+		sed "s/.*phases.ts://; s/ .*//" >lines &&
+	printf "%s\n" 42 43 45 47 48 >expect &&
+	test_cmp expect lines
+'
+
 test_expect_success 'a multi-line bundle: the leaves lines are mapped to the TypeScript lines' '
 	pprof-fold -g lines -m "$W/plain" "$FIX/profiles/workerd-plain.cpuprofile" >actual 2>err &&
 	test_cmp "$EXP/sym-plain.lines.folded" actual &&

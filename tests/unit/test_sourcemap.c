@@ -982,6 +982,34 @@ static void test_sourcemap_lookup_line(void **state)
 	smap_map_free(m);
 }
 
+/* With the script at hand, a segment that maps only the blanks a line
+ * starts with (bun and esbuild give them to where the line before ended)
+ * is not the line's code; the rest of a template begun on the line before
+ * is. */
+static void test_sourcemap_lookup_line_blanks(void **state)
+{
+	static const char map[] = "{\"version\":3,\"sources\":[\"a.js\"],\"names\":[],"
+				  "\"mappings\":\"AAAA;AAAA,IACA;AACA;AACA,EACA\"}";
+	static const char script[] = "x();\n    y();\n`a\n` + z;\n";
+	struct smap_map *m = load(map, 0);
+	struct smap_mapping r;
+
+	(void)state;
+	/* without the script, line 1's segments disagree */
+	assert_int_equal(smap_lookup_line(m, 1, &r), SMAP_NONE);
+	smap_map_free(m);
+
+	m = load(map, 0);
+	assert_int_equal(smap_map_set_script(m, script, sizeof(script) - 1), SMAP_OK);
+	assert_int_equal(smap_lookup_line(m, 1, &r), SMAP_OK);
+	assert_string_equal(r.source, "a.js");
+	assert_int_equal(r.line, 1);
+	assert_int_equal(r.generated_column, 4);
+	/* "` + z;": its first column is the template's end, not a blank */
+	assert_int_equal(smap_lookup_line(m, 3, &r), SMAP_NONE);
+	smap_map_free(m);
+}
+
 /* ---- scopes ---- */
 
 static void dump_scope(struct sb *b, const struct pp_smap_scopes *sc,
@@ -1481,6 +1509,7 @@ int main(void)
 		cmocka_unit_test(test_sourcemap_not_a_map),
 		cmocka_unit_test(test_sourcemap_strict),
 		cmocka_unit_test(test_sourcemap_lookup_line),
+		cmocka_unit_test(test_sourcemap_lookup_line_blanks),
 		cmocka_unit_test(test_sourcemap_lookup_many),
 		cmocka_unit_test(test_sourcemap_blocks),
 		cmocka_unit_test(test_sourcemap_scopes_goldens),
