@@ -1224,6 +1224,82 @@ static const char *call_name(struct smap_map *m, const struct text *g, const str
 		       : NULL;
 }
 
+static bool tok_eq(const struct text *t, size_t i, const char *s)
+{
+	return i < t->toks.n && pp_js_tok_is(t->s, &t->toks.t[i], s);
+}
+
+static bool tok_word(const struct text *t, size_t i)
+{
+	return i < t->toks.n && pp_js_tok_kind(&t->toks.t[i]) == PP_JS_IDENT;
+}
+
+/* Whether tokens I and J of T are the same word. */
+static bool same_word(const struct text *t, size_t i, size_t j)
+{
+	const struct pp_js_tok *a = &t->toks.t[i], *b = &t->toks.t[j];
+	return tok_word(t, i) && tok_word(t, j) && pp_js_tok_len(a) == pp_js_tok_len(b) &&
+	       memcmp(t->s + a->off, t->s + b->off, pp_js_tok_len(a)) == 0;
+}
+
+/* How far into the script esbuild's helpers are looked for (they come
+ * first, after the imports). */
+#define HELPERS_LOOK 4096
+
+/* The binding of esbuild's keepNames helper (--keep-names, wrangler's
+ * default) among the first tokens of script G, else NIL:
+ *   __name = (target, value) => __defProp(target, "name", { value, configurable: true })
+ *   o=(e,t)=>mf(e,"name",{value:t,configurable:!0})
+ * A function it is given with a string, o(()=>{…},"execEditLength"), has
+ * that name as its .name; V8 calls it anonymous. */
+static uint32_t keep_names_helper(struct pp_smap_names *n, const struct text *g)
+{
+	if (n->keep_names_tried)
+		return n->keep_names;
+	n->keep_names_tried = true;
+	n->keep_names = NIL;
+	for (size_t i = 0; i < g->toks.n && i < HELPERS_LOOK; i++) {
+		if (!(tok_word(g, i) && tok_eq(g, i + 1, "=") && tok_eq(g, i + 2, "(") &&
+		      tok_word(g, i + 3) && tok_eq(g, i + 4, ",") && tok_word(g, i + 5) &&
+		      tok_eq(g, i + 6, ")") && tok_eq(g, i + 7, "=>") && tok_word(g, i + 8) &&
+		      tok_eq(g, i + 9, "(") && same_word(g, i + 10, i + 3) &&
+		      tok_eq(g, i + 11, ",") &&
+		      (tok_eq(g, i + 12, "\"name\"") || tok_eq(g, i + 12, "'name'")) &&
+		      tok_eq(g, i + 13, ",") && tok_eq(g, i + 14, "{") &&
+		      tok_eq(g, i + 15, "value")))
+			continue;
+		uint32_t close = pp_js_tok_match(&g->toks.t[i + 14]);
+		if (close == UINT32_MAX || !tok_eq(g, (size_t)close + 1, ")"))
+			continue;
+		for (size_t k = i + 16; k < close; k++)
+			if (tok_eq(g, k, "configurable")) {
+				n->keep_names = (uint32_t)i;
+				return n->keep_names;
+			}
+	}
+	return NIL;
+}
+
+/* The string generated function GF is given to the keepNames helper with
+ * (HELPER(GF, "NAME")), without its quotes, or NULL. */
+static const char *keep_names_string(struct pp_smap_names *n, const struct text *g,
+				     const struct pp_js_func *gf, size_t *len)
+{
+	uint32_t h = keep_names_helper(n, g);
+	size_t e = (size_t)gf->close + 1;
+	if (h == NIL || gf->head < 2 || !tok_eq(g, gf->head - 1, "(") ||
+	    !same_word(g, gf->head - 2, h) || !tok_eq(g, e, ",") || e + 2 >= g->toks.n ||
+	    pp_js_tok_kind(&g->toks.t[e + 1]) != PP_JS_STRING || !tok_eq(g, e + 2, ")"))
+		return NULL;
+	const struct pp_js_tok *t = &g->toks.t[e + 1];
+	size_t l = pp_js_tok_len(t);
+	const char *s = g->s + t->off;
+	if (l < 3 || memchr(s, '\\', l))
+		return NULL;
+	*len = l - 2;
+	return s + 1;
+}
+
 static int function_at(struct smap_map *m, uint32_t line, uint32_t column,
 		       struct smap_function *out)
 {
@@ -1448,6 +1524,12 @@ static int function_at(struct smap_map *m, uint32_t line, uint32_t column,
 			return set_name(m, out, g->s + t->off, pp_js_tok_len(t), SMAP_FROM_SCRIPT);
 		}
 		if (nt == NIL && !gf->ctor) {
+			/* given to esbuild's keepNames helper: the name it
+			 * gives */
+			size_t kl = 0;
+			const char *ks = keep_names_string(n, g, gf, &kl);
+			if (ks)
+				return set_name(m, out, ks, kl, SMAP_FROM_SCRIPT);
 			/* a member with a computed key in a class expression or
 			 * an object literal bound to one word (var l = class {
 			 * *[Symbol.iterator]() }): V8 names it by that binding,

@@ -43,6 +43,10 @@ struct pp_smap_names {
 	 * map's sections each list the files they use: one file, one text) */
 	uint32_t *canon;
 	bool canon_tried;
+	/* the binding of esbuild's keepNames helper in the script (NIL:
+	 * none), once looked for */
+	uint32_t keep_names;
+	bool keep_names_tried;
 	char *srcdir;            /* smap_map_set_source_dir() */
 	char *location;          /* smap_map_set_location() */
 	char **files;            /* per source: its file's text read from srcdir */

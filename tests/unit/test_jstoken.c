@@ -1116,6 +1116,29 @@ static void test_jstoken_function_at_name_to_body(void **state)
 	smap_map_free(m);
 }
 
+/* esbuild's --keep-names (wrangler's default) gives each function to its
+ * helper with its name, o(()=>{...},"execEditLength"), and V8 calls the
+ * arrow anonymous: without a source text, the string names it, and only
+ * where the helper is esbuild's (o = (e, t) => d(e, "name", { value: t,
+ * configurable })). */
+static void test_jstoken_function_at_keep_names(void **state)
+{
+	(void)state;
+	struct smap_map *m = map_with("{\"version\":3,\"sources\":[\"a.ts\"],\"names\":[],"
+				      "\"mappings\":\"AAAA,2DACuB,KACrB\"}",
+				      "var o=(e,t)=>d(e,\"name\",{value:t,configurable:!0});"
+				      "let f=o(()=>{x()},\"execEditLength\");");
+	assert_int_equal(function_is(m, 59, 1, "execEditLength"), SMAP_FROM_SCRIPT);
+	smap_map_free(m);
+	/* a helper that sets another property: anonymous */
+	m = map_with("{\"version\":3,\"sources\":[\"a.ts\"],\"names\":[],"
+		     "\"mappings\":\"AAAA,yDACuB,KACrB\"}",
+		     "var o=(e,t)=>d(e,\"id\",{value:t,configurable:!0});"
+		     "let f=o(()=>{x()},\"execEditLength\");");
+	function_is(m, 57, 1, "");
+	smap_map_free(m);
+}
+
 /* A class's method its library's compiler lowered to ES5 (the map leads
  * to the class): V8 says Obs.sub for t.prototype.sub = function, t mapped
  * to the class's name; t mapped to another name keeps the method's.  The
@@ -1460,6 +1483,7 @@ int main(void)
 		cmocka_unit_test(test_jstoken_function_at_jsx_child),
 		cmocka_unit_test(test_jstoken_function_at_solid),
 		cmocka_unit_test(test_jstoken_function_at_name_to_body),
+		cmocka_unit_test(test_jstoken_function_at_keep_names),
 		cmocka_unit_test(test_jstoken_function_at_es5_method),
 		cmocka_unit_test(test_jstoken_function_at_parenthesized),
 		cmocka_unit_test(test_jstoken_long_name),
