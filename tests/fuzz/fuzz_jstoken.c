@@ -126,7 +126,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		const char *mj = k ? bare : map;
 		if (smap_map_parse(m, mj, strlen(mj), 0) == SMAP_OK &&
 		    smap_map_set_script(m, data, size) == SMAP_OK) {
-			for (uint32_t l = 0; l < 3; l++)
+			for (uint32_t l = 0; l < 3; l++) {
+				/* a line alone: its leading blanks aside (the
+				 * script's tokens say where its code starts) */
+				struct smap_mapping r;
+				if (smap_lookup_line(m, l, &r) == SMAP_ENOMEM)
+					break;
 				for (uint32_t c = 0; c < 64; c += k ? 1 : 3) {
 					struct smap_function fn;
 					if (smap_function_at(m, l, c, &fn) != SMAP_OK)
@@ -134,6 +139,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 					if (fn.start < -1 || fn.start > 1)
 						fail("start is not -1, 0 or 1");
 				}
+			}
 			(void)smap_map_generated_lines(m);
 		}
 		smap_map_free(m);
