@@ -181,6 +181,36 @@ static bool call_parens(const struct ctx *c, size_t k)
 	       kind(c, o - 1, PP_JS_TEMPLATE);
 }
 
+/* Whether the ')' at K closes a conditional's first branch in
+ * parentheses (c ? (a) : p => v), which no arrow's parameters are, the
+ * "=>" after the ':' being token I: no ':' of that conditional follows
+ * the arrow's body (c ? (t): T => t : 0 is a typed arrow in the first
+ * branch). */
+static bool cond_group(const struct ctx *c, size_t k, size_t i)
+{
+	uint32_t o = pp_js_tok_match(&c->t[k]);
+	if (o == NIL || o == 0 || !is(c, o - 1, "?"))
+		return false;
+	size_t open = 0; /* conditionals begun in the body */
+	for (size_t j = i + 1, steps = 0; j < c->n && steps < 4096; j++, steps++) {
+		uint32_t m = pp_js_tok_match(&c->t[j]);
+		if (m != NIL && m > j) {
+			j = m; /* a group, whole */
+			continue;
+		}
+		if (is(c, j, "?"))
+			open++;
+		else if (is(c, j, ":") && open)
+			open--;
+		else if (is(c, j, ":"))
+			return false;
+		else if (is(c, j, ";") || is(c, j, ",") || is(c, j, ")") || is(c, j, "]") ||
+			 is(c, j, "}"))
+			return true;
+	}
+	return true;
+}
+
 /* The first token of the parameters of the arrow whose "=>" is token I:
  * its '(', or a lone parameter; NIL when there is none. */
 static size_t arrow_params(const struct ctx *c, size_t i)
@@ -190,14 +220,27 @@ static size_t arrow_params(const struct ctx *c, size_t i)
 	/* (a): T => is TypeScript's; c ? f(a) : s => t, and a script's
 	 * c?f(a):s=>t, are a lone parameter's; so is no last word of a
 	 * return type, (a): p is t.Node => */
-	bool typed = !c->js &&
-		     ((i >= 3 && is(c, i - 2, ":") && is(c, i - 3, ")") && !call_parens(c, i - 3)) ||
-		      (i >= 2 && (is(c, i - 2, ".") || is(c, i - 2, "is") || is(c, i - 2, "|") ||
-				  is(c, i - 2, "&"))));
+	bool typed = !c->js && ((i >= 3 && is(c, i - 2, ":") && is(c, i - 3, ")") &&
+				 !call_parens(c, i - 3) && !cond_group(c, i - 3, i)) ||
+				(i >= 2 && (is(c, i - 2, ".") || is(c, i - 2, "is") ||
+					    is(c, i - 2, "|") || is(c, i - 2, "&"))) ||
+				/* the last word of a function type's return type:
+		       * (v): v is (...a: T[]) => R => */
+				(i >= 3 && is(c, i - 2, "=>") && is(c, i - 3, ")") &&
+				 pp_js_tok_match(&c->t[i - 3]) != NIL &&
+				 pp_jsf_arrow_type(c, pp_js_tok_match(&c->t[i - 3]))));
 	if (kind(c, i - 1, PP_JS_IDENT) && !typed)
 		return i - 1;
-	if (is(c, i - 1, ")") && pp_js_tok_match(&c->t[i - 1]) != NIL)
-		return pp_js_tok_match(&c->t[i - 1]);
+	if (is(c, i - 1, ")") && pp_js_tok_match(&c->t[i - 1]) != NIL) {
+		size_t o = pp_js_tok_match(&c->t[i - 1]);
+		/* (a): ((b: T) => R) => : a parenthesized return type, no
+		 * parameter list, after the parameters' ':' */
+		if (!c->js && o >= 2 && is(c, o - 1, ":") && is(c, o - 2, ")") &&
+		    !pp_jsf_param_list(c, o) && !call_parens(c, o - 2) &&
+		    pp_js_tok_match(&c->t[o - 2]) != NIL)
+			return pp_js_tok_match(&c->t[o - 2]);
+		return o;
+	}
 	if (c->js)
 		return NIL;
 	/* (a): T => : back to a ')' followed by ':' (not a call's) */

@@ -69,6 +69,10 @@ size_t pp_jsf_type_params_open(const struct ctx *c, size_t k);
 /* jstype.c: whether the arrow whose parameters start at token P is a
  * function type, which defines no function. */
 bool pp_jsf_arrow_type(const struct ctx *c, size_t p);
+/* Whether the '(' at O opens what may be a parameter list: () or one
+ * starting with "...", a word or a pattern, then ':', '?', ',', '=' or
+ * its end (not a parenthesized type: ((a: T) => R)). */
+bool pp_jsf_param_list(const struct ctx *c, size_t o);
 /* Whether token I is a class member's modifier (static, public, ...). */
 bool pp_jsf_member_modifier(const struct ctx *c, size_t i);
 

@@ -57,6 +57,57 @@ static bool statement_word(const struct ctx *c, size_t i)
 	return false;
 }
 
+/* Whether token K may start a type: what comes before a type, or a
+ * parenthesized one (a ':', "is", '|', '&', '<', ',', "=>", '(', "new"). */
+static bool before_type(const struct ctx *c, size_t k)
+{
+	static const char *const w[] = {":", "is", "|", "&", "<", ",", "=>", "(", "new"};
+	for (size_t i = 0; i < sizeof(w) / sizeof(w[0]); i++)
+		if (is(c, k, w[i]))
+			return true;
+	return false;
+}
+
+bool pp_jsf_param_list(const struct ctx *c, size_t o)
+{
+	uint32_t m = pp_js_tok_match(&c->t[o]);
+	if (m == NIL || !is(c, o, "("))
+		return false;
+	size_t f = o + 1;
+	if (f == m || is(c, f, "..."))
+		return true;
+	if (is(c, f, "{") || is(c, f, "[")) {
+		uint32_t e = pp_js_tok_match(&c->t[f]);
+		f = e == NIL ? m : e;
+	} else if (!kind(c, f, PP_JS_IDENT)) {
+		return false;
+	}
+	return f + 1 == m || is(c, f + 1, ":") || is(c, f + 1, "?") || is(c, f + 1, ",") ||
+	       is(c, f + 1, "=");
+}
+
+/* Whether the "=>" at token J is a function type's: after a parameter
+ * list where a type may start ((...a: T[]) => R, (b: number) => void), not
+ * after a parenthesized type (((b: number) => number)) nor a type's last
+ * word. */
+static bool type_arrow(const struct ctx *c, size_t j)
+{
+	if (j == 0 || !is(c, j - 1, ")"))
+		return false;
+	uint32_t o = pp_js_tok_match(&c->t[j - 1]);
+	if (o == NIL || o == 0 || !pp_jsf_param_list(c, o))
+		return false;
+	size_t b = o - 1;
+	if (pp_jsf_type_close(c, b)) {
+		/* <T>(x: T) => T */
+		size_t t = pp_jsf_type_params_open(c, b);
+		if (t == NIL || t == 0)
+			return false;
+		b = t - 1;
+	}
+	return before_type(c, b);
+}
+
 /* Past a TypeScript return type after token I (the ')' of the
  * parameters): the index of the body's '{' or of "=>", else NIL.  A
  * script (JavaScript) has none: f(a):b=>c is a call in a conditional. */
@@ -98,7 +149,9 @@ size_t pp_jsf_after_params(const struct ctx *c, size_t i, bool arrow)
 					return NIL;
 			}
 			if (is(c, j, "=>")) {
-				if (arrow)
+				/* an arrow's own, not a function type's in its
+				 * return type ((v): v is (...a: T[]) => R => ) */
+				if (arrow && !type_arrow(c, j))
 					break;
 				/* a function type's return type follows (m(): () =>
 				 * number { }); the body's '{' must come after it */
@@ -129,6 +182,30 @@ size_t pp_jsf_type_params_open(const struct ctx *c, size_t k)
 	return NIL;
 }
 
+/* Whether the ')' at K closes what may be an arrow's parameters by what
+ * comes before its '(': '=', '(', ',', '[', "=>", "return", "async", or
+ * the text's start (type parameters passed). */
+static bool arrow_start(const struct ctx *c, size_t k)
+{
+	static const char *const w[] = {"=", "(", ",", "[", "=>", "return", "async"};
+	uint32_t o = pp_js_tok_match(&c->t[k]);
+	if (o == NIL || !is(c, o, "("))
+		return false;
+	size_t b = o;
+	if (b > 0 && pp_jsf_type_close(c, b - 1)) {
+		size_t t = pp_jsf_type_params_open(c, b - 1);
+		if (t == NIL)
+			return false;
+		b = t;
+	}
+	if (b == 0)
+		return true;
+	for (size_t i = 0; i < sizeof(w) / sizeof(w[0]); i++)
+		if (is(c, b - 1, w[i]))
+			return true;
+	return false;
+}
+
 /* Whether token P lies in a type: back from it over what a type holds
  * (words, '.', '|', '&', '?', ',', "=>", brackets and type arguments
  * passed whole) to where that type starts, either a '<' whose type
@@ -156,8 +233,14 @@ static bool in_type(const struct ctx *c, size_t p)
 		if (ang)
 			continue;
 		if (is(c, k, ":")) {
-			size_t b = k > 0 && is(c, k - 1, ")") ? pp_jsf_after_params(c, k - 1, false)
-							      : NIL;
+			if (k == 0 || !is(c, k - 1, ")"))
+				return false;
+			/* a method's return type, or an arrow's (its
+			 * parameters where an arrow's start: not a call's
+			 * arguments, nor a conditional's branch) */
+			size_t b = pp_jsf_after_params(c, k - 1, false);
+			if (b == NIL && arrow_start(c, k - 1))
+				b = pp_jsf_after_params(c, k - 1, true);
 			return b != NIL && b > p;
 		}
 		if (pp_js_tok_kind(t) != PP_JS_PUNCT || pp_js_tok_len(t) != 1)
@@ -168,6 +251,9 @@ static bool in_type(const struct ctx *c, size_t p)
 			k = m; /* passed back whole */
 			continue;
 		}
+		/* a parenthesized type around P (: ((b: T) => R) =>) */
+		if (ch == '(' && m != NIL && m > p && k > 0 && before_type(c, k - 1))
+			continue;
 		if (ch != '|' && ch != '&' && ch != '.' && ch != '?' && ch != ',')
 			return false;
 	}

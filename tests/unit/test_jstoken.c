@@ -129,6 +129,14 @@ static void test_jstoken_return_types(void **state)
 	NAMES("export let getProxyDraft = <T extends any>(value: T): ImmerState | null => {\n"
 	      "  return null\n}",
 	      "getProxyDraft@(");
+	/* an arrow whose return type is a function type, bare in a type
+	 * predicate or parenthesized: the arrow's own "=>" is the last; a
+	 * conditional's arrow after a call or a group stays its own */
+	NAMES("const isFunction = (v: unknown): v is (...a: any[]) => any => typeof v;\n"
+	      "const k = (a: number): ((b: number) => number) => (b) => a + b;\n"
+	      "const t = (a): (b: number) => number => (b) => a;",
+	      "isFunction@( k@( -@( t@( -@(");
+	NAMES("const r = o ? g(a) : p => v[p];\nconst s = o ? (a) : p => v[p];", "r@p s@p");
 	/* a call before a case's ':' and a statement is no method */
 	NAMES("function needs(p) {\n  switch (p) {\n    case node(\"A\"):\n      if (x) { return 1 }\n"
 	      "      break;\n  }\n}",
