@@ -224,16 +224,13 @@ static int add_script_file(struct symb *y, const char *path)
 		free(s->script_path);
 		s->script_path = strdup(path);
 		free(s->text);
-		s->text = NULL;
-		s->text_tried = false;
 		/* the same file, mapped by the map loaded early for it */
-		if (s->map_path && prefetched(y, s->map_path, path)) {
+		bool early = s->map_path && prefetched(y, s->map_path, path);
+		if (early)
 			free(text);
-		} else {
-			s->text = text;
-			s->textlen = len;
-			s->text_tried = true;
-		}
+		s->text = early ? NULL : text;
+		s->textlen = early ? 0 : len;
+		s->text_tried = !early;
 	} else {
 		free(text);
 	}
@@ -425,22 +422,23 @@ static char *one_map(const char *dir)
 	if (!dh)
 		return NULL;
 	char *map = NULL;
-	bool more = false;
 	struct dirent *de;
-	while (!more && (de = readdir(dh))) {
+	while ((de = readdir(dh))) {
 		if (de->d_name[0] == '.' || !has_suffix(de->d_name, ".map"))
 			continue;
 		char *path = join(dir, de->d_name);
 		struct stat st;
-		if (path && stat(path, &st) == 0 && S_ISREG(st.st_mode)) {
-			more = map != NULL;
-			free(map);
-			map = more ? NULL : path;
-			if (more)
-				free(path);
-		} else {
+		if (!path || stat(path, &st) != 0 || !S_ISREG(st.st_mode)) {
 			free(path);
+			continue;
 		}
+		if (map) { /* a second one */
+			free(path);
+			free(map);
+			map = NULL;
+			break;
+		}
+		map = path;
 	}
 	closedir(dh);
 	return map;

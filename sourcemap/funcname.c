@@ -986,16 +986,12 @@ uint32_t pp_smap_line_code(struct smap_map *m, uint32_t line)
 	struct pos p = tpos(&n->gen, i);
 	if (p.line != line)
 		return 0;
-	/* only blanks before it on its line (not the end of a template or a
-	 * comment that began on a line before) */
-	const unsigned char *s = (const unsigned char *)n->script;
-	size_t k = n->gen.toks.t[i].off;
-	while (k > 0 && (s[k - 1] == ' ' || s[k - 1] == '\t'))
+	/* only blanks before it on its line, one column each (not the end
+	 * of a template or a comment that began on a line before) */
+	size_t off = n->gen.toks.t[i].off, k = off;
+	while (k > 0 && (n->script[k - 1] == ' ' || n->script[k - 1] == '\t'))
 		k--;
-	bool blank = k == 0 || s[k - 1] == '\n' || s[k - 1] == '\r' ||
-		     (k >= 3 && s[k - 3] == 0xe2 && s[k - 2] == 0x80 &&
-		      (s[k - 1] == 0xa8 || s[k - 1] == 0xa9));
-	return blank ? p.col : 0;
+	return off - k == p.col ? p.col : 0;
 }
 
 int smap_function_at(struct smap_map *m, uint32_t line, uint32_t column,
@@ -1224,80 +1220,17 @@ static const char *call_name(struct smap_map *m, const struct text *g, const str
 		       : NULL;
 }
 
-static bool tok_eq(const struct text *t, size_t i, const char *s)
-{
-	return i < t->toks.n && pp_js_tok_is(t->s, &t->toks.t[i], s);
-}
-
-static bool tok_word(const struct text *t, size_t i)
-{
-	return i < t->toks.n && pp_js_tok_kind(&t->toks.t[i]) == PP_JS_IDENT;
-}
-
-/* Whether tokens I and J of T are the same word. */
-static bool same_word(const struct text *t, size_t i, size_t j)
-{
-	const struct pp_js_tok *a = &t->toks.t[i], *b = &t->toks.t[j];
-	return tok_word(t, i) && tok_word(t, j) && pp_js_tok_len(a) == pp_js_tok_len(b) &&
-	       memcmp(t->s + a->off, t->s + b->off, pp_js_tok_len(a)) == 0;
-}
-
-/* How far into the script esbuild's helpers are looked for (they come
- * first, after the imports). */
-#define HELPERS_LOOK 4096
-
-/* The binding of esbuild's keepNames helper (--keep-names, wrangler's
- * default) among the first tokens of script G, else NIL:
- *   __name = (target, value) => __defProp(target, "name", { value, configurable: true })
- *   o=(e,t)=>mf(e,"name",{value:t,configurable:!0})
- * A function it is given with a string, o(()=>{…},"execEditLength"), has
- * that name as its .name; V8 calls it anonymous. */
-static uint32_t keep_names_helper(struct pp_smap_names *n, const struct text *g)
-{
-	if (n->keep_names_tried)
-		return n->keep_names;
-	n->keep_names_tried = true;
-	n->keep_names = NIL;
-	for (size_t i = 0; i < g->toks.n && i < HELPERS_LOOK; i++) {
-		if (!(tok_word(g, i) && tok_eq(g, i + 1, "=") && tok_eq(g, i + 2, "(") &&
-		      tok_word(g, i + 3) && tok_eq(g, i + 4, ",") && tok_word(g, i + 5) &&
-		      tok_eq(g, i + 6, ")") && tok_eq(g, i + 7, "=>") && tok_word(g, i + 8) &&
-		      tok_eq(g, i + 9, "(") && same_word(g, i + 10, i + 3) &&
-		      tok_eq(g, i + 11, ",") &&
-		      (tok_eq(g, i + 12, "\"name\"") || tok_eq(g, i + 12, "'name'")) &&
-		      tok_eq(g, i + 13, ",") && tok_eq(g, i + 14, "{") &&
-		      tok_eq(g, i + 15, "value")))
-			continue;
-		uint32_t close = pp_js_tok_match(&g->toks.t[i + 14]);
-		if (close == UINT32_MAX || !tok_eq(g, (size_t)close + 1, ")"))
-			continue;
-		for (size_t k = i + 16; k < close; k++)
-			if (tok_eq(g, k, "configurable")) {
-				n->keep_names = (uint32_t)i;
-				return n->keep_names;
-			}
-	}
-	return NIL;
-}
-
-/* The string generated function GF is given to the keepNames helper with
- * (HELPER(GF, "NAME")), without its quotes, or NULL. */
+/* The string generated function GF is given to esbuild's keepNames
+ * helper with, without its quotes (N bytes), or NULL; the helper looked
+ * for once per script. */
 static const char *keep_names_string(struct pp_smap_names *n, const struct text *g,
 				     const struct pp_js_func *gf, size_t *len)
 {
-	uint32_t h = keep_names_helper(n, g);
-	size_t e = (size_t)gf->close + 1;
-	if (h == NIL || gf->head < 2 || !tok_eq(g, gf->head - 1, "(") ||
-	    !same_word(g, gf->head - 2, h) || !tok_eq(g, e, ",") || e + 2 >= g->toks.n ||
-	    pp_js_tok_kind(&g->toks.t[e + 1]) != PP_JS_STRING || !tok_eq(g, e + 2, ")"))
-		return NULL;
-	const struct pp_js_tok *t = &g->toks.t[e + 1];
-	size_t l = pp_js_tok_len(t);
-	const char *s = g->s + t->off;
-	if (l < 3 || memchr(s, '\\', l))
-		return NULL;
-	*len = l - 2;
-	return s + 1;
+	if (!n->keep_names_tried) {
+		n->keep_names_tried = true;
+		n->keep_names = pp_js_keep_names_helper(g->s, &g->toks);
+	}
+	return pp_js_keep_names_string(g->s, &g->toks, gf, n->keep_names, len);
 }
 
 static int function_at(struct smap_map *m, uint32_t line, uint32_t column,

@@ -100,14 +100,11 @@ static bool operand_tok(const struct ctx *c, size_t i)
 					   "do",     "yield",  "export", "extends",  "const",
 					   "let",    "var",    "if",     "while",    "for",
 					   "with",   "switch", "catch",  "function", "class",
-					   "import", "of"};
+					   "import", "of",     NULL};
 	const struct pp_js_tok *t = &c->t[i];
 	switch (pp_js_tok_kind(t)) {
 	case PP_JS_IDENT:
-		for (size_t k = 0; k < sizeof(stop) / sizeof(stop[0]); k++)
-			if (is(c, i, stop[k]))
-				return false;
-		return true;
+		return !is_any(c, i, stop);
 	case PP_JS_PRIVATE:
 	case PP_JS_NUMBER:
 	case PP_JS_STRING:
@@ -170,7 +167,7 @@ static bool colon(const struct ctx *c, size_t k)
 /* Whether the parentheses closed by token K are a call's arguments (f(a),
  * g()(a), a[0](b), a?.(b), a tagged template's call), which no arrow's
  * parameters are: "async (a): T =>" is an arrow. */
-static bool call_parens(const struct ctx *c, size_t k)
+bool pp_jsf_call_parens(const struct ctx *c, size_t k)
 {
 	uint32_t o = pp_js_tok_match(&c->t[k]);
 	if (o == NIL || o == 0)
@@ -179,36 +176,6 @@ static bool call_parens(const struct ctx *c, size_t k)
 		return operand_tok(c, o - 1) && !is(c, o - 1, "async");
 	return is(c, o - 1, ")") || is(c, o - 1, "]") || is(c, o - 1, "?.") ||
 	       kind(c, o - 1, PP_JS_TEMPLATE);
-}
-
-/* Whether the ')' at K closes a conditional's first branch in
- * parentheses (c ? (a) : p => v), which no arrow's parameters are, the
- * "=>" after the ':' being token I: no ':' of that conditional follows
- * the arrow's body (c ? (t): T => t : 0 is a typed arrow in the first
- * branch). */
-static bool cond_group(const struct ctx *c, size_t k, size_t i)
-{
-	uint32_t o = pp_js_tok_match(&c->t[k]);
-	if (o == NIL || o == 0 || !is(c, o - 1, "?"))
-		return false;
-	size_t open = 0; /* conditionals begun in the body */
-	for (size_t j = i + 1, steps = 0; j < c->n && steps < 4096; j++, steps++) {
-		uint32_t m = pp_js_tok_match(&c->t[j]);
-		if (m != NIL && m > j) {
-			j = m; /* a group, whole */
-			continue;
-		}
-		if (is(c, j, "?"))
-			open++;
-		else if (is(c, j, ":") && open)
-			open--;
-		else if (is(c, j, ":"))
-			return false;
-		else if (is(c, j, ";") || is(c, j, ",") || is(c, j, ")") || is(c, j, "]") ||
-			 is(c, j, "}"))
-			return true;
-	}
-	return true;
 }
 
 /* The first token of the parameters of the arrow whose "=>" is token I:
@@ -220,32 +187,18 @@ static size_t arrow_params(const struct ctx *c, size_t i)
 	/* (a): T => is TypeScript's; c ? f(a) : s => t, and a script's
 	 * c?f(a):s=>t, are a lone parameter's; so is no last word of a
 	 * return type, (a): p is t.Node => */
-	bool typed = !c->js && ((i >= 3 && is(c, i - 2, ":") && is(c, i - 3, ")") &&
-				 !call_parens(c, i - 3) && !cond_group(c, i - 3, i)) ||
-				(i >= 2 && (is(c, i - 2, ".") || is(c, i - 2, "is") ||
-					    is(c, i - 2, "|") || is(c, i - 2, "&"))) ||
-				/* the last word of a function type's return type:
-		       * (v): v is (...a: T[]) => R => */
-				(i >= 3 && is(c, i - 2, "=>") && is(c, i - 3, ")") &&
-				 pp_js_tok_match(&c->t[i - 3]) != NIL &&
-				 pp_jsf_arrow_type(c, pp_js_tok_match(&c->t[i - 3]))));
-	if (kind(c, i - 1, PP_JS_IDENT) && !typed)
+	if (kind(c, i - 1, PP_JS_IDENT) && !pp_jsf_return_type_end(c, i))
 		return i - 1;
 	if (is(c, i - 1, ")") && pp_js_tok_match(&c->t[i - 1]) != NIL) {
 		size_t o = pp_js_tok_match(&c->t[i - 1]);
-		/* (a): ((b: T) => R) => : a parenthesized return type, no
-		 * parameter list, after the parameters' ':' */
-		if (!c->js && o >= 2 && is(c, o - 1, ":") && is(c, o - 2, ")") &&
-		    !pp_jsf_param_list(c, o) && !call_parens(c, o - 2) &&
-		    pp_js_tok_match(&c->t[o - 2]) != NIL)
-			return pp_js_tok_match(&c->t[o - 2]);
-		return o;
+		size_t p = pp_jsf_params_before(c, o);
+		return p != NIL ? p : o;
 	}
 	if (c->js)
 		return NIL;
 	/* (a): T => : back to a ')' followed by ':' (not a call's) */
 	size_t k = back_to(c, i - 1, params_typed);
-	return k == NIL || call_parens(c, k) ? NIL : pp_js_tok_match(&c->t[k]);
+	return k == NIL || pp_jsf_call_parens(c, k) ? NIL : pp_js_tok_match(&c->t[k]);
 }
 
 /* Back from token P over one operand (matched brackets whole, a function
@@ -1238,13 +1191,8 @@ static int cmp_open(const void *a, const void *b)
 bool pp_jsf_member_modifier(const struct ctx *c, size_t i)
 {
 	static const char *const w[] = {"public",  "private",  "protected", "readonly", "static",
-					"declare", "abstract", "override",  "accessor"};
-	if (!kind(c, i, PP_JS_IDENT))
-		return false;
-	for (size_t k = 0; k < sizeof(w) / sizeof(w[0]); k++)
-		if (is(c, i, w[k]))
-			return true;
-	return false;
+					"declare", "abstract", "override",  "accessor", NULL};
+	return kind(c, i, PP_JS_IDENT) && is_any(c, i, w);
 }
 
 /* Whether K, a word that is a member's key nowhere else (pp_jsf_not_key():

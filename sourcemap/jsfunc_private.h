@@ -41,6 +41,15 @@ static inline bool is(const struct ctx *c, size_t i, const char *w)
 	return pp_js_tok_len(&c->t[i]) == n && memcmp(c->s + c->t[i].off, w, n) == 0;
 }
 
+/* Whether token I is one of the texts W (a list ending in NULL). */
+static inline bool is_any(const struct ctx *c, size_t i, const char *const *w)
+{
+	for (; *w; w++)
+		if (is(c, i, *w))
+			return true;
+	return false;
+}
+
 static inline bool kind(const struct ctx *c, size_t i, enum pp_js_kind k)
 {
 	return i < c->n && pp_js_tok_kind(&c->t[i]) == k;
@@ -73,6 +82,16 @@ bool pp_jsf_arrow_type(const struct ctx *c, size_t p);
  * starting with "...", a word or a pattern, then ':', '?', ',', '=' or
  * its end (not a parenthesized type: ((a: T) => R)). */
 bool pp_jsf_param_list(const struct ctx *c, size_t o);
+/* jstype.c: whether the word before the "=>" at token I ends an arrow's
+ * return type (TypeScript), not a lone parameter: (a): T =>, (a): p is
+ * t.Node =>, (v): v is (...a: T[]) => R =>; not after a call's ':' nor a
+ * conditional's (c ? f(a) : s => t, c ? (a) : p => v). */
+bool pp_jsf_return_type_end(const struct ctx *c, size_t i);
+/* jstype.c: the '(' of the parameters before the parenthesized return
+ * type whose '(' is token O ((a): ((b: T) => R) =>), else NIL. */
+size_t pp_jsf_params_before(const struct ctx *c, size_t o);
+/* Whether the parentheses closed by token K are a call's arguments. */
+bool pp_jsf_call_parens(const struct ctx *c, size_t k);
 /* Whether token I is a class member's modifier (static, public, ...). */
 bool pp_jsf_member_modifier(const struct ctx *c, size_t i);
 

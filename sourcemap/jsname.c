@@ -169,14 +169,6 @@ static bool push_part(struct leak *l, size_t tok, bool var)
 	return true;
 }
 
-static bool is_any(const struct ctx *c, size_t i, const char *const *w)
-{
-	for (; *w; w++)
-		if (is(c, i, *w))
-			return true;
-	return false;
-}
-
 /* words before which a statement ends (its expression is done) */
 static const char *const stmt_words[] = {"return", "throw",   "case",  "else", "do",
 					 "var",    "let",     "const", "if",   "while",
@@ -593,4 +585,56 @@ uint32_t pp_js_func_ctx_tok(const char *text, const struct pp_js_toks *v, const 
 bool pp_js_name_capital(const char *s, size_t n)
 {
 	return n > 0 && s[0] >= 'A' && s[0] <= 'Z';
+}
+
+/* Whether tokens I and J are the same word. */
+static bool same_word(const struct ctx *c, size_t i, size_t j)
+{
+	return kind(c, i, PP_JS_IDENT) && kind(c, j, PP_JS_IDENT) &&
+	       pp_js_tok_len(&c->t[i]) == pp_js_tok_len(&c->t[j]) &&
+	       memcmp(c->s + c->t[i].off, c->s + c->t[j].off, pp_js_tok_len(&c->t[i])) == 0;
+}
+
+/* How far into a script esbuild's helpers are looked for (they come
+ * first, after the imports). */
+#define HELPERS_LOOK 4096
+
+uint32_t pp_js_keep_names_helper(const char *text, const struct pp_js_toks *v)
+{
+	struct ctx c = {text, v->t, v->n, NULL, true};
+	for (size_t i = 0; i < c.n && i < HELPERS_LOOK; i++) {
+		if (!(kind(&c, i, PP_JS_IDENT) && is(&c, i + 1, "=") && is(&c, i + 2, "(") &&
+		      kind(&c, i + 3, PP_JS_IDENT) && is(&c, i + 4, ",") &&
+		      kind(&c, i + 5, PP_JS_IDENT) && is(&c, i + 6, ")") && is(&c, i + 7, "=>") &&
+		      kind(&c, i + 8, PP_JS_IDENT) && is(&c, i + 9, "(") &&
+		      same_word(&c, i + 10, i + 3) && is(&c, i + 11, ",") &&
+		      (is(&c, i + 12, "\"name\"") || is(&c, i + 12, "'name'")) &&
+		      is(&c, i + 13, ",") && is(&c, i + 14, "{") && is(&c, i + 15, "value")))
+			continue;
+		uint32_t close = pp_js_tok_match(&c.t[i + 14]);
+		if (close == NIL || !is(&c, (size_t)close + 1, ")"))
+			continue;
+		for (size_t k = i + 16; k < close; k++)
+			if (is(&c, k, "configurable"))
+				return (uint32_t)i;
+	}
+	return NIL;
+}
+
+const char *pp_js_keep_names_string(const char *text, const struct pp_js_toks *v,
+				    const struct pp_js_func *f, uint32_t helper, size_t *len)
+{
+	struct ctx c = {text, v->t, v->n, NULL, true};
+	size_t e = (size_t)f->close + 1;
+	if (helper == NIL || f->head < 2 || !is(&c, f->head - 1, "(") ||
+	    !same_word(&c, f->head - 2, helper) || !is(&c, e, ",") ||
+	    !kind(&c, e + 1, PP_JS_STRING) || !is(&c, e + 2, ")"))
+		return NULL;
+	const struct pp_js_tok *t = &c.t[e + 1];
+	size_t l = pp_js_tok_len(t);
+	const char *s = text + t->off;
+	if (l < 3 || memchr(s, '\\', l))
+		return NULL;
+	*len = l - 2;
+	return s + 1;
 }

@@ -246,6 +246,19 @@ bool pp_js_dotted(const char *text, const struct pp_js_toks *v, size_t first, si
  * (V8 asks Unicode's uppercase; a name starting with another byte is
  * taken for none). */
 bool pp_js_name_capital(const char *s, size_t n);
+/* The token of the binding of esbuild's keepNames helper (--keep-names,
+ * wrangler's default) among the first tokens of script TEXT, else
+ * UINT32_MAX:
+ *   __name = (target, value) => __defProp(target, "name", { value, configurable: true })
+ *   o=(e,t)=>mf(e,"name",{value:t,configurable:!0})
+ * A function it is given with a string, o(()=>{…},"execEditLength"), has
+ * that name as its .name; V8 calls it anonymous. */
+uint32_t pp_js_keep_names_helper(const char *text, const struct pp_js_toks *v);
+/* The string function F is given to that helper (token HELPER) with,
+ * HELPER(F, "NAME"): NAME without its quotes (*LEN bytes, in TEXT), or
+ * NULL. */
+const char *pp_js_keep_names_string(const char *text, const struct pp_js_toks *v,
+				    const struct pp_js_func *f, uint32_t helper, size_t *len);
 /* The function whose V8 position is token T, or NULL. */
 const struct pp_js_func *pp_js_func_starting(const struct pp_js_funcs *fs, uint32_t t);
 /* The innermost function whose body holds token T (strictly inside its braces,

@@ -46,26 +46,20 @@ static size_t type_args_end(const struct ctx *c, size_t i)
  * has no place in a type (an overload's signature ends without a ';'). */
 static bool statement_word(const struct ctx *c, size_t i)
 {
-	static const char *const w[] = {"if",      "for",      "while", "return",    "switch",
-					"throw",   "case",     "do",    "try",       "break",
-					"else",    "continue", "var",   "let",       "const",
-					"export",  "function", "class", "interface", "enum",
-					"declare", "namespace"};
-	for (size_t k = 0; k < sizeof(w) / sizeof(w[0]); k++)
-		if (is(c, i, w[k]))
-			return true;
-	return false;
+	static const char *const w[] = {"if",      "for",       "while", "return",    "switch",
+					"throw",   "case",      "do",    "try",       "break",
+					"else",    "continue",  "var",   "let",       "const",
+					"export",  "function",  "class", "interface", "enum",
+					"declare", "namespace", NULL};
+	return is_any(c, i, w);
 }
 
 /* Whether token K may start a type: what comes before a type, or a
  * parenthesized one (a ':', "is", '|', '&', '<', ',', "=>", '(', "new"). */
 static bool before_type(const struct ctx *c, size_t k)
 {
-	static const char *const w[] = {":", "is", "|", "&", "<", ",", "=>", "(", "new"};
-	for (size_t i = 0; i < sizeof(w) / sizeof(w[0]); i++)
-		if (is(c, k, w[i]))
-			return true;
-	return false;
+	static const char *const w[] = {":", "is", "|", "&", "<", ",", "=>", "(", "new", NULL};
+	return is_any(c, k, w);
 }
 
 bool pp_jsf_param_list(const struct ctx *c, size_t o)
@@ -187,7 +181,7 @@ size_t pp_jsf_type_params_open(const struct ctx *c, size_t k)
  * the text's start (type parameters passed). */
 static bool arrow_start(const struct ctx *c, size_t k)
 {
-	static const char *const w[] = {"=", "(", ",", "[", "=>", "return", "async"};
+	static const char *const w[] = {"=", "(", ",", "[", "=>", "return", "async", NULL};
 	uint32_t o = pp_js_tok_match(&c->t[k]);
 	if (o == NIL || !is(c, o, "("))
 		return false;
@@ -198,12 +192,7 @@ static bool arrow_start(const struct ctx *c, size_t k)
 			return false;
 		b = t;
 	}
-	if (b == 0)
-		return true;
-	for (size_t i = 0; i < sizeof(w) / sizeof(w[0]); i++)
-		if (is(c, b - 1, w[i]))
-			return true;
-	return false;
+	return b == 0 || is_any(c, b - 1, w);
 }
 
 /* Whether token P lies in a type: back from it over what a type holds
@@ -309,4 +298,58 @@ bool pp_jsf_arrow_type(const struct ctx *c, size_t p)
 	if (is(c, in, "{") && pp_jsf_class_body(c, in))
 		return in == b || is(c, b, ";") || is(c, b, "}") || pp_jsf_member_modifier(c, b);
 	return false;
+}
+
+/* Whether the ')' at K closes a conditional's first branch in
+ * parentheses (c ? (a) : p => v), which no arrow's parameters are, the
+ * "=>" after the ':' being token I: no ':' of that conditional follows
+ * the arrow's body (c ? (t): T => t : 0 is a typed arrow in the first
+ * branch). */
+static bool cond_group(const struct ctx *c, size_t k, size_t i)
+{
+	uint32_t o = pp_js_tok_match(&c->t[k]);
+	if (o == NIL || o == 0 || !is(c, o - 1, "?"))
+		return false;
+	size_t open = 0; /* conditionals begun in the body */
+	for (size_t j = i + 1, steps = 0; j < c->n && steps < 4096; j++, steps++) {
+		uint32_t m = pp_js_tok_match(&c->t[j]);
+		if (m != NIL && m > j) {
+			j = m; /* a group, whole */
+			continue;
+		}
+		if (is(c, j, "?"))
+			open++;
+		else if (is(c, j, ":") && open)
+			open--;
+		else if (is(c, j, ":"))
+			return false;
+		else if (is(c, j, ";") || is(c, j, ",") || is(c, j, ")") || is(c, j, "]") ||
+			 is(c, j, "}"))
+			return true;
+	}
+	return true;
+}
+
+bool pp_jsf_return_type_end(const struct ctx *c, size_t i)
+{
+	if (c->js || i < 2)
+		return false;
+	if (i >= 3 && is(c, i - 2, ":") && is(c, i - 3, ")"))
+		return !pp_jsf_call_parens(c, i - 3) && !cond_group(c, i - 3, i);
+	if (is(c, i - 2, ".") || is(c, i - 2, "is") || is(c, i - 2, "|") || is(c, i - 2, "&"))
+		return true;
+	/* the last word of a function type's return type: (v): v is (...a:
+	 * T[]) => R => */
+	uint32_t o = i >= 3 && is(c, i - 2, "=>") && is(c, i - 3, ")")
+			     ? pp_js_tok_match(&c->t[i - 3])
+			     : NIL;
+	return o != NIL && pp_jsf_arrow_type(c, o);
+}
+
+size_t pp_jsf_params_before(const struct ctx *c, size_t o)
+{
+	if (c->js || o < 2 || !is(c, o - 1, ":") || !is(c, o - 2, ")") || pp_jsf_param_list(c, o) ||
+	    pp_jsf_call_parens(c, o - 2))
+		return NIL;
+	return pp_js_tok_match(&c->t[o - 2]);
 }

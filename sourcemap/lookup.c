@@ -104,10 +104,12 @@ int smap_lookup_line(struct smap_map *m, uint32_t line,
 	uint64_t first_abs = 0;
 	bool disagree = false;
 	int rc;
-	/* where the line's code starts: a segment that ends before it maps
-	 * only the indentation (bun maps each line's leading blanks to where
-	 * the statement before ended), not code a sample could fall in */
-	uint32_t code = pp_smap_line_code(m, line);
+	/* where the line's code starts, once a segment has one after it: a
+	 * segment that ends before it maps only the indentation (bun maps each
+	 * line's leading blanks to where the statement before ended), not
+	 * code a sample could fall in */
+	uint32_t code = 0;
+	bool code_known = false;
 
 	memset(out, 0, sizeof(*out));
 	out->source_index = SIZE_MAX;
@@ -137,9 +139,15 @@ int smap_lookup_line(struct smap_map *m, uint32_t line,
 				break;
 			if (v[i].src == PP_SMAP_NIL)
 				continue;
-			if (i + 1 < n && (rl == 0 ? (uint64_t)v[i + 1].gcol + s->off_col
-						  : v[i + 1].gcol) <= code)
-				continue;
+			if (i + 1 < n) {
+				if (!code_known) {
+					code = pp_smap_line_code(m, line);
+					code_known = true;
+				}
+				if ((rl == 0 ? (uint64_t)v[i + 1].gcol + s->off_col
+					     : v[i + 1].gcol) <= code)
+					continue;
+			}
 			if (!first) {
 				first = &v[i];
 				first_k = k;
