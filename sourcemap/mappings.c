@@ -20,6 +20,7 @@
  */
 #include "smap_private.h"
 
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,16 +35,13 @@ static uint8_t cls[256];
 /* the same with '"' ending the string too: mappings left in the JSON text
  * (minplace), where no '"' can be inside */
 static uint8_t clsq[256];
-static bool tabs_ready;
 
-static void init_tabs(void)
+static void make_tabs(void)
 {
 	static const char digits[] =
 		"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 	size_t i;
 
-	if (tabs_ready)
-		return;
 	memset(cls, C_BAD, sizeof(cls));
 	for (i = 0; i < 64; i++)
 		cls[(unsigned char)digits[i]] = (uint8_t)i;
@@ -52,7 +50,14 @@ static void init_tabs(void)
 	cls[0] = C_END;
 	memcpy(clsq, cls, sizeof(cls));
 	clsq['"'] = C_END;
-	tabs_ready = true;
+}
+
+/* The tables, made once: two threads may index two maps' lines at once
+ * (a map loaded ahead while the profile's own is read). */
+static void init_tabs(void)
+{
+	static pthread_once_t once = PTHREAD_ONCE_INIT;
+	(void)pthread_once(&once, make_tabs);
 }
 
 int pp_smap_index_lines(struct smap_map *m, struct pp_smap_section *s)
