@@ -1570,7 +1570,10 @@ static int function_at(struct smap_map *m, uint32_t line, uint32_t column,
 		size_t l = pp_js_class_name(ot->s, &ot->toks, ci, buf, sizeof(buf));
 		return set_name(m, out, buf, l, SMAP_FROM_SOURCE);
 	}
-	if (of && !g) {
+	/* 0:0 is the script's top level (V8's function of the whole script,
+	 * unnamed), whatever function of the original the map puts there
+	 * (vite's bundle starts with a function's code) */
+	if (of && !g && (line || column)) {
 		size_t l = pp_js_func_name_in(ot->s, &ot->toks, &ot->funcs, of, buf, sizeof(buf));
 		out->name = keep(m, buf, l);
 		out->from = SMAP_FROM_SOURCE;

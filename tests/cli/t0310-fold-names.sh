@@ -308,6 +308,25 @@ test_expect_success 'tenth program: return types with type arguments' '
 		";convert [^ ]*src/typed.ts:64[ ;]" ";paired [^ ]*src/typed.ts:69[ ;]"
 '
 
+# With sourcesContent and no script at hand, the names are those the
+# script gives (the sources' functions at the mapped positions).  0:0 is
+# the script's top level, whatever function the map puts there: vite's
+# bundle starts with a function's code, and its top level took that
+# function's name (mixDeclaration on every stack).
+test_expect_success 'the maps alone, with sourcesContent: the names the script gives' '
+	for b in esbuild tsc-terser rollup-terser webpack swc vite; do
+		[ -f "$N/$b/min.cpuprofile" ] || continue
+		rm -rf alone && mkdir alone &&
+		(cd "$N/$b/min" && find . -name "*.map") >maps &&
+		while read -r f; do
+			mkdir -p "alone/${f%/*}" && cp "$N/$b/min/$f" "alone/$f" || return 1
+		done <maps &&
+		pprof-fold -m "$N/$b/min" "$N/$b/min.cpuprofile" >with 2>/dev/null &&
+		pprof-fold -m alone "$N/$b/min.cpuprofile" >without 2>err &&
+		test_cmp with without && test ! -s err || { echo "$b:"; cat err; return 1; }
+	done
+'
+
 # An index map (fixtures/names/index-map.mjs: esbuild's map cut into
 # sections, each listing the sources it uses): the same names and files as
 # the regular map, with and without sourcesContent.
