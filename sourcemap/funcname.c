@@ -951,7 +951,9 @@ static unsigned segs_inside_tokens(struct smap_map *m, const struct text *g, uin
 			if ((c & 0xc0) != 0x80)
 				units += c >= 0xf0 ? 2 : 1;
 		}
-		if (!one_line || units < 2)
+		/* a template's pieces aside: swc (rspack's minifier) maps the
+		 * text after each substitution, inside the piece */
+		if (!one_line || units < 2 || pp_js_tok_kind(t) == PP_JS_TEMPLATE)
 			continue;
 		struct smap_mapping mp;
 		if (smap_lookup(m, line, jp.col + units - 1, &mp) == SMAP_OK &&

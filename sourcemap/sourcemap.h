@@ -271,8 +271,9 @@ struct smap_function {
 	/* With the script, whether the script and map are another build's
 	 * than V8 ran there: the script starts no function at V8's position
 	 * (START 0; then NAME is NULL), or of its first 16 tokens of the
-	 * function (on its line) 4 or more have a segment of the map starting
-	 * inside them, where the map's build had other tokens (2 or more when
+	 * function (on its line; template pieces aside) 4 or more have a
+	 * segment of the map starting inside them, where the map's build had
+	 * other tokens (2 or more when
 	 * the map also puts V8's position on no function's head in
 	 * sourcesContent): 1 yes, 0 no (or no script). */
 	int foreign;
