@@ -65,6 +65,10 @@ struct script {
 	int64_t fn_line;
 	bool fn_lines;
 	bool checked, unfit; /* the map was checked against the profile */
+	/* the map's segments start at the script's tokens at the profile's
+	 * other functions: a function off every head with segments inside
+	 * its tokens is where a later build's code moved (moved()) */
+	bool clean;
 	/* frames left unmapped where the map fits but the script and map
 	 * are another build's (smap_function's foreign), and V8's name of
 	 * the first */
@@ -779,6 +783,26 @@ static bool other_build(const struct smap_function *fn, const char *v8)
 	return fn->foreign == 1 || named_otherwise(fn, v8);
 }
 
+/* Whether the map puts V8's position of FN on no function's head in the
+ * sources while 2 or more of the function's first tokens in the script
+ * have a segment starting inside them: in a later build's map, where a
+ * function added just before took this one's place (main named checksum,
+ * its newcomer).  Right maps put positions off a head (code a compiler
+ * made, esbuild's export getters) with at most one such segment, but for
+ * swc's, whose segments often start inside tokens everywhere: trusted
+ * only where the map is clean at the profile's other functions. */
+static bool moved(const struct smap_function *fn)
+{
+	return fn->mapped == 0 && fn->inside >= 2;
+}
+
+/* How many of the functions the map puts on a head, with a segment
+ * inside one of their first tokens, make the map not clean: more than one,
+ * and a tenth of them (swc's right maps: a fifth to a third; the others'
+ * none, or one or two of 15 to 46, as many as a later build's map where
+ * the first tokens of the function after one that moved are probed). */
+#define NOISY_TENTHS 1
+
 static int cmp_fpos(const void *a, const void *b)
 {
 	const struct fpos *x = a, *y = b;
@@ -837,7 +861,7 @@ static int check_fit(struct symb *y, struct fpos *a, size_t n)
 			if (pr == SMAP_ENOMEM)
 				return pp_nomem(p);
 		}
-		unsigned checked = 0, bad = 0, badname = 0, foreign = 0;
+		unsigned checked = 0, bad = 0, badname = 0, foreign = 0, noisy = 0, nmoved = 0;
 		bool past = false;
 		uint32_t pl = 0, pc = 0;
 		for (size_t k = i; k < j; k++) {
@@ -858,7 +882,10 @@ static int check_fit(struct symb *y, struct fpos *a, size_t n)
 			if (fn.start < 0)
 				continue;
 			checked++;
-			foreign += other_build(&fn, v8);
+			bool ob = other_build(&fn, v8);
+			foreign += ob;
+			nmoved += !ob && moved(&fn);
+			noisy += fn.mapped == 1 && fn.inside >= 1;
 			if (fn.start == 0 || fn.mapped == 0 || fn.foreign == 1)
 				bad++;
 			else if (named_otherwise(&fn, v8)) {
@@ -866,6 +893,9 @@ static int check_fit(struct symb *y, struct fpos *a, size_t n)
 				badname++;
 			}
 		}
+		s->clean = noisy <= 1 || noisy * 10 <= checked * NOISY_TENTHS;
+		if (s->clean)
+			foreign += nmoved;
 		const char *file = smap_map_file(m);
 		char fnote[600] = "";
 		if (file && strcmp(base_name(file), base_name(s->key)) != 0)
@@ -982,7 +1012,7 @@ static int symbolicate_frame(struct symb *y, uint32_t fid, uint32_t *out, bool *
 			return pp_nomem(p);
 		/* the script and map are another build's there: the frame is
 		 * left as V8 has it */
-		if (other_build(&fn, v8name)) {
+		if (other_build(&fn, v8name) || (s->clean && moved(&fn))) {
 			if (!s->foreign++)
 				s->foreign_name = v8name;
 			return PPROF_OK;

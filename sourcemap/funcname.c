@@ -922,14 +922,6 @@ static size_t mapped_name(struct smap_map *m, const struct text *g, const struct
  * start inside a token; every other's none); the map of that program
  * built again with one more function, 4 or more at 40 of its 606. */
 #define SEG_FOREIGN 4
-/* How many make it another build's where the map also puts V8's position
- * on no function's head in the source.  Right maps do that at 2 to 16% of
- * the positions (code a compiler made, esbuild's export getters): of the
- * names fixtures' 1,225 positions and the bench bundle's 23,981, none
- * with more than one segment inside the tokens; a map of the names
- * program rebuilt with a function added before main, at main and its
- * neighbours, 2 or 3 on five of six bundlers. */
-#define SEG_OFF_HEAD 2
 static unsigned segs_inside_tokens(struct smap_map *m, const struct text *g, uint32_t first,
 				   uint32_t line)
 {
@@ -1295,6 +1287,7 @@ static int function_at(struct smap_map *m, uint32_t line, uint32_t column,
 			if (gf->chain != NIL && gf->chain < first)
 				first = gf->chain;
 			unsigned inside = segs_inside_tokens(m, g, first, line);
+			out->inside = (int)inside;
 			out->foreign = inside >= SEG_FOREIGN;
 			/* does the map agree that a function starts here? */
 			rc = smap_lookup(m, line, column, &vm);
@@ -1308,13 +1301,6 @@ static int function_at(struct smap_map *m, uint32_t line, uint32_t column,
 				made = ht && !hf && ht->markup;
 				if (ht && !made) {
 					out->mapped = hf ? 1 : 0;
-					/* on no function's head in the original, and
-					 * segments inside two of the script's tokens or
-					 * more: the map of a build made since, another
-					 * function where this one was (right maps put
-					 * V8's position off a head with at most one) */
-					if (!hf && inside >= SEG_OFF_HEAD)
-						out->foreign = 1;
 				} else {
 					/* a segment that starts in the function's head */
 					size_t st;

@@ -273,10 +273,15 @@ struct smap_function {
 	 * (START 0; then NAME is NULL), or of its first 16 tokens of the
 	 * function (on its line; template pieces aside) 4 or more have a
 	 * segment of the map starting inside them, where the map's build had
-	 * other tokens (2 or more when
-	 * the map also puts V8's position on no function's head in
-	 * sourcesContent): 1 yes, 0 no (or no script). */
+	 * other tokens: 1 yes, 0 no (or no script). */
 	int foreign;
+	/* With the script, how many of those 16 tokens have a segment
+	 * starting inside them (0 without the script).  Right maps of most
+	 * bundlers have none anywhere, swc's many; a later build's map,
+	 * where a function was added just before this one, 2 or 3 with
+	 * MAPPED 0: the caller weighs it against the map's other
+	 * functions. */
+	int inside;
 	/* With the script: the name the generated code gives the function
 	 * starting there ("P", "f.encodeAll", "get size"), "" for an
 	 * anonymous one; NULL when no function starts there. */
