@@ -333,7 +333,10 @@ static void batch_print(FILE *out, struct batch *b, struct smap_map *m, bool zer
 			if (has_col && smap_function_at(m, line, col, &f) != SMAP_OK) {
 				cli_error(c, "%s", smap_map_error(m));
 				*bad = true;
-			} else if (has_col && f.name) {
+			} else if (has_col && f.name && f.foreign != 1) {
+				/* not where the script and map are another
+				 * build's than the script's own (pprof-fold -m
+				 * leaves that frame as V8 named it) */
 				r.name = f.name[0] ? f.name : "(anonymous)";
 			}
 		}

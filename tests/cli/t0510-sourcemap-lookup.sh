@@ -183,6 +183,20 @@ test_expect_success '--function: a default constructor is named by its class' '
 	test_cmp expect actual
 '
 
+# where the map's segments start inside the script's tokens (fixtures/fit:
+# some/ is another build's map at the last two functions), no name, as
+# pprof-fold -m leaves those frames as V8 named them (t0320)
+test_expect_success '--function: no name where the map is another build'"'"'s' '
+	for c in 12 40 68 96 124 152; do echo "1:$c"; done >pos &&
+	sourcemap-lookup --function "$FIX/fit/some/names.js.map" <pos >actual &&
+	printf "%s\n" "src/p.ts:1:15 alpha" "src/p.ts:2:14 beta" "src/p.ts:3:15 gamma" \
+		"src/p.ts:4:15 delta" "src/p.ts:5:15" "src/p.ts:6:15" >expect &&
+	test_cmp expect actual &&
+	sourcemap-lookup --function "$FIX/fit/right/names.js.map" <pos >actual &&
+	sed "5s/\$/ omega/; 6s/\$/ sigma/" expect >expect.right &&
+	test_cmp expect.right actual
+'
+
 test_expect_success '--script that cannot be read is an error' '
 	test_fails 1 sourcemap-lookup --function --script=nope.js "$FIX/worker/worker.js.map" 1:1 &&
 	grep -q "nope.js: No such file" err
