@@ -943,13 +943,21 @@ static unsigned segs_inside_tokens(struct smap_map *m, const struct text *g, uin
 			if ((c & 0xc0) != 0x80)
 				units += c >= 0xf0 ? 2 : 1;
 		}
-		/* a template's pieces aside: swc (rspack's minifier) maps the
-		 * text after each substitution, inside the piece */
-		if (!one_line || units < 2 || pp_js_tok_kind(t) == PP_JS_TEMPLATE)
+		/* a template piece: its text alone, between the "`" or "}"
+		 * it opens with and the "${" or "`" it closes with (swc,
+		 * rspack's minifier, maps each of those, and the text's
+		 * start) */
+		uint32_t from = jp.col, end = jp.col + units;
+		if (pp_js_tok_kind(t) == PP_JS_TEMPLATE && one_line) {
+			const char *e = g->s + t->off + pp_js_tok_len(t);
+			from++;
+			end -= e[-1] == '{' ? 2 : 1;
+		}
+		if (!one_line || end < from + 2)
 			continue;
 		struct smap_mapping mp;
-		if (smap_lookup(m, line, jp.col + units - 1, &mp) == SMAP_OK &&
-		    mp.generated_line == line && mp.generated_column > jp.col)
+		if (smap_lookup(m, line, end - 1, &mp) == SMAP_OK && mp.generated_line == line &&
+		    mp.generated_column > from)
 			inside++;
 	}
 	return inside;
