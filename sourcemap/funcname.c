@@ -790,6 +790,25 @@ static bool ts_source(struct smap_map *m, size_t i)
 }
 
 /* The name of generated function G with the map's names at its tokens. */
+/* Whether F of T is an async function: "async" where V8 puts an async
+ * arrow, or before the "function" keyword, a "*" or a method's key (a key
+ * "async" is followed by "(", ":" or "="). */
+static bool async_fn(const struct text *t, const struct pp_js_func *f)
+{
+	for (uint32_t i = f->head; i <= f->start && i < t->toks.n; i++) {
+		if (!pp_js_tok_is(t->s, &t->toks.t[i], "async"))
+			continue;
+		if (i == f->start)
+			return true;
+		const struct pp_js_tok *n = &t->toks.t[i + 1];
+		enum pp_js_kind k = pp_js_tok_kind(n);
+		return k == PP_JS_IDENT || k == PP_JS_PRIVATE || k == PP_JS_STRING ||
+		       k == PP_JS_NUMBER || pp_js_tok_is(t->s, n, "*") ||
+		       pp_js_tok_is(t->s, n, "[");
+	}
+	return false;
+}
+
 static size_t mapped_name(struct smap_map *m, const struct text *g, const struct pp_js_func *f,
 			  char *buf, size_t cap, struct smap_mapping *last, bool *named)
 {
@@ -1369,6 +1388,12 @@ static int function_at(struct smap_map *m, uint32_t line, uint32_t column,
 		 * Solid's el.$$click = () => ... is no such key) */
 		if (of && of->jsx_attr && !same_key(g, gf, ot, of))
 			of = NULL;
+		/* an async function of the script whose body maps into a
+		 * function of the original that is not: a later build's map,
+		 * another function where this one was (compilers make async
+		 * functions generators, never the other way) */
+		if (of && async_fn(g, gf) && !async_fn(ot, of))
+			out->foreign = 1;
 		struct smap_mapping last;
 		bool named = false;
 		memset(&last, 0, sizeof(last));
