@@ -273,7 +273,8 @@ struct smap_function {
 	 * (START 0; then NAME is NULL), or of its first 16 tokens of the
 	 * function (on its line; template pieces aside) 4 or more have a
 	 * segment of the map starting inside them, where the map's build had
-	 * other tokens: 1 yes, 0 no (or no script). */
+	 * other tokens, or the function is async and the original function
+	 * its body maps into is not: 1 yes, 0 no (or no script). */
 	int foreign;
 	/* With the script, how many of those 16 tokens have a segment
 	 * starting inside them (0 without the script).  Right maps of most
