@@ -796,13 +796,6 @@ static bool moved(const struct smap_function *fn)
 	return fn->mapped == 0 && fn->inside >= 2;
 }
 
-/* How many of the functions the map puts on a head, with a segment
- * inside one of their first tokens, make the map not clean: more than one,
- * and a tenth of them (swc's right maps: a fifth to a third; the others'
- * none, or one or two of 15 to 46, as many as a later build's map where
- * the first tokens of the function after one that moved are probed). */
-#define NOISY_TENTHS 1
-
 static int cmp_fpos(const void *a, const void *b)
 {
 	const struct fpos *x = a, *y = b;
@@ -893,7 +886,12 @@ static int check_fit(struct symb *y, struct fpos *a, size_t n)
 				badname++;
 			}
 		}
-		s->clean = noisy <= 1 || noisy * 10 <= checked * NOISY_TENTHS;
+		/* not clean: more than one function the map puts on a head
+		 * with a segment inside one of its first tokens, and more than
+		 * a tenth (swc's right maps: a fifth to a third; the others'
+		 * none, or one or two of 15 to 46, as many as a later build's
+		 * map, whose function after the moved one is probed too) */
+		s->clean = noisy <= 1 || noisy * 10 <= checked;
 		if (s->clean)
 			foreign += nmoved;
 		const char *file = smap_map_file(m);

@@ -790,25 +790,6 @@ static bool ts_source(struct smap_map *m, size_t i)
 }
 
 /* The name of generated function G with the map's names at its tokens. */
-/* Whether F of T is an async function: "async" where V8 puts an async
- * arrow, or before the "function" keyword, a "*" or a method's key (a key
- * "async" is followed by "(", ":" or "="). */
-static bool async_fn(const struct text *t, const struct pp_js_func *f)
-{
-	for (uint32_t i = f->head; i <= f->start && i < t->toks.n; i++) {
-		if (!pp_js_tok_is(t->s, &t->toks.t[i], "async"))
-			continue;
-		if (i == f->start)
-			return true;
-		const struct pp_js_tok *n = &t->toks.t[i + 1];
-		enum pp_js_kind k = pp_js_tok_kind(n);
-		return k == PP_JS_IDENT || k == PP_JS_PRIVATE || k == PP_JS_STRING ||
-		       k == PP_JS_NUMBER || pp_js_tok_is(t->s, n, "*") ||
-		       pp_js_tok_is(t->s, n, "[");
-	}
-	return false;
-}
-
 static size_t mapped_name(struct smap_map *m, const struct text *g, const struct pp_js_func *f,
 			  char *buf, size_t cap, struct smap_mapping *last, bool *named)
 {
@@ -962,17 +943,18 @@ static unsigned segs_inside_tokens(struct smap_map *m, const struct text *g, uin
 			if ((c & 0xc0) != 0x80)
 				units += c >= 0xf0 ? 2 : 1;
 		}
+		if (!one_line)
+			continue;
 		/* a template piece: its text alone, between the "`" or "}"
 		 * it opens with and the "${" or "`" it closes with (swc,
 		 * rspack's minifier, maps each of those, and the text's
 		 * start) */
 		uint32_t from = jp.col, end = jp.col + units;
-		if (pp_js_tok_kind(t) == PP_JS_TEMPLATE && one_line) {
-			const char *e = g->s + t->off + pp_js_tok_len(t);
+		if (pp_js_tok_kind(t) == PP_JS_TEMPLATE) {
 			from++;
-			end -= e[-1] == '{' ? 2 : 1;
+			end -= g->s[t->off + pp_js_tok_len(t) - 1] == '{' ? 2 : 1;
 		}
-		if (!one_line || end < from + 2)
+		if (end < from + 2)
 			continue;
 		struct smap_mapping mp;
 		if (smap_lookup(m, line, end - 1, &mp) == SMAP_OK && mp.generated_line == line &&
@@ -1392,7 +1374,8 @@ static int function_at(struct smap_map *m, uint32_t line, uint32_t column,
 		 * function of the original that is not: a later build's map,
 		 * another function where this one was (compilers make async
 		 * functions generators, never the other way) */
-		if (of && async_fn(g, gf) && !async_fn(ot, of))
+		if (of && pp_js_func_async(g->s, &g->toks, gf) &&
+		    !pp_js_func_async(ot->s, &ot->toks, of))
 			out->foreign = 1;
 		struct smap_mapping last;
 		bool named = false;

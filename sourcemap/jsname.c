@@ -638,3 +638,18 @@ const char *pp_js_keep_names_string(const char *text, const struct pp_js_toks *v
 	*len = l - 2;
 	return s + 1;
 }
+
+bool pp_js_func_async(const char *text, const struct pp_js_toks *v, const struct pp_js_func *f)
+{
+	struct ctx c = {text, v->t, v->n, NULL, true};
+	for (size_t i = f->head; i <= f->start && i < c.n; i++) {
+		if (!is(&c, i, "async"))
+			continue;
+		if (i == f->start)
+			return true;
+		return kind(&c, i + 1, PP_JS_IDENT) || kind(&c, i + 1, PP_JS_PRIVATE) ||
+		       kind(&c, i + 1, PP_JS_STRING) || kind(&c, i + 1, PP_JS_NUMBER) ||
+		       is(&c, i + 1, "*") || is(&c, i + 1, "[");
+	}
+	return false;
+}

@@ -259,6 +259,10 @@ uint32_t pp_js_keep_names_helper(const char *text, const struct pp_js_toks *v);
  * NULL. */
 const char *pp_js_keep_names_string(const char *text, const struct pp_js_toks *v,
 				    const struct pp_js_func *f, uint32_t helper, size_t *len);
+/* Whether function F of TEXT is async: "async" where V8 puts an async
+ * arrow, or before the "function" keyword, a "*" or a method's key (a
+ * key "async" is followed by "(", ":" or "="). */
+bool pp_js_func_async(const char *text, const struct pp_js_toks *v, const struct pp_js_func *f);
 /* The function whose V8 position is token T, or NULL. */
 const struct pp_js_func *pp_js_func_starting(const struct pp_js_funcs *fs, uint32_t t);
 /* The innermost function whose body holds token T (strictly inside its braces,
